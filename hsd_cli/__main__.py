@@ -1,0 +1,3 @@
+from hsd_cli.cli import main
+
+main()
