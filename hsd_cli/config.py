@@ -1,0 +1,69 @@
+"""Frozen configuration records, validated at construction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+METHODS = ("hsd", "page", "ar", "draft")
+DRAFT_SOURCES = ("auto", "text", "ocr")
+DEFAULT_MODEL = "tencent/HunyuanOCR"
+
+
+@dataclass(frozen=True, slots=True)
+class SpecConfig:
+    """Decoupled speculative verification settings (names follow the HSD paper, sec. 3.2)."""
+
+    tau: float = 1.0  # acceptance threshold; 1.0 = exact greedy match (lossless)
+    window: int = 3  # n: reference-window length
+    min_window: int = 1  # fall back to shorter windows down to this length when n finds nothing
+    max_depth: int = 24  # longest candidate continuation, in tokens
+    max_candidates: int = 8  # candidates per step (tree width)
+    max_new_tokens: int = 2048  # per page / per region token budget
+    repeat_guard: int = 0  # stop when the output ends in this many tokens repeated (0 = off)
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.tau <= 1.0:
+            raise ValueError(f"tau must be in (0, 1], got {self.tau}")
+        if self.window < 1:
+            raise ValueError(f"window must be >= 1, got {self.window}")
+        if not 1 <= self.min_window <= self.window:
+            raise ValueError(f"min_window must be in [1, window], got {self.min_window}")
+        if self.max_depth < 1 or self.max_candidates < 1:
+            raise ValueError("max_depth and max_candidates must be >= 1")
+        if self.max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    """Everything one `hsd convert` run needs; built once by the CLI."""
+
+    inputs: tuple[Path, ...]
+    out_dir: Path
+    model: str = DEFAULT_MODEL
+    method: str = "hsd"
+    spec: SpecConfig = field(default_factory=SpecConfig)
+    draft_source: str = "auto"
+    dpi: int = 144
+    pages: str | None = None  # "1-3,7"
+    max_pages: int | None = None
+    device: str = "auto"
+    dtype: str = "auto"
+    baseline: bool = False  # also run `ar` and report speedups
+    region_starts: bool = True  # stage 2: offer region beginnings as candidates
+    stage1_batch: int = 16  # most region crops verified in one batch
+    force: bool = False
+    password: str | None = None
+    shard: tuple[int, int] = (1, 1)  # (i, N), 1-based
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        if self.draft_source not in DRAFT_SOURCES:
+            raise ValueError(f"draft_source must be one of {DRAFT_SOURCES}")
+        if not 36 <= self.dpi <= 600:
+            raise ValueError(f"dpi must be in [36, 600], got {self.dpi}")
+        i, n = self.shard
+        if not 1 <= i <= n:
+            raise ValueError(f"shard must be i/N with 1 <= i <= N, got {i}/{n}")

@@ -1,0 +1,128 @@
+"""Records that cross module boundaries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from PIL import Image
+
+BBox = tuple[float, float, float, float]  # x0, y0, x1, y1 in page-image pixels
+
+
+class PageStatus(str, Enum):
+    OK = "ok"
+    TRUNCATED = "truncated"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class RegionKind(str, Enum):
+    TITLE = "title"
+    TEXT = "text"
+    TABLE = "table"
+    FIGURE = "figure"
+    CAPTION = "caption"
+    HEADER = "header"
+    FOOTER = "footer"
+    EQUATION = "equation"
+    REFERENCE = "reference"
+    LIST = "list"
+    CODE = "code"
+
+
+@dataclass(frozen=True, slots=True)
+class TextSpan:
+    """A line of the PDF's own text layer, in page-image pixels."""
+
+    bbox: BBox
+    text: str
+    size: float = 0.0  # font size in points; headings stand out by it
+    bold: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PageImage:
+    """One rendered page (or image file) ready for drafting and the target."""
+
+    source: Path
+    index: int  # 0-based page index in the source document
+    image: Image.Image
+    dpi: int
+    text_spans: tuple[TextSpan, ...] = ()  # empty when the page has no text layer
+
+    @property
+    def number(self) -> int:
+        return self.index + 1
+
+
+@dataclass(frozen=True, slots=True)
+class TableCell:
+    row: int
+    col: int
+    text: str
+    row_span: int = 1
+    col_span: int = 1
+    is_header: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A layout region with its draft text; `order` is its place in reading order."""
+
+    bbox: BBox
+    kind: RegionKind
+    order: int
+    text: str
+    cells: tuple[TableCell, ...] = ()  # table regions: cells when the source found them
+    level: int = 0  # title regions: heading level (1 = top), 0 = unknown
+    source: str = ""  # which draft source produced the text ("text_layer", "rapidocr", ...)
+
+
+@dataclass(slots=True)
+class StageReport:
+    """Decode statistics of one stage (or of a whole page for page/ar methods)."""
+
+    steps: int = 0
+    tokens: int = 0
+    accepted: int = 0
+    accepted_hist: list[int] = field(default_factory=list)
+    t_prefill: float = 0.0
+    t_decode: float = 0.0
+    regions: int = 0
+
+    @property
+    def aal(self) -> float:
+        # AAL: accepted draft tokens per step; the bonus token is not counted.
+        return self.accepted / self.steps if self.steps else 0.0
+
+
+@dataclass(slots=True)
+class PageResult:
+    """Everything known about one converted page; the JSON page report is its dump."""
+
+    source: str  # input path as given
+    page: int  # 1-based page number
+    status: PageStatus
+    markdown: str = ""
+    method: str = ""
+    draft_source: str = ""
+    tau: float = 1.0
+    window: int = 3
+    tokens: int = 0
+    steps: int = 0  # target forward passes in the decode loop (prefill excluded)
+    aal: float = 0.0
+    accepted_hist: list[int] = field(default_factory=list)  # accepted draft tokens per step
+    t_render: float = 0.0
+    t_draft: float = 0.0
+    t_prefill: float = 0.0
+    t_decode: float = 0.0
+    t_total: float = 0.0
+    stage1: StageReport | None = None
+    stage2: StageReport | None = None
+    sr_decode: float | None = None
+    sr_e2e: float | None = None
+    identical_to_ar: bool | None = None
+    first_divergence: int | None = None  # token index where spec and AR first differ
+    error: str = ""
