@@ -1,0 +1,62 @@
+"""Windowed alignment: find the accepted prefix's last `n` tokens in the drafts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+Ngram = tuple[int, ...]
+
+
+@dataclass(slots=True)
+class NgramIndex:
+    """Every n-gram (min_n <= len <= n) of every draft -> positions just after it."""
+
+    drafts: list[list[int]]
+    n: int
+    min_n: int
+    table: dict[Ngram, list[tuple[int, int]]] = field(default_factory=dict)  # -> [(draft, pos)]
+    started: set[int] = field(default_factory=set)  # drafts whose start was already offered
+
+
+def build_index(drafts: list[list[int]], n: int, min_n: int = 1) -> NgramIndex:
+    """Index all drafts once per call, so a step costs O(matches), not O(draft length)."""
+    index = NgramIndex([list(d) for d in drafts if d], n, min_n)
+    for d, toks in enumerate(index.drafts):
+        for k in range(min_n, n + 1):
+            for j in range(len(toks) - k):  # a match at the very end has no continuation
+                index.table.setdefault(tuple(toks[j : j + k]), []).append((d, j + k))
+    return index
+
+
+def align_window(
+    index: NgramIndex, prefix: list[int], max_depth: int, max_candidates: int
+) -> list[list[int]]:
+    """Continuations after the longest window (n, then shorter) that occurs in a draft."""
+    for k in range(min(index.n, len(prefix)), index.min_n - 1, -1):
+        hits = index.table.get(tuple(prefix[-k:]))
+        if hits:
+            return _unique(
+                (index.drafts[d][j : j + max_depth] for d, j in hits), max_candidates
+            )
+    return []
+
+
+def region_starts(index: NgramIndex, max_depth: int, max_candidates: int) -> list[list[int]]:
+    """Beginnings of drafts not offered before: the window rarely matches a region's start."""
+    fresh = [d for d in range(len(index.drafts)) if d not in index.started]
+    chosen = fresh[:max_candidates]
+    index.started.update(chosen)
+    return [index.drafts[d][:max_depth] for d in chosen]
+
+
+def _unique(candidates, limit: int) -> list[list[int]]:
+    seen: set[Ngram] = set()
+    out: list[list[int]] = []
+    for cand in candidates:
+        key = tuple(cand)
+        if key not in seen:
+            seen.add(key)
+            out.append(cand)
+            if len(out) == limit:
+                break
+    return out

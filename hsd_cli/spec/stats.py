@@ -1,0 +1,26 @@
+"""Decode statistics, accumulated in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class DecodeStats:
+    steps: int = 0  # target forward passes in the decode loop (prefill excluded)
+    drafted: int = 0  # draft nodes offered to the target, summed over steps
+    accepted_hist: list[int] = field(default_factory=list)  # accepted draft tokens per step
+
+    def observe_step(self, num_drafted: int, num_accepted: int) -> None:
+        self.steps += 1
+        self.drafted += num_drafted
+        self.accepted_hist.append(num_accepted)
+
+    @property
+    def accepted(self) -> int:
+        return sum(self.accepted_hist)
+
+    @property
+    def aal(self) -> float:
+        """Accepted draft tokens per step; the bonus token is not counted, a rejection counts 0."""
+        return self.accepted / self.steps if self.steps else 0.0

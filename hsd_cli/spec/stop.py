@@ -1,0 +1,42 @@
+"""Stopping rules shared by every method, so spec and AR stop at the same token."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class StopReason(str, Enum):
+    NONE = ""
+    EOS = "eos"
+    BUDGET = "budget"
+    REPEAT = "repeat"
+
+
+@dataclass(frozen=True, slots=True)
+class StopRule:
+    eos_ids: frozenset[int]
+    max_new_tokens: int
+    repeat_guard: int = 0  # stop when the last this-many tokens are periodic (0 = off)
+
+    def check(self, tokens: list[int]) -> StopReason:
+        """Reason to stop right after the last token of `tokens`, if any."""
+        if tokens and tokens[-1] in self.eos_ids:
+            return StopReason.EOS
+        if len(tokens) >= self.max_new_tokens:
+            return StopReason.BUDGET
+        if self.repeat_guard and _is_looping(tokens, self.repeat_guard):
+            return StopReason.REPEAT
+        return StopReason.NONE
+
+
+def _is_looping(tokens: list[int], span: int) -> bool:
+    """True if the last `span` tokens repeat with a period of at most span // 8."""
+    if len(tokens) < span + 1:
+        return False
+    last = tokens[-1]
+    tail = tokens[-span:]
+    for p in range(1, span // 8 + 1):
+        if tokens[-1 - p] == last and tail == tokens[-span - p : -p]:
+            return True
+    return False

@@ -1,0 +1,51 @@
+"""A toy target: next-token logits are a fixed function of the whole prefix.
+
+Its step() honours the tree mask and its commit() keeps exactly the nodes asked for, so a loop
+that mis-packs trees or commits the wrong path diverges from AR decoding.
+"""
+
+from __future__ import annotations
+
+import random
+
+import torch
+
+VOCAB = 12
+EOS = 11
+
+
+def toy_logits(prefix: list[int]) -> torch.Tensor:
+    """Deterministic pseudo-random logits from the last 4 tokens; EOS rare."""
+    rng = random.Random(hash(tuple(prefix[-4:])) ^ len(prefix) // 97)
+    out = torch.tensor([rng.random() for _ in range(VOCAB)])
+    out[EOS] -= 0.25
+    return out
+
+
+class FakeSession:
+    def __init__(self, prompts: list[list[int]]):
+        self.cached = [list(p) for p in prompts]
+        self.pending: list[list[int]] = []
+        self.calls = 0
+
+    def first_logits(self) -> torch.Tensor:
+        return torch.stack([toy_logits(c) for c in self.cached])
+
+    def step(self, ids, ancestry, depth):
+        assert ids.shape[0] == len(self.cached)
+        self.calls += 1
+        self.pending = ids.tolist()
+        out = torch.zeros(*ids.shape, VOCAB)
+        for b, row in enumerate(self.pending):
+            for i in range(len(row)):
+                seen = [row[j] for j in range(len(row)) if ancestry[b, i, j]]
+                assert len(seen) == depth[b, i] + 1
+                out[b, i] = toy_logits(self.cached[b] + seen)
+        return out
+
+    def commit(self, keep):
+        for b, nodes in enumerate(keep):
+            self.cached[b] += [self.pending[b][j] for j in nodes]
+
+    def select_rows(self, rows):
+        self.cached = [self.cached[r] for r in rows]

@@ -1,0 +1,88 @@
+"""The loop: tau = 1 equals AR token for token over many random drafts (toy target)."""
+
+import random
+
+import pytest
+
+from hsd_cli.config import SpecConfig
+from hsd_cli.spec.decode import ar_decode, spec_decode
+from hsd_cli.spec.stop import StopReason, StopRule
+
+from fake_target import EOS, VOCAB, FakeSession
+
+PROMPTS = [[1, 2, 3], [4, 5], [6, 7, 8, 9]]
+
+
+def _ar(prompts, rule):
+    s = FakeSession(prompts)
+    return ar_decode(s, s.first_logits(), rule)
+
+
+def _corrupt(tokens, rate, rng):
+    out = []
+    for t in tokens:
+        r = rng.random()
+        if r < rate / 3:
+            continue  # deletion
+        out.append(rng.randrange(VOCAB) if r < rate else t)
+        if rng.random() < rate / 3:
+            out.append(rng.randrange(VOCAB))  # insertion
+    return out
+
+
+def _random_drafts(ref, rng):
+    kind = rng.choice(["exact", "corrupt", "empty", "random", "pieces"])
+    if kind == "exact":
+        return [list(ref)]
+    if kind == "corrupt":
+        return [_corrupt(ref, rng.choice([0.05, 0.2, 0.5]), rng) for _ in range(rng.randint(1, 3))]
+    if kind == "empty":
+        return []
+    if kind == "random":
+        return [[rng.randrange(VOCAB) for _ in range(rng.randint(1, 40))]]
+    cuts = sorted(rng.sample(range(len(ref) + 1), min(3, len(ref) + 1)))
+    pieces = [ref[a:b] for a, b in zip([0] + cuts, cuts + [len(ref)])]
+    rng.shuffle(pieces)  # unordered, like Stage-1 outputs
+    return pieces
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_tau_one_equals_ar_over_random_drafts(seed):
+    """Lossless property: any drafts, any settings -> exactly the AR tokens and stop reason."""
+    rng = random.Random(seed)
+    rule = StopRule(frozenset({EOS}), max_new_tokens=rng.choice([1, 5, 60]), repeat_guard=rng.choice([0, 16]))
+    ref = _ar(PROMPTS, rule)
+    window = rng.randint(1, 4)
+    cfg = SpecConfig(
+        window=window, min_window=rng.randint(1, window), max_depth=rng.randint(1, 12),
+        max_candidates=rng.randint(1, 6), max_new_tokens=rule.max_new_tokens,
+    )
+    drafts = [_random_drafts(r.tokens, rng) for r in ref]
+    s = FakeSession(PROMPTS)
+    got = spec_decode(s, s.first_logits(), drafts, cfg, rule, starts=rng.random() < 0.5, boundary_ids=frozenset({0}))
+    assert [g.tokens for g in got] == [r.tokens for r in ref]
+    assert [g.stop for g in got] == [r.stop for r in ref]
+
+
+def test_exact_drafts_need_few_steps():
+    """Drafts equal to the AR output: each step accepts up to max_depth tokens."""
+    rule = StopRule(frozenset(), max_new_tokens=200)
+    ref = _ar(PROMPTS[:1], rule)[0]
+    s = FakeSession(PROMPTS[:1])
+    got = spec_decode(s, s.first_logits(), [[ref.tokens]], SpecConfig(max_depth=16, max_new_tokens=200), rule)[0]
+    assert got.tokens == ref.tokens
+    assert ref.stats.steps == 199
+    assert got.stats.steps <= 199 // 8  # Not 199: the drafts are verified 16 tokens at a time
+    assert got.stats.aal > 8
+
+
+def test_batched_rows_step_together():
+    """One forward per step for all rows: calls = max over rows of steps, not the sum."""
+    rule = StopRule(frozenset({EOS}), max_new_tokens=50)
+    ref = _ar(PROMPTS, rule)
+    s = FakeSession(PROMPTS)
+    got = spec_decode(s, s.first_logits(), [[r.tokens] for r in ref], SpecConfig(max_new_tokens=50), rule)
+    assert s.calls == max(g.stats.steps for g in got)
+    assert s.calls < sum(g.stats.steps for g in got)
+
+
