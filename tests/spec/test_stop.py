@@ -15,8 +15,8 @@ def test_budget():
 
 
 def test_repeat_guard_catches_a_loop():
-    rule = StopRule(frozenset(), max_new_tokens=1000, repeat_guard=16)
-    loop = [5, 6, 7] * 10
+    rule = StopRule(frozenset(), max_new_tokens=1000, repeat_guard=24)
+    loop = [5, 6, 7] * 10  # period 3 <= 24 // 8
     assert rule.check([1, 2] + loop[:10]) is StopReason.NONE
     assert rule.check([1, 2] + loop) is StopReason.REPEAT
 
