@@ -51,6 +51,7 @@ class PageImage:
     image: Image.Image
     dpi: int
     text_spans: tuple[TextSpan, ...] = ()  # empty when the page has no text layer
+    layout: tuple[Region, ...] = ()  # the PDF's own layout analysis: text-less regions, tables with cells
 
     @property
     def number(self) -> int:
@@ -84,7 +85,7 @@ class Region:
 class StageReport:
     """Decode statistics of one stage (or of a whole page for page/ar methods)."""
 
-    steps: int = 0
+    steps: int = 0  # target forward passes (a batched forward counts once)
     tokens: int = 0
     accepted: int = 0
     accepted_hist: list[int] = field(default_factory=list)
@@ -94,8 +95,9 @@ class StageReport:
 
     @property
     def aal(self) -> float:
-        # AAL: accepted draft tokens per step; the bonus token is not counted.
-        return self.accepted / self.steps if self.steps else 0.0
+        # Accepted draft tokens per sequence-step (a batched forward is one step of each of
+        # its rows); the bonus token is not counted.
+        return self.accepted / len(self.accepted_hist) if self.accepted_hist else 0.0
 
 
 @dataclass(slots=True)

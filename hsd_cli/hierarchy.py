@@ -1,0 +1,130 @@
+"""Page methods on a target: AR, page-level spec decoding, and two-stage HSD.
+
+Stage 1 verifies every region crop against its region draft, all rows in one batched forward
+per step; Stage 2 verifies the whole page with the Stage-1 outputs as an unordered draft set.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from PIL import Image, ImageOps
+
+from hsd_cli.config import RunConfig, SpecConfig
+from hsd_cli.datatypes import PageImage, Region, RegionKind, StageReport
+from hsd_cli.spec.decode import RowResult, ar_decode, spec_decode
+from hsd_cli.spec.stop import StopRule
+from hsd_cli.targets.base import VisionTarget
+
+CROP_MARGIN = 8  # pixels around a region crop: glyphs often touch the detected box
+MIN_CROP_SIDE = 32  # processors reject tiny or extremely thin images
+MAX_ASPECT = 20.0
+SKIP_KINDS = {RegionKind.FIGURE}
+FURNITURE = {RegionKind.HEADER, RegionKind.FOOTER}
+
+
+@dataclass(slots=True)
+class PageDecode:
+    """What one method produced for a page."""
+
+    tokens: list[int]
+    truncated: bool
+    stage1: StageReport | None
+    stage2: StageReport
+
+
+def decode_rows(
+    target: VisionTarget, images: list[Image.Image], prompt: str, drafts: list[list[list[int]]] | None,
+    spec: SpecConfig, starts: bool = False,
+) -> tuple[list[RowResult], StageReport]:
+    """Prefill a batch and decode it (AR when `drafts` is None); time both parts."""
+    rule = StopRule(target.eos_ids, spec.max_new_tokens, spec.repeat_guard)
+    t0 = time.perf_counter()
+    session, first = target.prefill(images, prompt)
+    t1 = time.perf_counter()
+    if drafts is None:
+        rows = ar_decode(session, first, rule)
+    else:
+        rows = spec_decode(session, first, drafts, spec, rule, starts, target.boundary_ids)
+    report = StageReport(
+        steps=session.forward_calls, tokens=sum(len(r.tokens) for r in rows),
+        accepted=sum(r.stats.accepted for r in rows), t_prefill=t1 - t0,
+        t_decode=time.perf_counter() - t1, regions=len(rows),
+        accepted_hist=[a for r in rows for a in r.stats.accepted_hist],
+    )
+    return rows, report
+
+
+def run_ar(target: VisionTarget, page: PageImage, spec: SpecConfig) -> PageDecode:
+    (row,), report = decode_rows(target, [page.image], target.spec.page_prompt, None, spec)
+    return PageDecode(row.tokens, _truncated(row, target), None, report)
+
+
+def run_page(target: VisionTarget, page: PageImage, drafts: list[list[int]], spec: SpecConfig) -> PageDecode:
+    (row,), report = decode_rows(target, [page.image], target.spec.page_prompt, [drafts], spec)
+    return PageDecode(row.tokens, _truncated(row, target), None, report)
+
+
+def run_hsd(
+    target: VisionTarget, page: PageImage, regions: list[Region], region_drafts: list[list[list[int]]],
+    cfg: RunConfig,
+) -> PageDecode:
+    """Stage 1 over region crops (batched), then Stage 2 over the page with their outputs."""
+    outputs, stage1 = run_stage1(target, page, regions, region_drafts, cfg)
+    (row,), stage2 = decode_rows(
+        target, [page.image], target.spec.page_prompt, [outputs], cfg.spec, starts=cfg.region_starts
+    )
+    return PageDecode(row.tokens, _truncated(row, target), stage1, stage2)
+
+
+def run_stage1(
+    target: VisionTarget, page: PageImage, regions: list[Region], region_drafts: list[list[list[int]]],
+    cfg: RunConfig,
+) -> tuple[list[list[int]], StageReport]:
+    """Verified token outputs of every text region, in reading order, `stage1_batch` rows at a time."""
+    rows = [i for i, r in enumerate(regions) if _verifiable(r, target)]
+    outputs: list[list[int]] = []
+    total = StageReport()
+    for start in range(0, len(rows), cfg.stage1_batch):
+        chunk = rows[start : start + cfg.stage1_batch]
+        crops = [crop_region(page.image, regions[i].bbox) for i in chunk]
+        results, report = decode_rows(
+            target, crops, target.spec.region_prompt, [region_drafts[i] for i in chunk], cfg.spec
+        )
+        outputs += [[t for t in r.tokens if t not in target.eos_ids] for r in results]
+        total = _add(total, report)
+    return outputs, total
+
+
+def crop_region(image: Image.Image, bbox: tuple[float, float, float, float]) -> Image.Image:
+    """The region with a margin, padded white to a size and aspect ratio processors accept."""
+    x0, y0, x1, y1 = bbox
+    box = (
+        max(0, int(x0) - CROP_MARGIN), max(0, int(y0) - CROP_MARGIN),
+        min(image.width, int(x1) + CROP_MARGIN), min(image.height, int(y1) + CROP_MARGIN),
+    )
+    crop = image.crop(box)
+    w = max(crop.width, MIN_CROP_SIDE, int(crop.height / MAX_ASPECT) + 1)
+    h = max(crop.height, MIN_CROP_SIDE, int(crop.width / MAX_ASPECT) + 1)
+    if (w, h) != crop.size:
+        crop = ImageOps.pad(crop, (w, h), color="white", centering=(0, 0.5))
+    return crop
+
+
+def _verifiable(region: Region, target: VisionTarget) -> bool:
+    if region.kind in SKIP_KINDS:
+        return False
+    return not (target.spec.style.drop_furniture and region.kind in FURNITURE)
+
+
+def _truncated(row: RowResult, target: VisionTarget) -> bool:
+    return not row.tokens or row.tokens[-1] not in target.eos_ids
+
+
+def _add(a: StageReport, b: StageReport) -> StageReport:
+    return replace(
+        a, steps=a.steps + b.steps, tokens=a.tokens + b.tokens, accepted=a.accepted + b.accepted,
+        accepted_hist=a.accepted_hist + b.accepted_hist, t_prefill=a.t_prefill + b.t_prefill,
+        t_decode=a.t_decode + b.t_decode, regions=a.regions + b.regions,
+    )

@@ -1,0 +1,1 @@
+"""Target adapters: one model family per module, all behind `VisionTarget`."""

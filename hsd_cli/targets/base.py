@@ -1,0 +1,105 @@
+"""The target adapter: one transformers VLM family's prompt, inputs, positions and markup."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from PIL import Image
+
+from hsd_cli.drafts.markup import DraftStyle
+from hsd_cli.targets.session import HFSession
+
+
+@dataclass(frozen=True, slots=True)
+class FamilySpec:
+    """Per-family data: what the core needs to know about a model, as a table row."""
+
+    model_type: str  # transformers config.model_type
+    hub_ids: tuple[str, ...]  # the first is the family's default checkpoint
+    page_prompt: str  # the document-parsing prompt the model was trained with
+    region_prompt: str  # the plain-OCR prompt for Stage-1 region crops
+    style: DraftStyle  # how this model writes tables, headings, formulas
+    n_axes: int = 3  # M-RoPE position axes
+    rope_per_row: bool = False  # batched get_rope_index numbers images across rows
+    remote_code: bool = False
+    published_params: str = ""  # as published, for `hsd models --sizes`
+    processor_kwargs: dict = field(default_factory=dict)
+
+
+class VisionTarget:
+    """A loaded model + processor of one family; subclasses override markup conversion."""
+
+    spec: FamilySpec
+
+    def __init__(self, model, processor):
+        self.model = model
+        self.processor = processor
+        self.tokenizer = processor.tokenizer
+        self.eos_ids = frozenset(_eos_ids(model))
+        self.boundary_ids = frozenset(
+            i for i in range(len(self.tokenizer)) if "\n" in self.tokenizer.decode([i])
+        )
+
+    @property
+    def device(self) -> torch.device:
+        return self.model.device
+
+    def chat_prompt(self, prompt: str) -> str:
+        """The chat-formatted text for one image followed by `prompt`."""
+        messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": prompt}]}]
+        return self.processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+
+    def prefill(self, images: list[Image.Image], prompt: str) -> tuple[HFSession, torch.Tensor]:
+        """Run the prompt + images of a batch; return the session and first logits [B, V]."""
+        from transformers import DynamicCache
+
+        text = self.chat_prompt(prompt)
+        inputs = self.processor(
+            images=images, text=[text] * len(images), padding=True, padding_side="left",
+            return_tensors="pt",
+        ).to(self.device)
+        pos = self.rope_index(inputs)  # [n_axes, B, S]
+        cache = DynamicCache(config=self.model.config)
+        with torch.inference_mode():
+            out = self.model(
+                **inputs, position_ids=pos, past_key_values=cache, use_cache=True, logits_to_keep=1
+            )
+        # Left padding: the last slot is the row's last prompt token, the same on every axis.
+        next_pos = pos[:, :, -1].max(0).values + 1
+        valid = inputs["attention_mask"].bool()
+        return HFSession(self.model, cache, valid, next_pos, pos.shape[0]), out.logits[:, -1].float()
+
+    def rope_index(self, inputs) -> torch.Tensor:
+        """M-RoPE position ids [n_axes, B, S] for the prefill."""
+        rows = range(inputs["input_ids"].shape[0]) if self.spec.rope_per_row else [slice(None)]
+        parts = []
+        for r in rows:
+            r = slice(r, r + 1) if isinstance(r, int) else r
+            grid = inputs["image_grid_thw"][r]
+            pos, _ = self.model.model.get_rope_index(
+                inputs["input_ids"][r], mm_token_type_ids=inputs["mm_token_type_ids"][r],
+                image_grid_thw=grid, attention_mask=inputs["attention_mask"][r],
+            )
+            parts.append(pos)
+        return torch.cat(parts, dim=1)
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False)["input_ids"]
+
+    def decode(self, tokens: list[int]) -> str:
+        """Generated tokens -> the model's raw text (special tokens dropped)."""
+        return self.tokenizer.decode(
+            [t for t in tokens if t not in self.eos_ids], skip_special_tokens=True
+        )
+
+    def to_markdown(self, text: str) -> str:
+        """The model's markup -> clean Markdown; families override."""
+        return text.strip() + "\n"
+
+
+def _eos_ids(model) -> list[int]:
+    eos = model.generation_config.eos_token_id
+    if eos is None:
+        eos = model.config.get_text_config().eos_token_id
+    return [eos] if isinstance(eos, int) else list(eos or [])

@@ -1,0 +1,118 @@
+"""Model families we support: model_type / hub id -> adapter; loading with clear errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hsd_cli.errors import ModelNotFoundError
+from hsd_cli.targets import hunyuan, paddle_vl, qwen_vl
+from hsd_cli.targets.base import FamilySpec, VisionTarget
+
+# model_type -> (family data, adapter class)
+FAMILIES: dict[str, tuple[FamilySpec, type[VisionTarget]]] = {
+    **{s.model_type: (s, hunyuan.HunyuanTarget) for s in hunyuan.SPECS},
+    **{s.model_type: (s, qwen_vl.QwenVlTarget) for s in qwen_vl.SPECS},
+    **{s.model_type: (s, paddle_vl.PaddleVlTarget) for s in paddle_vl.SPECS},
+}
+
+WAYS_OUT = "pass --model DIR (a local model directory) or use --method draft (no model)"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    model_type: str
+    hub_id: str
+    cached: bool
+    published_params: str
+    params: int | None = None  # counted on the meta device with --sizes
+
+
+def family_of(model: str) -> str:
+    """The model_type of a directory or hub id (hub ids we know need no download)."""
+    from hsd_cli.targets.processors import model_type_of
+
+    if not Path(model).exists():
+        for spec, _ in FAMILIES.values():
+            if model in spec.hub_ids:
+                return spec.model_type
+    try:
+        return model_type_of(model)
+    except ModelNotFoundError:
+        raise ModelNotFoundError(f"model {model!r} cannot be loaded (not found locally, hub unreachable): {WAYS_OUT}") from None
+
+
+def load_target(model: str, device: str = "auto", dtype: str = "auto") -> VisionTarget:
+    """Load model + processor from a hub id or directory; ModelNotFoundError names the ways out."""
+    from transformers import AutoModelForImageTextToText
+
+    from hsd_cli.targets.processors import load_processor
+
+    model_type = family_of(model)
+    if model_type not in FAMILIES:
+        raise ModelNotFoundError(f"model {model!r} is a {model_type!r} model, which hsd does not support (see `hsd models`)")
+    spec, cls = FAMILIES[model_type]
+    dev = resolve_device(device)
+    kw = {"trust_remote_code": spec.remote_code}
+    try:
+        processor = load_processor(model, model_type, **kw)
+        net = AutoModelForImageTextToText.from_pretrained(model, dtype=resolve_dtype(dtype, dev), **kw)
+    except (OSError, ValueError) as exc:
+        raise ModelNotFoundError(f"model {model!r} cannot be loaded ({_first_line(exc)}): {WAYS_OUT}") from None
+    target = cls(net.to(dev).eval(), processor)
+    target.spec = spec
+    return target
+
+
+def list_models(sizes: bool = False) -> list[ModelInfo]:
+    """Every supported hub id, whether it is in the local cache, and optionally its size."""
+    out = []
+    for spec, _ in FAMILIES.values():
+        for hub_id in spec.hub_ids:
+            params = count_params(hub_id, spec.model_type) if sizes else None
+            out.append(ModelInfo(spec.model_type, hub_id, _is_cached(hub_id), spec.published_params, params))
+    return out
+
+
+def count_params(hub_id: str, model_type: str) -> int | None:
+    """Parameters of the full-size architecture, built on the meta device (no weights)."""
+    from hsd_cli.targets.sizes import full_size_config
+
+    import torch
+    from transformers import AutoModelForImageTextToText
+
+    config = full_size_config(hub_id, model_type)
+    if config is None:
+        return None
+    with torch.device("meta"):
+        net = AutoModelForImageTextToText.from_config(config)
+    return sum(p.numel() for p in net.parameters())
+
+
+def resolve_device(device: str) -> str:
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+def resolve_dtype(dtype: str, device: str):
+    import torch
+
+    if dtype == "auto":
+        return torch.bfloat16 if device.startswith("cuda") else torch.float32
+    return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[dtype]
+
+
+def _is_cached(hub_id: str) -> bool:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(hub_id, "config.json"), str)
+    except Exception:  # noqa: BLE001 - a broken cache simply counts as absent
+        return False
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -1,0 +1,90 @@
+"""A prefilled batch on a transformers VLM: tree forwards on the KV cache, path commits.
+
+Facts this relies on (transformers 5.23, see shared/transformers-facts.md): a 4D additive float
+mask is used as given; explicit position ids are required with it (text positions are equal on
+every M-RoPE axis); DynamicCache layers expose `.keys/.values` [B, H, S, D] that can be replaced.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+class HFSession:
+    """Implements spec.decode.TargetSession for one batch of sequences."""
+
+    def __init__(self, model, cache, valid: torch.Tensor, next_pos: torch.Tensor, n_axes: int):
+        self.model = model
+        self.cache = cache
+        self.valid = valid  # [B, L] bool: which cache slots hold real tokens of the row
+        self.next_pos = next_pos  # [B] long: rope position of the row's next token
+        self.n_axes = n_axes
+        self.forward_calls = 0
+
+    def step(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
+        """One forward over packed trees: [B, K], [B, K, K], [B, K] -> float logits [B, K, V]."""
+        b, k = ids.shape
+        dev = self.valid.device
+        allowed = torch.cat([self.valid[:, None, :].expand(b, k, -1), ancestry.to(dev)], dim=2)
+        dtype = self.model.dtype
+        # Additive float mask: eager attention adds a bool mask as 0/1 (silently wrong).
+        mask = torch.zeros(allowed.shape, dtype=dtype, device=dev)
+        mask.masked_fill_(~allowed, torch.finfo(dtype).min)
+        pos = (self.next_pos[:, None] + depth.to(dev)).expand(self.n_axes, b, k)
+        self.forward_calls += 1
+        with torch.inference_mode():
+            out = self.model(
+                input_ids=ids.to(dev), attention_mask=mask[:, None], position_ids=pos,
+                past_key_values=self.cache, use_cache=True,
+            )
+        return out.logits.float()
+
+    def commit(self, keep: list[list[int]]) -> None:
+        """Keep the old slots plus each row's path; shorter rows get masked filler slots."""
+        length = self.valid.shape[1]  # the cache also holds the K tree nodes after it
+        width = max(len(p) for p in keep)
+        dev = self.valid.device
+        idx = torch.empty(len(keep), length + width, dtype=torch.long, device=dev)
+        idx[:, :length] = torch.arange(length, device=dev)
+        new_valid = torch.zeros(len(keep), width, dtype=torch.bool, device=dev)
+        for b, path in enumerate(keep):
+            padded = path + [path[-1]] * (width - len(path))
+            idx[b, length:] = length + torch.tensor(padded, device=dev)
+            new_valid[b, : len(path)] = True
+        self._gather(idx)
+        self.valid = torch.cat([self.valid[:, :length], new_valid], dim=1)
+        self.next_pos = self.next_pos + new_valid.sum(1)
+        self._compact()
+
+    def select_rows(self, rows: list[int]) -> None:
+        """Drop finished rows from the batch."""
+        sel = torch.tensor(rows, device=self.valid.device)
+        for layer in self.cache.layers:
+            layer.keys = layer.keys.index_select(0, sel)
+            layer.values = layer.values.index_select(0, sel)
+        self.valid = self.valid.index_select(0, sel)
+        self.next_pos = self.next_pos.index_select(0, sel)
+        self._compact()
+
+    def _gather(self, idx: torch.Tensor) -> None:
+        if idx.shape[0] == 1:  # one row: a plain index_select is cheaper than gather
+            for layer in self.cache.layers:
+                layer.keys = layer.keys.index_select(2, idx[0])
+                layer.values = layer.values.index_select(2, idx[0])
+            return
+        for layer in self.cache.layers:
+            h, d = layer.keys.shape[1], layer.keys.shape[3]
+            full = idx[:, None, :, None].expand(-1, h, -1, d)
+            layer.keys = layer.keys.gather(2, full)
+            layer.values = layer.values.gather(2, full)
+
+    def _compact(self) -> None:
+        # Slots no row uses (left padding, filler after commits) only cost attention time.
+        used = self.valid.any(0)
+        if bool(used.all()):
+            return
+        keep = used.nonzero().squeeze(1)
+        for layer in self.cache.layers:
+            layer.keys = layer.keys.index_select(2, keep)
+            layer.values = layer.values.index_select(2, keep)
+        self.valid = self.valid.index_select(1, keep)
