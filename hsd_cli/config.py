@@ -56,6 +56,7 @@ class RunConfig:
     force: bool = False
     password: str | None = None
     shard: tuple[int, int] = (1, 1)  # (i, N), 1-based
+    glob: str | None = None  # folder inputs: file-name pattern (None: the known extensions)
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:

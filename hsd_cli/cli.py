@@ -1,0 +1,195 @@
+"""The `hsd` command line: options -> RunConfig -> runner -> exit code. No logic lives here."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import traceback
+from collections.abc import Iterator
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+
+from hsd_cli import __version__, runner
+from hsd_cli.config import DEFAULT_MODEL, RunConfig, SpecConfig
+from hsd_cli.errors import HsdError, UsageError
+from hsd_cli.inputs import parse_shard
+from hsd_cli.report.json import run_summary_to_json
+
+try:  # typer >= 0.2x ships its own copy of click
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError
+except ImportError:  # pragma: no cover
+    from click.exceptions import ClickException, NoArgsIsHelpError
+
+EXAMPLES = """\
+Examples:
+  hsd convert paper.pdf -o out/               (out/paper.md, out/paper/*.json)
+  hsd convert scans/ --glob '*.png' -o out/           (a folder, recursively)
+  find . -name '*.pdf' | hsd convert - -o out/        (paths from stdin)
+  hsd convert docs/ -o out/ --shard 2/8               (one machine's share)
+
+Rerunning the same command resumes: finished pages are skipped; --force redoes them.
+
+Exit codes:
+  0        all pages ok, truncated or skipped
+  1        an input or page failed, or the output folder is not writable
+  2        usage error
+  3        model not found
+  130/143  interrupted by SIGINT/SIGTERM (finished pages are kept)
+"""
+
+_SPEC = SpecConfig()
+_RUN = RunConfig(inputs=(), out_dir=Path("."))
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"hsd {__version__}")
+        raise typer.Exit()
+
+
+def _opt(flag: str, help: str, *aliases: str, **kw: Any) -> Any:
+    """A Typer option read from HSD_<FLAG> when not given."""
+    envvar = "HSD_" + flag.removeprefix("--").replace("-", "_").upper()
+    return typer.Option(flag, *aliases, help=help, envvar=envvar, **kw)
+
+
+Inputs = Annotated[
+    list[str],
+    typer.Argument(help="PDF/image files, folders (recursive), or - (paths on stdin).",
+                   show_default=False),
+]  # fmt: skip
+Out = Annotated[Path, _opt("--out", "Output folder (created if missing).", "-o")]
+Model = Annotated[str, _opt("--model", "Target model: hub id or local directory.")]
+Method = Annotated[
+    Literal["hsd", "page", "ar", "draft"],
+    _opt("--method", "hsd: two-stage speculative decoding; page: page-level speculative; "
+         "ar: plain greedy decoding; draft: the draft pipeline alone, no model."),
+]  # fmt: skip
+Tau = Annotated[
+    float, _opt("--tau", "Acceptance threshold in (0, 1]; 1.0 = exact greedy match (lossless).")
+]
+Window = Annotated[int, _opt("--window", "Reference window n, in tokens.", min=1)]
+MaxNew = Annotated[int, _opt("--max-new-tokens", "Token budget per page / region.", min=1)]
+MaxDepth = Annotated[int, _opt("--max-depth", "Longest candidate continuation, in tokens.", min=1)]
+MaxCand = Annotated[int, _opt("--max-candidates", "Candidates per verification step.", min=1)]
+Pages = Annotated[str | None, _opt("--pages", "Pages, 1-based, e.g. 1-3,7 [default: all].")]
+Dpi = Annotated[int, _opt("--dpi", "Render resolution in dots per inch (36-600).")]
+MaxPages = Annotated[
+    int | None, _opt("--max-pages", "At most the first N selected pages per document.", min=1)
+]
+DraftSrc = Annotated[
+    Literal["auto", "text", "ocr"],
+    _opt("--draft-source", "Drafts from the PDF text layer, OCR, or auto (text layer if any)."),
+]
+Glob = Annotated[
+    str | None,
+    _opt("--glob", "File-name pattern in folders, case-insensitive "
+         "[default: pdf png jpg jpeg tif tiff webp]."),
+]  # fmt: skip
+Shard = Annotated[str, _opt("--shard", "Convert only shard i of N (i/N); stable across machines.")]
+Force = Annotated[bool, _opt("--force", "Redo pages that already have a finished report.")]
+Password = Annotated[str | None, _opt("--password", "Password for encrypted PDFs.")]
+Device = Annotated[str, _opt("--device", "auto, cpu, cuda or cuda:N.")]
+Dtype = Annotated[
+    Literal["auto", "bf16", "fp16", "fp32"],
+    _opt("--dtype", "Model dtype; fp32 makes tau=1 output identical to AR."),
+]
+Baseline = Annotated[bool, _opt("--baseline", "Also run plain AR decoding and report speedups.")]
+NoStarts = Annotated[
+    bool, _opt("--no-region-starts", "Stage 2: do not offer region beginnings as candidates.")
+]
+Quiet = Annotated[bool, _opt("--quiet", "No progress bar (errors are still printed).")]
+JsonOut = Annotated[bool, _opt("--json", "Print the run summary as JSON on stdout, nothing else.")]
+Debug = Annotated[bool, _opt("--debug", "Show tracebacks.")]
+Version = Annotated[
+    bool,
+    typer.Option("--version", help="Show the version and exit.", is_eager=True,
+                 callback=_show_version),
+]  # fmt: skip
+
+
+@app.callback()
+def _root(version: Version = False) -> None:
+    """Convert PDFs and images to Markdown with document-parsing VLMs, losslessly sped up."""
+
+
+@app.command(epilog=EXAMPLES)
+def convert(
+    inputs: Inputs, out: Out, model: Model = DEFAULT_MODEL, method: Method = "hsd",
+    tau: Tau = _SPEC.tau, window: Window = _SPEC.window,
+    max_new_tokens: MaxNew = _SPEC.max_new_tokens,
+    max_depth: MaxDepth = _SPEC.max_depth, max_candidates: MaxCand = _SPEC.max_candidates,
+    pages: Pages = None, dpi: Dpi = _RUN.dpi, max_pages: MaxPages = None,
+    draft_source: DraftSrc = "auto", glob: Glob = None, shard: Shard = "1/1", force: Force = False,
+    password: Password = None, device: Device = "auto", dtype: Dtype = "auto",
+    baseline: Baseline = False, no_region_starts: NoStarts = False,
+    quiet: Quiet = False, json_output: JsonOut = False, debug: Debug = False,
+) -> None:  # fmt: skip
+    """Convert documents to Markdown: out/<name>.md plus per-page JSON reports in out/<name>/."""
+    with _errors(debug), contextlib.redirect_stdout(sys.stderr if json_output else sys.stdout):
+        try:
+            spec = SpecConfig(tau=tau, window=window, max_depth=max_depth,
+                              max_candidates=max_candidates, max_new_tokens=max_new_tokens)
+            cfg = RunConfig(
+                inputs=tuple(Path(p) for p in inputs), out_dir=out, model=model, method=method,
+                spec=spec, draft_source=draft_source, dpi=dpi, pages=pages, max_pages=max_pages,
+                device=device, dtype=dtype, baseline=baseline, region_starts=not no_region_starts,
+                force=force, password=password, shard=parse_shard(shard), glob=glob,
+            )  # fmt: skip
+        except ValueError as e:
+            raise UsageError(str(e)) from e
+        converter = runner.load_converter(cfg)
+        summary = runner.run(cfg, converter, quiet=quiet, debug=debug, stdin=sys.stdin)
+    if json_output:
+        typer.echo(json.dumps(run_summary_to_json(summary), indent=2))
+    raise typer.Exit(summary.exit_code)
+
+
+@app.command()
+def models(sizes: Annotated[bool, _opt("--sizes", "Also show model sizes.")] = False) -> None:
+    """List the supported target model families."""
+    from rich.console import Console
+    from rich.table import Table
+
+    with _errors(debug=False):
+        try:
+            from hsd_cli.targets.registry import list_models
+        except ImportError as e:
+            raise HsdError("the model registry is not available in this build") from e
+    rows = [asdict(r) if is_dataclass(r) else dict(r) for r in list_models(sizes)]
+    table = Table(*(rows[0] if rows else ["model"]))
+    for row in rows:
+        table.add_row(*(str(v) for v in row.values()))
+    Console().print(table)
+
+
+@contextlib.contextmanager
+def _errors(debug: bool) -> Iterator[None]:
+    """HsdError -> one line on stderr and its exit code (plus the traceback with --debug)."""
+    try:
+        yield
+    except HsdError as e:
+        if debug:
+            traceback.print_exc()
+        typer.echo(f"hsd: error: {e}", err=True)
+        raise typer.Exit(e.exit_code) from None
+
+
+def main() -> None:
+    """Console-script entry: click's own errors also become one line (exit 2 for usage)."""
+    try:
+        code = app(standalone_mode=False)
+    except NoArgsIsHelpError as e:
+        typer.echo(e.ctx.get_help() if e.ctx else str(e), err=True)
+        code = UsageError.exit_code
+    except ClickException as e:
+        typer.echo(f"hsd: error: {e.format_message()}", err=True)
+        code = e.exit_code
+    except typer.Abort:
+        code = 130
+    sys.exit(code or 0)

@@ -1,0 +1,1 @@
+"""Reports: JSON (json), summaries (summary), Markdown (markdown), atomic files and resume (store)."""

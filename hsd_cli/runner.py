@@ -1,0 +1,284 @@
+"""The conversion loop: documents -> pages -> converter -> reports, one page at a time.
+
+Per page, in order: render, convert, write `page-NNNN.json`, rewrite the document's Markdown.
+Both writes are atomic, so a run killed at any point loses at most the page in flight, and a
+rerun skips every finished page (see report/store.py). A page that raises becomes a failed
+PageResult and the run goes on; a document that cannot be opened is one error line.
+
+Signals: the first SIGINT/SIGTERM lets the page in flight finish and be written, then the run
+stops (exit 130/143); a second one abandons the page in flight at once.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from hsd_cli import inputs
+from hsd_cli.config import RunConfig
+from hsd_cli.converter import PageConverter
+from hsd_cli.datatypes import PageImage, PageResult, PageStatus
+from hsd_cli.errors import HsdError, InputError
+from hsd_cli.inputs import InputDoc
+from hsd_cli.report import store
+from hsd_cli.report.json import doc_summary_to_json, page_to_json, run_summary_to_json
+from hsd_cli.report.markdown import render_document
+from hsd_cli.report.summary import DocSummary, RunSummary, failed_document, summarize_document
+
+
+def load_converter(cfg: RunConfig) -> PageConverter:
+    """The converter for cfg.method; model loading errors surface as ModelNotFoundError."""
+    if cfg.method == "draft":
+        from hsd_cli.draft_converter import DraftConverter
+
+        return DraftConverter(cfg.draft_source)
+    from hsd_cli.spec_converter import SpecConverter
+
+    return SpecConverter.load(cfg)
+
+
+def run(
+    cfg: RunConfig,
+    converter: PageConverter,
+    *,
+    quiet: bool = False,
+    debug: bool = False,
+    stdin: TextIO | None = None,
+    err: TextIO | None = None,
+) -> RunSummary:
+    """Convert every document of this shard; OutputError when out_dir cannot be written."""
+    err = err if err is not None else sys.stderr
+    store.ensure_writable(cfg.out_dir)
+    found = inputs.discover(cfg.inputs, cfg.glob, stdin, exclude=cfg.out_dir)
+    docs = inputs.shard(found, *cfg.shard)
+    stop = _Stop()
+    summaries: list[DocSummary] = []
+    with _signals(stop), _Progress(len(docs), err, not quiet and err.isatty()) as progress:
+        ctx = _Context(cfg, converter, converter.options_key(), stop, progress, debug)
+        for doc in docs:
+            if stop.signum:
+                break
+            summaries.append(_convert_document(doc, ctx))
+            progress.doc_done()
+        if stop.signum:
+            name = signal.Signals(stop.signum).name
+            progress.error(f"interrupted by {name}; finished pages are saved, rerun to resume")
+    summary = RunSummary(tuple(summaries), ctx.options, cfg.shard, stop.signum)
+    store.write_json(_run_summary_path(cfg), run_summary_to_json(summary))
+    return summary
+
+
+@dataclass(slots=True)
+class _Stop:
+    """Set by the signal handler; `in_page` says whether a second signal may abort a page."""
+
+    signum: int = 0
+    in_page: bool = False
+
+
+class _Abort(BaseException):
+    """A second signal arrived while a page was converting: leave it unfinished."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    cfg: RunConfig
+    converter: PageConverter
+    options: dict[str, object]
+    stop: _Stop
+    progress: _Progress
+    debug: bool
+
+
+def _convert_document(doc: InputDoc, ctx: _Context) -> DocSummary:
+    """All selected pages of one document, skipping finished ones; writes its summary.json."""
+    source, out = str(doc.path), ctx.cfg.out_dir
+    try:
+        pages = _select_pages(doc, ctx.cfg)
+    except InputError as e:
+        return _failed_document(doc, str(e), ctx)
+    report_dir = doc.report_dir(out)
+    store.remove_stale_temps(report_dir)
+    done = {} if ctx.cfg.force else store.finished_pages(report_dir, pages, ctx.options)
+    results = dict(done)
+    ctx.progress.start_doc(source, len(pages), len(done))
+    for page in (p for p in pages if p not in done):
+        result = None if ctx.stop.signum else _convert_page(doc.path, page, ctx)
+        if result is None:
+            break  # interrupted
+        results[page] = result
+        report = page_to_json(result, ctx.options)
+        store.write_json(store.page_report_path(report_dir, page), report)
+        store.write_text(doc.markdown_path(out), render_document(results.values()))
+        ctx.progress.page_done(result)
+    if results and len(results) == len(done):  # all resumed: make sure the Markdown exists
+        store.write_text(doc.markdown_path(out), render_document(results.values()))
+    summary = summarize_document(source, doc.key, len(pages), results.values(), len(done))
+    store.write_json(report_dir / "summary.json", doc_summary_to_json(summary, ctx.options))
+    return summary
+
+
+def _failed_document(doc: InputDoc, error: str, ctx: _Context) -> DocSummary:
+    """One error line; a summary.json too when the file exists (a missing one gets no folder)."""
+    ctx.progress.error(f"{doc.path}: {error}")
+    summary = failed_document(str(doc.path), doc.key, error)
+    if not doc.error:
+        path = doc.report_dir(ctx.cfg.out_dir) / "summary.json"
+        store.write_json(path, doc_summary_to_json(summary, ctx.options))
+    return summary
+
+
+def _convert_page(path: Path, page: int, ctx: _Context) -> PageResult | None:
+    """Render and convert one page; a failure is a failed PageResult, None means aborted."""
+    t0 = time.perf_counter()
+    t_render = 0.0
+    try:
+        image = _render_page(path, page, ctx.cfg)
+        t_render = time.perf_counter() - t0
+        ctx.stop.in_page = True
+        try:
+            result = ctx.converter.convert(image)
+        finally:
+            ctx.stop.in_page = False
+    except _Abort:
+        return None
+    except Exception as e:  # per-page isolation: record, report, go on
+        cause = _cause(e)
+        ctx.progress.error(_page_line(path, page, cause), exc=e if ctx.debug else None)
+        return PageResult(
+            str(path), page, PageStatus.FAILED, method=ctx.converter.method, error=cause,
+            t_render=t_render,
+        )  # fmt: skip
+    if result.status == PageStatus.FAILED:  # the converter's own failure value
+        ctx.progress.error(_page_line(path, page, result.error or "failed"))
+    return replace(result, source=str(path), page=page, t_render=t_render)
+
+
+def _select_pages(doc: InputDoc, cfg: RunConfig) -> list[int]:
+    """1-based page numbers to convert: --pages, then the first --max-pages of those."""
+    from hsd_cli.render import count_pages, parse_page_spec
+
+    if doc.error:
+        raise InputError(doc.error)
+    n = count_pages(doc.path, cfg.password)
+    if n < 1:
+        raise InputError("document has no pages")
+    try:
+        selected = [i + 1 for i in parse_page_spec(cfg.pages, n)]
+    except ValueError as e:  # a range outside this document is this document's problem
+        raise InputError(str(e)) from None
+    return selected[: cfg.max_pages] if cfg.max_pages else selected
+
+
+def _render_page(path: Path, page: int, cfg: RunConfig) -> PageImage:
+    # One page per call, so a page that fails to render fails alone.
+    from hsd_cli.render import iter_pages
+
+    with closing(iter_pages(path, str(page), cfg.dpi, None, cfg.password)) as pages:
+        image = next(pages, None)
+    if image is None:
+        raise InputError(f"page {page} could not be rendered")
+    return image
+
+
+def _cause(e: BaseException) -> str:
+    """One line naming the cause: our own messages as they are, others with their type."""
+    text = str(e) if isinstance(e, HsdError) else f"{type(e).__name__}: {e}"
+    return " ".join(text.split()) or type(e).__name__
+
+
+def _page_line(path: Path, page: int, cause: str) -> str:
+    # Render errors already start with "page N ..."; don't say it twice.
+    where = "" if cause.startswith(f"page {page} ") else f"page {page}: "
+    return f"{path}: {where}{cause}"
+
+
+def _run_summary_path(cfg: RunConfig) -> Path:
+    # Shards may share one out dir; each keeps its own run summary.
+    i, n = cfg.shard
+    name = "run-summary.json" if n == 1 else f"run-summary-{i}-of-{n}.json"
+    return cfg.out_dir / name
+
+
+@contextmanager
+def _signals(stop: _Stop) -> Iterator[None]:
+    """Route SIGINT/SIGTERM into `stop` for the duration of the run (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handle(signum: int, _frame: object) -> None:
+        again = bool(stop.signum)
+        stop.signum = stop.signum or signum
+        if again and stop.in_page:
+            raise _Abort
+
+    previous = {s: signal.signal(s, handle) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+class _Progress:
+    """Progress bars on stderr (documents, pages, tokens/s, AAL); error lines print above them."""
+
+    def __init__(self, num_docs: int, err: TextIO, enabled: bool) -> None:
+        self.err = err
+        self.tokens, self.seconds = 0, 0.0
+        self.bar: Progress | None = None
+        if enabled:
+            self.bar = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+                console=Console(file=err),
+            )  # fmt: skip
+            self.docs = self.bar.add_task("documents", total=num_docs, rate="")
+            self.pages = self.bar.add_task("pages", total=0, rate="")
+
+    def __enter__(self) -> _Progress:
+        if self.bar:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar:
+            self.bar.stop()
+
+    def error(self, line: str, exc: BaseException | None = None) -> None:
+        text = f"hsd: error: {line}"
+        if exc is not None:
+            text += "\n" + "".join(traceback.format_exception(exc)).rstrip()
+        if self.bar:
+            self.bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(text, file=self.err, flush=True)
+
+    def start_doc(self, name: str, total: int, done: int) -> None:
+        if self.bar:
+            short = name if len(name) <= 40 else "..." + name[-37:]
+            self.bar.reset(self.pages, total=total, completed=done, description=short, rate="")
+
+    def page_done(self, result: PageResult) -> None:
+        self.tokens += result.tokens
+        self.seconds += result.t_total
+        if self.bar:
+            speed = self.tokens / self.seconds if self.seconds > 0 else 0.0
+            rate = f"{speed:.1f} tok/s  AAL {result.aal:.2f}"
+            self.bar.update(self.pages, advance=1, rate=rate)
+
+    def doc_done(self) -> None:
+        if self.bar:
+            self.bar.advance(self.docs)

@@ -1,0 +1,85 @@
+"""Test doubles at the I/O seams: a PageConverter with no model, and small input files.
+
+`python tests/fakes.py convert ...` runs the real CLI with FakeConverter in place of the model
+(HSD_FAKE_DELAY seconds per page), for subprocess tests that kill a run midway.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pymupdf
+
+from hsd_cli.datatypes import PageImage, PageResult, PageStatus
+
+
+@dataclass
+class FakeConverter:
+    """Deterministic Markdown per page; optional delay, failing pages, and an options tag."""
+
+    method: str = "fake"
+    delay: float = 0.0
+    fail_pages: frozenset[int] = frozenset()
+    tag: str = "v1"  # change it to make earlier reports stale
+    calls: list[tuple[str, int]] = field(default_factory=list)
+
+    def options_key(self) -> dict[str, object]:
+        return {"method": self.method, "tag": self.tag, "window": (3, 1)}
+
+    def convert(self, page: PageImage) -> PageResult:
+        self.calls.append((page.source.name, page.number))
+        time.sleep(self.delay)
+        if page.number in self.fail_pages:
+            raise RuntimeError(f"boom on page {page.number}")
+        w, h = page.image.size
+        markdown = f"# {page.source.stem} p{page.number}\n\nimage {w}x{h}\n"
+        return PageResult(
+            str(page.source), page.number, PageStatus.OK, markdown=markdown, method=self.method,
+            tokens=10, steps=4, aal=1.5, accepted_hist=[2, 1, 2, 1], t_decode=0.01, t_total=0.02,
+        )  # fmt: skip
+
+
+def make_pdf(path: Path, num_pages: int = 2) -> Path:
+    """A small PDF without a text layer (so rendering skips layout analysis: fast)."""
+    doc = pymupdf.open()
+    for i in range(num_pages):
+        page = doc.new_page(width=144, height=144)
+        page.draw_rect(pymupdf.Rect(10, 10, 20 + 10 * i, 40), color=(0, 0, 0), fill=(0, 0, 0))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def make_encrypted_pdf(path: Path, password: str = "secret") -> Path:
+    doc = pymupdf.open(make_pdf(path.with_suffix(".plain.pdf"), 1))
+    doc.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw=password, owner_pw="owner")
+    doc.close()
+    path.with_suffix(".plain.pdf").unlink()
+    return path
+
+
+def make_corrupted_pdf(path: Path) -> Path:
+    """A %PDF header followed by garbage."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 4)
+    return path
+
+
+def install(converter: FakeConverter) -> None:
+    """Make the runner build `converter` instead of loading a model."""
+    from hsd_cli import runner
+
+    runner.load_converter = lambda cfg: converter
+
+
+if __name__ == "__main__":
+    install(FakeConverter(delay=float(os.environ.get("HSD_FAKE_DELAY", "0"))))
+    from hsd_cli.cli import main
+
+    sys.argv[0] = "hsd"
+    main()
