@@ -96,10 +96,12 @@ def _unique(texts: list[str]) -> list[str]:
 
 
 def _pipeline_regions(mode: str) -> RegionProvider:
-    def regions(page: PageImage) -> tuple[list[Region], str]:
-        from hsd_cli.drafts import select_source
+    from hsd_cli.drafts import AutoSource
 
-        source = select_source(page, mode)
+    auto = AutoSource(mode)  # one instance: the OCR engines load once per run
+
+    def regions(page: PageImage) -> tuple[list[Region], str]:
+        source = auto.select(page)
         return source.regions(page), source.name
 
     return regions

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,32 +38,61 @@ def family_of(model: str) -> str:
         for spec, _ in FAMILIES.values():
             if model in spec.hub_ids:
                 return spec.model_type
-    try:
-        return model_type_of(model)
-    except ModelNotFoundError:
-        raise ModelNotFoundError(f"model {model!r} cannot be loaded (not found locally, hub unreachable): {WAYS_OUT}") from None
+    return model_type_of(model)
 
 
 def load_target(model: str, device: str = "auto", dtype: str = "auto") -> VisionTarget:
     """Load model + processor from a hub id or directory; ModelNotFoundError names the ways out."""
     from transformers import AutoModelForImageTextToText
+    from transformers.utils import logging as hf_logging
 
     from hsd_cli.targets.processors import load_processor
 
-    model_type = family_of(model)
+    hf_logging.set_verbosity_error()  # our stderr carries one line per problem, not load chatter
+    hf_logging.disable_progress_bar()
+    kw = _source_kwargs(model)
+    try:
+        model_type = family_of(model)
+    except ModelNotFoundError:
+        raise ModelNotFoundError(f"model {model!r} has no readable config.json: {WAYS_OUT}") from None
     if model_type not in FAMILIES:
         raise ModelNotFoundError(f"model {model!r} is a {model_type!r} model, which hsd does not support (see `hsd models`)")
     spec, cls = FAMILIES[model_type]
     dev = resolve_device(device)
-    kw = {"trust_remote_code": spec.remote_code}
+    kw["trust_remote_code"] = spec.remote_code
     try:
         processor = load_processor(model, model_type, **kw)
         net = AutoModelForImageTextToText.from_pretrained(model, dtype=resolve_dtype(dtype, dev), **kw)
-    except (OSError, ValueError) as exc:
-        raise ModelNotFoundError(f"model {model!r} cannot be loaded ({_first_line(exc)}): {WAYS_OUT}") from None
+    except (OSError, ValueError, ModelNotFoundError) as exc:
+        raise ModelNotFoundError(f"model {model!r} cannot be loaded ({_first_line(exc)[:160]}): {WAYS_OUT}") from None
     target = cls(net.to(dev).eval(), processor)
     target.spec = spec
     return target
+
+
+def _source_kwargs(model: str) -> dict:
+    """from_pretrained flags: a directory as is; a hub id from the cache, else the hub if reachable."""
+    if Path(model).is_dir():
+        return {}
+    if model.startswith((".", "/", "~")) or Path(model).suffix:
+        raise ModelNotFoundError(f"model directory {model!r} does not exist: {WAYS_OUT}")
+    if _is_cached(model):
+        return {"local_files_only": True}
+    if os.environ.get("HF_HUB_OFFLINE") or not _hub_reachable():
+        raise ModelNotFoundError(f"model {model!r} is not in the local cache and the hub cannot be reached: {WAYS_OUT}")
+    return {}
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    # One quick connect instead of transformers' minutes of retries on a closed network.
+    from urllib.parse import urlparse
+
+    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname or "huggingface.co"
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+        return True
+    except OSError:
+        return False
 
 
 def list_models(sizes: bool = False) -> list[ModelInfo]:

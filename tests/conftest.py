@@ -1,0 +1,44 @@
+"""Shared fixtures: tiny random-weight targets of the real architectures, built offline."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"  # a test must never need the network
+sys.path.insert(0, str(Path(__file__).parent))
+
+FAMILIES = ("qwen2_5_vl", "qwen3_vl", "hunyuan_vl", "paddleocr_vl")
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory):
+    """family -> directory of a tiny checkpoint, built once per session."""
+    from make_tiny_model import build_tiny_model
+
+    built: dict[str, Path] = {}
+
+    def get(family: str) -> Path:
+        if family not in built:
+            built[family] = build_tiny_model(family, tmp_path_factory.mktemp(family))
+        return built[family]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def tiny_target(tiny_model_dir):
+    """family -> loaded VisionTarget (float32, CPU), loaded once per session."""
+    from hsd_cli.targets.registry import load_target
+
+    loaded = {}
+
+    def get(family: str):
+        if family not in loaded:
+            loaded[family] = load_target(str(tiny_model_dir(family)), "cpu", "fp32")
+        return loaded[family]
+
+    return get

@@ -1,0 +1,254 @@
+"""Build a tiny random-weight checkpoint of a real VLM architecture, offline.
+
+    python tests/make_tiny_model.py --family hunyuan_vl OUT_DIR
+
+The directory loads like a real one: `AutoModelForImageTextToText.from_pretrained(dir)` and
+`hsd_cli.targets.processors.load_processor(dir, family)`. Sizes follow /work/shared/transformers-facts.md §1:
+text hidden 128, 2 layers; images are capped at <= 64 merged image tokens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import torch  # noqa: E402
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: E402
+from transformers import (  # noqa: E402
+    GenerationConfig,
+    HunYuanVLConfig,
+    HunYuanVLForConditionalGeneration,
+    HunYuanVLImageProcessorPil,
+    PaddleOCRVLConfig,
+    PaddleOCRVLForConditionalGeneration,
+    PaddleOCRVLImageProcessorPil,
+    PreTrainedTokenizerFast,
+    Qwen2_5_VLConfig,
+    Qwen2_5_VLForConditionalGeneration,
+    Qwen2VLConfig,
+    Qwen2VLForConditionalGeneration,
+    Qwen2VLImageProcessorPil,
+    Qwen3VLConfig,
+    Qwen3VLForConditionalGeneration,
+)
+from transformers.utils import logging as hf_logging  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hsd_cli.targets.processors import PROCESSOR_CLASSES  # noqa: E402
+
+FAMILIES = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "hunyuan_vl", "paddleocr_vl")
+VOCAB_SIZE = 640  # model vocab; the trained tokenizer stays below it
+TEXT = dict(hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=2, max_position_embeddings=4096)
+ROPE = {"rope_type": "default", "rope_theta": 1e4, "mrope_section": [4, 6, 6]}  # sum = head_dim / 2
+
+# Training text for the BPE: the markup document-parsing targets write (Markdown, HTML tables, LaTeX, digits).
+CORPUS = """\
+# Annual Report 2024
+## 1. Introduction
+The quick brown fox jumps over the lazy dog. Page 12 of 345.
+Convert the document to markdown. OCR: Table Recognition: Formula Recognition:
+Extract all information from the main body of the document image and represent it in markdown format.
+- item one
+- item two with **bold** and *italic* text
+1. first 2. second 3. third
+| Year | Revenue | Profit |
+|------|---------|--------|
+| 2022 | 1,234.56 | 78.9 |
+| 2023 | 2,345.67 | 89.0 |
+<table><tr><th>Name</th><th>Value</th></tr><tr><td>alpha</td><td>0.125</td></tr></table>
+<div class="header"><p>Section 3.2</p></div>
+$E = mc^2$ and $$\\int_0^1 x^2 \\, dx = \\frac{1}{3}$$
+\\begin{equation} \\sum_{i=1}^{n} i = \\frac{n(n+1)}{2} \\end{equation}
+\\alpha + \\beta = \\gamma, \\mathbf{x} \\in \\mathbb{R}^{d}
+Figure 4: Results on the test set (accuracy %, higher is better).
+Tel: +49 30 1234567, Date: 2024-03-15, Amount: $99.99, Ref. No. 0042/7
+References [1] A. Author, B. Author. Title of paper. Journal, 12(3):45-67, 2021.
+0123456789 10 20 30 40 50 60 70 80 90 100 1000 2048 3.14159 2.71828
+"""
+
+_QWEN = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
+         "<|image_pad|>", "<|video_pad|>"]
+_HY = {"bos": "<｜hy_begin▁of▁sentence｜>", "eos": "<｜hy_place▁holder▁no▁2｜>", "sys": "<｜hy_place▁holder▁no▁3｜>",
+       "pad": "<｜hy_▁pad▁｜>", "user": "<｜hy_User｜>", "assistant": "<｜hy_Assistant｜>",
+       "image_start": "<｜hy_place▁holder▁no▁100｜>", "image_end": "<｜hy_place▁holder▁no▁101｜>",
+       "image": "<｜hy_place▁holder▁no▁102｜>", "newline": "<｜hy_place▁holder▁no▁103｜>"}
+_PADDLE = ["<unk>", "<s>", "</s>", "<|begin_of_sentence|>", "<|IMAGE_START|>", "<|IMAGE_END|>",
+           "<|IMAGE_PLACEHOLDER|>", "<|VIDEO_PLACEHOLDER|>"]
+
+# Chat templates shaped like the real ones (Qwen2/2.5-VL insert a default system turn, Qwen3-VL does not).
+_QWEN_TURNS = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'image' %}<|vision_start|><|image_pad|><|vision_end|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+_QWEN2_TEMPLATE = (
+    "{% if messages[0]['role'] != 'system' %}<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n{% endif %}"
+    + _QWEN_TURNS
+)
+# HunyuanOCR: role markers follow the content; the generation prompt ends with <｜hy_User｜>.
+_HY_TEMPLATE = (
+    _HY["bos"] + "{% for message in messages %}"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'image' %}" + _HY["image_start"] + _HY["image"] + _HY["image_end"]
+    + "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}"
+    "{% if message['role'] == 'system' %}" + _HY["sys"]
+    + "{% elif message['role'] == 'user' %}" + _HY["user"] + "{% else %}" + _HY["eos"] + "{% endif %}{% endfor %}"
+)
+# PaddleOCR-VL: "User: <image>PROMPT\nAssistant: ", assistant turns end with </s>.
+_PADDLE_TEMPLATE = (
+    "<|begin_of_sentence|>{% for message in messages %}"
+    "{% if message['role'] == 'user' %}User: {% elif message['role'] == 'assistant' %}Assistant: {% endif %}"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'image' %}<|IMAGE_START|><|IMAGE_PLACEHOLDER|><|IMAGE_END|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}"
+    "{% if message['role'] == 'assistant' %}</s>{% else %}{{ '\\n' }}{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}Assistant: {% endif %}"
+)
+
+# Per family: special tokens, tokenizer roles (bos/eos/pad + named extras the processors look up), template.
+_QWEN_SPEC = dict(special=_QWEN, roles=dict(eos_token="<|im_end|>", pad_token="<|endoftext|>"), extra={})
+TOKENIZER_SPECS = {
+    "qwen2_vl": dict(_QWEN_SPEC, template=_QWEN2_TEMPLATE),
+    "qwen2_5_vl": dict(_QWEN_SPEC, template=_QWEN2_TEMPLATE),
+    "qwen3_vl": dict(_QWEN_SPEC, template=_QWEN_TURNS),
+    "hunyuan_vl": dict(
+        special=list(_HY.values()), template=_HY_TEMPLATE,
+        roles=dict(bos_token=_HY["bos"], eos_token=_HY["eos"], pad_token=_HY["pad"]),
+        extra={"image_token": _HY["image"], "image_start_token": _HY["image_start"],
+               "image_end_token": _HY["image_end"]},
+    ),
+    "paddleocr_vl": dict(
+        special=_PADDLE, template=_PADDLE_TEMPLATE,
+        roles=dict(bos_token="<s>", eos_token="</s>", pad_token="<unk>", unk_token="<unk>"),
+        extra={"image_token": "<|IMAGE_PLACEHOLDER|>"},
+    ),
+}
+
+# Image processors: max_pixels keeps a page at <= 64 merged image tokens (8x8 merged patches of 2x2).
+_SIZE_14 = {"shortest_edge": 56 * 56, "longest_edge": 28 * 28 * 64}
+_SIZE_16 = {"shortest_edge": 64 * 64, "longest_edge": 32 * 32 * 64}
+IMAGE_PROCESSORS = {
+    "qwen2_vl": lambda: Qwen2VLImageProcessorPil(size=_SIZE_14),
+    "qwen2_5_vl": lambda: Qwen2VLImageProcessorPil(size=_SIZE_14),
+    "qwen3_vl": lambda: Qwen2VLImageProcessorPil(size=_SIZE_16, patch_size=16, image_mean=[0.5] * 3,
+                                                 image_std=[0.5] * 3),
+    "hunyuan_vl": lambda: HunYuanVLImageProcessorPil(size=_SIZE_16),
+    "paddleocr_vl": lambda: PaddleOCRVLImageProcessorPil(size=_SIZE_14),
+}
+
+
+def build_tokenizer(family: str) -> PreTrainedTokenizerFast:
+    """Train a byte-level BPE on CORPUS with the family's special tokens (ids 0..k-1)."""
+    spec = TOKENIZER_SPECS[family]
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=spec["special"], show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    bpe.train_from_iterator(CORPUS.splitlines(), trainer=trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=bpe, extra_special_tokens=spec["extra"],
+                                   chat_template=spec["template"], **spec["roles"])
+
+
+def build_config(family: str, tok: PreTrainedTokenizerFast):
+    """A tiny config of the family's real architecture with every token id taken from `tok`."""
+    ids = tok.convert_tokens_to_ids
+    text = dict(TEXT, vocab_size=VOCAB_SIZE, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+                pad_token_id=tok.pad_token_id)
+    if family == "hunyuan_vl":
+        text.update(head_dim=32, eod_token_id=tok.eos_token_id, sep_token_id=ids(_HY["sys"]),
+                    rope_parameters={"rope_type": "default", "rope_theta": 1e4, "mrope_section": [4, 4, 4, 4]})
+        vision = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2,
+                      out_hidden_size=128, patch_size=16, spatial_merge_size=2)
+        return HunYuanVLConfig(text_config=text, vision_config=vision, image_token_id=ids(_HY["image"]),
+                               im_start_id=ids(_HY["image_start"]), im_end_id=ids(_HY["image_end"]),
+                               im_newline_id=ids(_HY["newline"]))
+    if family == "paddleocr_vl":
+        text.update(head_dim=32, rope_parameters=ROPE)
+        vision = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2,
+                      image_size=56, patch_size=14)
+        return PaddleOCRVLConfig(
+            text_config=text, vision_config=vision, image_token_id=ids("<|IMAGE_PLACEHOLDER|>"),
+            video_token_id=ids("<|VIDEO_PLACEHOLDER|>"), vision_start_token_id=ids("<|IMAGE_START|>"),
+            vision_end_token_id=ids("<|IMAGE_END|>"))
+    qwen_ids = dict(image_token_id=ids("<|image_pad|>"), video_token_id=ids("<|video_pad|>"),
+                    vision_start_token_id=ids("<|vision_start|>"), vision_end_token_id=ids("<|vision_end|>"))
+    if family == "qwen2_vl":
+        vision = dict(depth=2, embed_dim=64, hidden_size=128, num_heads=2, mlp_ratio=2, patch_size=14)
+        return Qwen2VLConfig(text_config=dict(text, rope_parameters=ROPE), vision_config=vision, **qwen_ids)
+    if family == "qwen2_5_vl":
+        vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=128,
+                      patch_size=14, window_size=56, fullatt_block_indexes=[1])
+        return Qwen2_5_VLConfig(text_config=dict(text, rope_parameters=ROPE), vision_config=vision, **qwen_ids)
+    if family == "qwen3_vl":
+        text.update(head_dim=32, rope_parameters=dict(ROPE, mrope_interleaved=True))
+        vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=128,
+                      patch_size=16, num_position_embeddings=64, deepstack_visual_indexes=[0])
+        return Qwen3VLConfig(text_config=text, vision_config=vision, **qwen_ids)
+    raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
+
+
+MODEL_CLASSES = {
+    "qwen2_vl": Qwen2VLForConditionalGeneration,
+    "qwen2_5_vl": Qwen2_5_VLForConditionalGeneration,
+    "qwen3_vl": Qwen3VLForConditionalGeneration,
+    "hunyuan_vl": HunYuanVLForConditionalGeneration,
+    "paddleocr_vl": PaddleOCRVLForConditionalGeneration,
+}
+
+
+_QK_NORMS = ("q_norm", "k_norm", "query_layernorm", "key_layernorm")  # Qwen3-VL, HunYuanVL text attention
+
+
+def _reinit(model: torch.nn.Module, seed: int) -> None:
+    # The default init (std 0.02) makes greedy output degenerate (one repeated token, or EOS at once).
+    # std 0.15 gave 75-95 distinct tokens in 100 on every family (0.1: 20-60 on Paddle/Qwen2.5).
+    # QK-norm gains x3: unit-RMS q and k cap attention logits at sqrt(head_dim), so attention is
+    # near-uniform over the image tokens and Qwen3-VL / HunYuanVL repeat one token for 100 steps.
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.ndim >= 2:
+                p.copy_(torch.randn(p.shape, generator=gen) * 0.15)
+            elif name.startswith("model.language_model.") and name.endswith(tuple(f"{n}.weight" for n in _QK_NORMS)):
+                p.mul_(3.0)
+
+
+def build_tiny_model(family: str, out_dir: Path, seed: int = 0) -> Path:
+    """Write a tiny random-weight checkpoint of `family` (a transformers model_type) to `out_dir`."""
+    if family not in FAMILIES:
+        raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
+    out_dir = Path(out_dir)
+    tok = build_tokenizer(family)
+    config = build_config(family, tok)
+    torch.manual_seed(seed)
+    model = MODEL_CLASSES[family](config).eval()
+    _reinit(model, seed)
+    model.generation_config = GenerationConfig(bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+                                               pad_token_id=tok.pad_token_id)
+    model.save_pretrained(out_dir)
+    processor = PROCESSOR_CLASSES[family](image_processor=IMAGE_PROCESSORS[family](), tokenizer=tok,
+                                          chat_template=tok.chat_template)
+    processor.save_pretrained(out_dir)
+    return out_dir
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--family", required=True, choices=FAMILIES, help="transformers model_type")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("out_dir", type=Path)
+    args = parser.parse_args(argv)
+    hf_logging.disable_progress_bar()  # stdout carries only the output directory
+    print(build_tiny_model(args.family, args.out_dir, args.seed))
+
+
+if __name__ == "__main__":
+    main()
