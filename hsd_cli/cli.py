@@ -77,6 +77,15 @@ Window = Annotated[int, _opt("--window", "Reference window n, in tokens.", min=1
 MaxNew = Annotated[int, _opt("--max-new-tokens", "Token budget per page / region.", min=1)]
 MaxDepth = Annotated[int, _opt("--max-depth", "Longest candidate continuation, in tokens.", min=1)]
 MaxCand = Annotated[int, _opt("--max-candidates", "Candidates per verification step.", min=1)]
+MinWindow = Annotated[
+    int, _opt("--min-window", "Fall back to windows down to this many tokens when n finds nothing.", min=1)
+]
+RepeatGuard = Annotated[
+    int,
+    _opt("--repeat-guard", "Stop a page as truncated when its last N tokens loop with a period "
+         "of at most N/8 tokens (0 = off).", min=0),
+]  # fmt: skip
+Stage1Batch = Annotated[int, _opt("--stage1-batch", "Most region crops verified in one batch.", min=1)]
 Pages = Annotated[str | None, _opt("--pages", "Pages, 1-based, e.g. 1-3,7 [default: all].")]
 Dpi = Annotated[int, _opt("--dpi", "Render resolution in dots per inch (36-600).")]
 MaxPages = Annotated[
@@ -124,7 +133,8 @@ def convert(
     tau: Tau = _SPEC.tau, window: Window = _SPEC.window,
     max_new_tokens: MaxNew = _SPEC.max_new_tokens,
     max_depth: MaxDepth = _SPEC.max_depth, max_candidates: MaxCand = _SPEC.max_candidates,
-    pages: Pages = None, dpi: Dpi = _RUN.dpi, max_pages: MaxPages = None,
+    min_window: MinWindow = _SPEC.min_window, repeat_guard: RepeatGuard = _SPEC.repeat_guard,
+    stage1_batch: Stage1Batch = _RUN.stage1_batch, pages: Pages = None, dpi: Dpi = _RUN.dpi, max_pages: MaxPages = None,
     draft_source: DraftSrc = "auto", glob: Glob = None, shard: Shard = "1/1", force: Force = False,
     password: Password = None, device: Device = "auto", dtype: Dtype = "auto",
     baseline: Baseline = False, no_region_starts: NoStarts = False,
@@ -133,13 +143,14 @@ def convert(
     """Convert documents to Markdown: out/<name>.md plus per-page JSON reports in out/<name>/."""
     with _errors(debug), contextlib.redirect_stdout(sys.stderr if json_output else sys.stdout):
         try:
-            spec = SpecConfig(tau=tau, window=window, max_depth=max_depth,
-                              max_candidates=max_candidates, max_new_tokens=max_new_tokens)
+            spec = SpecConfig(tau=tau, window=window, min_window=min_window, max_depth=max_depth,
+                              max_candidates=max_candidates, max_new_tokens=max_new_tokens,
+                              repeat_guard=repeat_guard)
             cfg = RunConfig(
                 inputs=tuple(Path(p) for p in inputs), out_dir=out, model=model, method=method,
                 spec=spec, draft_source=draft_source, dpi=dpi, pages=pages, max_pages=max_pages,
                 device=device, dtype=dtype, baseline=baseline, region_starts=not no_region_starts,
-                force=force, password=password, shard=parse_shard(shard), glob=glob,
+                stage1_batch=stage1_batch, force=force, password=password, shard=parse_shard(shard), glob=glob,
             )  # fmt: skip
         except ValueError as e:
             raise UsageError(str(e)) from e

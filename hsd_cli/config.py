@@ -20,7 +20,7 @@ class SpecConfig:
     max_depth: int = 24  # longest candidate continuation, in tokens
     max_candidates: int = 8  # candidates per step (tree width)
     max_new_tokens: int = 2048  # per page / per region token budget
-    repeat_guard: int = 0  # stop when the output ends in this many tokens repeated (0 = off)
+    repeat_guard: int = 512  # stop when the last this-many tokens loop with a short period (0 = off)
 
     def __post_init__(self) -> None:
         if not 0.0 < self.tau <= 1.0:

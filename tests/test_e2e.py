@@ -1,0 +1,32 @@
+"""End to end through the CLI on sample_docs/: spec methods write exactly the AR Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hsd_cli.cli import app
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
+pytestmark = pytest.mark.slow
+
+
+def _convert(model: Path, out: Path, method: str) -> dict[str, bytes]:
+    args = ["convert", str(SAMPLES), "-o", str(out), "--model", str(model), "--method", method,
+            "--max-new-tokens", "48", "--quiet", "--dpi", "72"]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return {p.name: p.read_bytes() for p in sorted(out.glob("*.md"))}
+
+
+@pytest.mark.parametrize("family", ["qwen2_5_vl", "qwen3_vl"])
+def test_page_and_hsd_markdown_byte_identical_to_ar(family, tiny_model_dir, tmp_path):
+    """tau = 1: `page` and `hsd` Markdown equals `ar` on every page of every sample."""
+    model = tiny_model_dir(family)
+    ar = _convert(model, tmp_path / "ar", "ar")
+    assert len(ar) == len([p for p in SAMPLES.iterdir() if p.suffix in {".pdf", ".png"}])
+    assert all(md.strip() for md in ar.values())
+    assert _convert(model, tmp_path / "page", "page") == ar
+    assert _convert(model, tmp_path / "hsd", "hsd") == ar
