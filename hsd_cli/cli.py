@@ -158,6 +158,12 @@ def convert(
         summary = runner.run(cfg, converter, quiet=quiet, debug=debug, stdin=sys.stdin)
     if json_output:
         typer.echo(json.dumps(run_summary_to_json(summary), indent=2))
+    elif not quiet:
+        from rich.console import Console
+
+        from hsd_cli.report.table import run_table
+
+        Console().print(run_table(summary))
     raise typer.Exit(summary.exit_code)
 
 

@@ -99,11 +99,16 @@ def page_totals(r: PageResult) -> Totals:
         t_render=r.t_render, t_draft=r.t_draft, t_prefill=r.t_prefill,
         t_decode=r.t_decode, t_total=r.t_total,
         baseline_pages=int(has_base), identical_pages=int(bool(r.identical_to_ar)),
-        t_decode_spec=r.t_decode if r.sr_decode is not None else 0.0,
-        t_decode_ar=(r.sr_decode or 0.0) * r.t_decode,
+        t_decode_spec=spec_decode_time(r) if r.sr_decode is not None else 0.0,
+        t_decode_ar=(r.sr_decode or 0.0) * spec_decode_time(r),
         t_total_spec=r.t_total if r.sr_e2e is not None else 0.0,
         t_total_ar=(r.sr_e2e or 0.0) * r.t_total,
     )  # fmt: skip
+
+
+def spec_decode_time(r: PageResult) -> float:
+    """T_decode of a spec method (paper 4.2): draft generation plus every decode loop, no prefill."""
+    return r.t_draft + r.t_decode
 
 
 def sum_totals(items: Iterable[Totals]) -> Totals:
