@@ -1,0 +1,172 @@
+"""Box geometry shared by the draft sources: lines into boxes, lines into blocks, reading order."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from hsd_cli.datatypes import BBox, TableCell, TextSpan
+
+_RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+_CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")  # not Hangul: Korean spaces words
+
+
+def area(b: BBox) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def intersection(a: BBox, b: BBox) -> float:
+    return area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
+
+
+def union_box(boxes: list[BBox]) -> BBox:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def assign_lines(
+    lines: list[TextSpan], boxes: list[BBox]
+) -> tuple[list[list[TextSpan]], list[TextSpan]]:
+    """Put each line in the box holding most of it (at least half); return (per box, leftovers)."""
+    inside: list[list[TextSpan]] = [[] for _ in boxes]
+    leftovers = []
+    for line in lines:
+        best, best_i = 0.5 * max(area(line.bbox), 1e-6), -1
+        for i, box in enumerate(boxes):
+            shared = intersection(line.bbox, box)
+            if shared >= best:
+                best, best_i = shared, i
+        (inside[best_i] if best_i >= 0 else leftovers).append(line)
+    return inside, leftovers
+
+
+def group_lines(lines: list[TextSpan]) -> list[list[TextSpan]]:
+    """Blocks of lines that follow each other closely, overlap horizontally and look alike."""
+    blocks: list[list[TextSpan]] = []
+    for line in sorted(lines, key=lambda s: (s.bbox[1], s.bbox[0])):
+        home = next((b for b in reversed(blocks) if _continues(b[-1], line)), None)
+        if home is None:
+            blocks.append([line])
+        else:
+            home.append(line)
+    return blocks
+
+
+def _continues(prev: TextSpan, line: TextSpan) -> bool:
+    h_prev, h = prev.bbox[3] - prev.bbox[1], line.bbox[3] - line.bbox[1]
+    gap = line.bbox[1] - prev.bbox[3]
+    overlap_x = min(prev.bbox[2], line.bbox[2]) - max(prev.bbox[0], line.bbox[0])
+    alike = 0.75 < (h + 1e-6) / (h_prev + 1e-6) < 1.33 and prev.bold == line.bold
+    return alike and -0.5 * h < gap < 0.9 * max(h, h_prev) and overlap_x > 0
+
+
+def join_lines(lines: list[TextSpan]) -> str:
+    """Text of a block: lines in reading order, hyphenated line ends rejoined, no spaces in CJK."""
+    text = ""
+    for line in sort_lines(_attach_drop_cap(lines)):
+        if not text:
+            text = line.text
+        elif text.endswith("-") and line.text[:1].islower():
+            text = text[:-1] + line.text
+        elif _CJK.match(text[-1]) and _CJK.match(line.text[0]):
+            text += line.text
+        else:
+            text += " " + line.text
+    return text
+
+
+def _attach_drop_cap(lines: list[TextSpan]) -> list[TextSpan]:
+    """Glue a drop cap (one big initial letter beside the first lines) to the first line."""
+    heights = sorted(s.bbox[3] - s.bbox[1] for s in lines)
+    caps = [s for s in lines if len(s.text) == 1 and s.text.isalpha()
+            and s.bbox[3] - s.bbox[1] > 1.8 * heights[len(heights) // 2]]
+    if len(caps) != 1 or len(lines) < 2:
+        return lines
+    rest = [s for s in lines if s is not caps[0]]
+    first = min(rest, key=lambda s: (s.bbox[1], s.bbox[0]))
+    glued = replace(first, text=caps[0].text + first.text)  # keeps its own box: one row
+    return [glued if s is first else s for s in rest]
+
+
+def sort_lines(lines: list[TextSpan]) -> list[TextSpan]:
+    """Top to bottom; lines sharing most of their height form a row, read in script direction."""
+    ordered = []
+    for row in split_rows(lines):
+        rtl = is_rtl(" ".join(line.text for line in row))
+        ordered += sorted(row, key=lambda s: -s.bbox[2] if rtl else s.bbox[0])
+    return ordered
+
+
+def is_rtl(text: str) -> bool:
+    """Mostly Arabic or Hebrew letters."""
+    rtl = len(_RTL.findall(text))
+    return rtl > 0 and rtl >= sum(c.isalpha() for c in text) - rtl
+
+
+def split_rows(lines: list[TextSpan]) -> list[list[TextSpan]]:
+    rows: list[list[TextSpan]] = []
+    for line in sorted(lines, key=lambda s: (s.bbox[1] + s.bbox[3]) / 2):
+        if rows and _same_row(rows[-1][-1].bbox, line.bbox):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    return rows
+
+
+def _same_row(a: BBox, b: BBox) -> bool:
+    shared = min(a[3], b[3]) - max(a[1], b[1])
+    return shared > 0.5 * min(a[3] - a[1], b[3] - b[1])
+
+
+def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
+    """A rough table: rows of lines sharing a height, each line a cell, left to right."""
+    cells = []
+    for r, row in enumerate(split_rows(lines)):
+        for c, line in enumerate(sorted(row, key=lambda s: s.bbox[0])):
+            cells.append(TableCell(r, c, line.text, is_header=r == 0))
+    return tuple(cells)
+
+
+def reading_order(boxes: list[BBox], rtl: bool = False) -> list[int]:
+    """Indices of `boxes` in reading order by recursive XY-cut (columns before rows)."""
+    return _xy_cut(list(range(len(boxes))), boxes, rtl)
+
+
+def _xy_cut(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
+    if len(ids) <= 1:
+        return ids
+    # Columns first: every gap in the x projection splits columns (read in script direction).
+    columns, _ = _split(ids, boxes, 0)
+    if len(columns) > 1:
+        columns = columns[::-1] if rtl else columns
+        return [i for part in columns for i in _xy_cut(part, boxes, rtl)]
+    # Then rows, at the widest gap only: a paragraph break in one column that lines up with the
+    # end of the other column must not cut both columns into rows.
+    rows, gaps = _split(ids, boxes, 1)
+    if len(rows) > 1:
+        k = max(range(1, len(rows)), key=lambda j: gaps[j])
+        above, below = [i for r in rows[:k] for i in r], [i for r in rows[k:] for i in r]
+        return _xy_cut(above, boxes, rtl) + _xy_cut(below, boxes, rtl)
+    return sorted(ids, key=lambda i: (boxes[i][1], -boxes[i][2] if rtl else boxes[i][0]))
+
+
+def _split(ids: list[int], boxes: list[BBox], axis: int) -> tuple[list[list[int]], list[float]]:
+    """Groups of boxes separated by empty bands along `axis` (0: x, 1: y), and each band's width."""
+    ids = sorted(ids, key=lambda i: boxes[i][axis])
+    parts, gaps, end = [[ids[0]]], [0.0], _shrunk(boxes[ids[0]], axis)[1]
+    for i in ids[1:]:
+        lo, hi = _shrunk(boxes[i], axis)
+        if lo >= end:
+            parts.append([i])
+            gaps.append(lo - end)
+        else:
+            parts[-1].append(i)
+        end = max(end, hi)
+    return parts, gaps
+
+
+def _shrunk(box: BBox, axis: int) -> tuple[float, float]:
+    """The box's extent along `axis`, trimmed a little: detected boxes overlap by a few pixels."""
+    lo, hi = box[axis], box[axis + 2]
+    trim = min(0.05 * (hi - lo), 4.0)
+    return lo + trim, hi - trim

@@ -1,0 +1,122 @@
+"""Write region drafts in a target model's markup conventions (tables, headings, formulas)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from hsd_cli.datatypes import Region, RegionKind, TableCell
+
+_BULLET = re.compile(r"^[\u2022\u25cf\u25aa\u25e6\u2023\u2043\u00b7\-*]\s*")
+_FURNITURE = (RegionKind.HEADER, RegionKind.FOOTER)
+
+
+@dataclass(frozen=True, slots=True)
+class DraftStyle:
+    """How a target writes each kind of region."""
+
+    table: str = "markdown"  # "html" | "markdown" | "otsl" (PaddleOCR-VL's table tokens)
+    heading: str = "hash"  # "hash" (# Title) | "plain"
+    formula: str = "dollars"  # "dollars" ($$..$$) | "brackets" (\[..\])
+    figure: str = ""  # placeholder written for a figure; "" leaves figures out
+    drop_furniture: bool = True  # leave out running headers, footers and page numbers
+
+    def __post_init__(self) -> None:
+        if self.table not in ("html", "markdown", "otsl"):
+            raise ValueError(f"table must be 'html', 'markdown' or 'otsl', got {self.table!r}")
+        if self.heading not in ("hash", "plain"):
+            raise ValueError(f"heading must be 'hash' or 'plain', got {self.heading!r}")
+        if self.formula not in ("dollars", "brackets"):
+            raise ValueError(f"formula must be 'dollars' or 'brackets', got {self.formula!r}")
+
+
+MARKDOWN = DraftStyle()  # GitHub Markdown, as `--method draft` writes it
+
+
+def page_markdown(regions: list[Region], style: DraftStyle = MARKDOWN) -> str:
+    """The page: regions in reading order, separated by blank lines."""
+    parts = []
+    for region in sorted(regions, key=lambda r: r.order):
+        if style.drop_furniture and region.kind in _FURNITURE:
+            continue
+        text = region_markup(region, style)
+        if text:
+            parts.append(text)
+    return "\n\n".join(parts)
+
+
+def region_markup(region: Region, style: DraftStyle = MARKDOWN) -> str:
+    """One region's draft text in the style's markup."""
+    text = region.text.strip()
+    kind = region.kind
+    if kind is RegionKind.TITLE:
+        return f"{'#' * (region.level or 2)} {text}" if style.heading == "hash" and text else text
+    if kind is RegionKind.TABLE:
+        return table_markup(region.cells, style.table) if region.cells else text
+    if kind is RegionKind.EQUATION:
+        return _formula(text, style.formula) if text else ""
+    if kind is RegionKind.FIGURE:
+        return style.figure
+    if kind is RegionKind.CODE:
+        return f"```\n{region.text.strip(chr(10))}\n```" if text else ""
+    if kind is RegionKind.LIST:
+        return _BULLET.sub("- ", text, count=1)
+    return text
+
+
+def table_markup(cells: tuple[TableCell, ...], table: str) -> str:
+    if table == "otsl":
+        return otsl_table(cells)
+    return html_table(cells) if table == "html" else markdown_table(cells)
+
+
+def html_table(cells: tuple[TableCell, ...]) -> str:
+    """<table><tr><td>..</td></tr></table>; spanning cells get rowspan/colspan."""
+    rows: dict[int, list[TableCell]] = {}
+    for cell in sorted(cells, key=lambda c: (c.row, c.col)):
+        rows.setdefault(cell.row, []).append(cell)
+    html = ["<table>"]
+    for row in (rows[r] for r in sorted(rows)):
+        html.append("<tr>" + "".join(_td(c) for c in row) + "</tr>")
+    return "".join(html) + "</table>"
+
+
+def markdown_table(cells: tuple[TableCell, ...]) -> str:
+    """A pipe table; the first row is the header, merged cells repeat their text."""
+    n_rows = max(c.row + c.row_span for c in cells)
+    n_cols = max(c.col + c.col_span for c in cells)
+    grid = [[""] * n_cols for _ in range(n_rows)]
+    for c in cells:
+        text = c.text.replace("\n", " ").replace("|", "\\|").strip()
+        for r in range(c.row, c.row + c.row_span):
+            for k in range(c.col, c.col + c.col_span):
+                grid[r][k] = text
+    lines = ["| " + " | ".join(row) + " |" for row in grid]
+    lines.insert(1, "|" + "---|" * n_cols)
+    return "\n".join(lines)
+
+
+def otsl_table(cells: tuple[TableCell, ...]) -> str:
+    """OTSL: <fcel>text / <ecel> per cell, <lcel>/<ucel>/<xcel> inside spans, <nl> per row."""
+    n_rows = max(c.row + c.row_span for c in cells)
+    n_cols = max(c.col + c.col_span for c in cells)
+    grid = [["<ecel>"] * n_cols for _ in range(n_rows)]
+    for c in cells:
+        for r in range(c.row, c.row + c.row_span):
+            for k in range(c.col, c.col + c.col_span):
+                grid[r][k] = "<xcel>" if r > c.row and k > c.col else "<ucel>" if r > c.row else "<lcel>"
+        text = c.text.replace("\n", " ").strip()
+        grid[c.row][c.col] = f"<fcel>{text}" if text else "<ecel>"
+    return "".join("".join(row) + "<nl>" for row in grid)
+
+
+def _td(cell: TableCell) -> str:
+    spans = (f' rowspan="{cell.row_span}"' if cell.row_span > 1 else "") + (
+        f' colspan="{cell.col_span}"' if cell.col_span > 1 else ""
+    )
+    # Not HTML-escaped: the targets write cell text raw, and the draft must match them.
+    return f"<td{spans}>{cell.text.strip()}</td>"
+
+
+def _formula(text: str, formula: str) -> str:
+    return f"$$\n{text}\n$$" if formula == "dollars" else f"\\[\n{text}\n\\]"

@@ -1,0 +1,90 @@
+"""Drafts of born-digital pages from the PDF's own text layer.
+
+The layout boxes come from PyMuPDF's layout model (`PageImage.layout`, filled by render);
+lines it leaves out are grouped into blocks here and typed by font size and position.
+Reading order is XY-cut over all regions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
+from hsd_cli.drafts import geometry as geo
+from hsd_cli.drafts.base import heading_level
+
+_MARGIN = 0.06  # top/bottom fraction of the page where running headers and footers live
+
+
+class TextLayerSource:
+    """Regions of a page with a visible text layer; an empty list when it has none."""
+
+    name = "text_layer"
+
+    def regions(self, page: PageImage) -> list[Region]:
+        lines = list(page.text_spans)
+        if not lines:
+            return []
+        boxes = [r.bbox for r in page.layout]
+        inside, leftovers = geo.assign_lines(lines, boxes)
+        found = [_fill(r, ls) for r, ls in zip(page.layout, inside)]
+        found = [r for r in found if r.text or r.cells or r.kind is RegionKind.FIGURE]
+        body = body_size(lines)
+        height = page.image.height
+        extra = [_block_region(b, body, height) for b in geo.group_lines(leftovers)]
+        return _in_reading_order(found + extra)
+
+
+def body_size(lines: list[TextSpan]) -> float:
+    """The font size that most characters on the page are set in."""
+    sizes = Counter()
+    for line in lines:
+        sizes[line.size] += len(line.text)
+    return sizes.most_common(1)[0][0]
+
+
+def _fill(region: Region, lines: list[TextSpan]) -> Region:
+    """A layout region with the text of its lines."""
+    if region.kind is RegionKind.CODE:
+        text = "\n".join(line.text for line in geo.sort_lines(lines))
+    else:
+        text = geo.join_lines(lines)
+    level = heading_level(text, region.level) if region.kind is RegionKind.TITLE else 0
+    cells = region.cells
+    if region.kind is RegionKind.TABLE and not cells and lines:
+        cells = geo.cells_from_lines(lines)
+    return replace(region, text=text, level=level, cells=cells, source=TextLayerSource.name)
+
+
+def _block_region(lines: list[TextSpan], body: float, page_height: float) -> Region:
+    """A region for lines no layout box claimed, typed by size, weight and position."""
+    bbox = geo.union_box([line.bbox for line in lines])
+    text = geo.join_lines(lines)
+    kind, level = _block_kind(lines, text, bbox, body, page_height)
+    return Region(bbox, kind, 0, text, level=level, source=TextLayerSource.name)
+
+
+def _block_kind(
+    lines: list[TextSpan], text: str, bbox: BBox, body: float, page_height: float
+) -> tuple[RegionKind, int]:
+    short = len(lines) <= 2 and len(text) < 120
+    if short and bbox[3] < _MARGIN * page_height:
+        return RegionKind.HEADER, 0
+    if short and bbox[1] > (1 - _MARGIN) * page_height:
+        return RegionKind.FOOTER, 0
+    size = max(line.size for line in lines)
+    if len(lines) <= 3 and body and size >= 1.2 * body:
+        return RegionKind.TITLE, heading_level(text, 1 if size >= 1.6 * body else 2)
+    if len(lines) == 1 and lines[0].bold and len(text.split()) <= 12 and not text.endswith("."):
+        return RegionKind.TITLE, heading_level(text, 3)
+    return RegionKind.TEXT, 0
+
+
+def _in_reading_order(regions: list[Region]) -> list[Region]:
+    """Regions numbered in XY-cut order; right-to-left pages read columns from the right."""
+    # XY-cut beats the layout model's own order on the corpus (mean NED 0.125 vs 0.176 on
+    # born-digital documents): the model reads some two-column pages row by row.
+    rtl = geo.is_rtl(" ".join(r.text for r in regions))
+    order = geo.reading_order([r.bbox for r in regions], rtl=rtl)
+    return [replace(regions[i], order=n) for n, i in enumerate(order)]

@@ -1,0 +1,129 @@
+"""What a PDF page knows about itself: visible text lines, layout boxes and table cells.
+
+All boxes come out in page-image pixels: `to_px` maps unrotated PDF points to pixels.
+"""
+
+from __future__ import annotations
+
+import bisect
+import warnings
+from collections import Counter
+
+import pymupdf
+
+from hsd_cli.datatypes import Region, RegionKind, TableCell, TextSpan
+
+# Text drawn with render mode 3 (OCR layers over scans) is neither filled nor stroked.
+_DRAWN = pymupdf.mupdf.FZ_STEXT_FILLED | pymupdf.mupdf.FZ_STEXT_STROKED
+_SYNTHETIC_BOLD = pymupdf.mupdf.FZ_STEXT_BOLD
+# Ligatures are expanded ("ﬁ" -> "fi"): models write the letters.
+_TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~(pymupdf.TEXT_PRESERVE_IMAGES | pymupdf.TEXT_PRESERVE_LIGATURES)
+
+# pymupdf.layout labels -> (kind, heading level)
+LAYOUT_KINDS = {
+    "title": (RegionKind.TITLE, 1),
+    "section-header": (RegionKind.TITLE, 2),
+    "text": (RegionKind.TEXT, 0),
+    "footnote": (RegionKind.TEXT, 0),
+    "list-item": (RegionKind.LIST, 0),
+    "caption": (RegionKind.CAPTION, 0),
+    "table": (RegionKind.TABLE, 0),
+    "picture": (RegionKind.FIGURE, 0),
+    "formula": (RegionKind.EQUATION, 0),
+    "code": (RegionKind.CODE, 0),
+    "page-header": (RegionKind.HEADER, 0),
+    "page-footer": (RegionKind.FOOTER, 0),
+}
+
+
+def visible_lines(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple[TextSpan, ...]:
+    """Text lines a reader can see (invisible OCR layers and transparent text are skipped)."""
+    lines = []
+    for block in page.get_text("dict", flags=_TEXT_FLAGS)["blocks"]:
+        for line in block.get("lines", ()):
+            spans = [s for s in line["spans"] if _is_visible(s)]
+            text = "".join(s["text"] for s in spans).strip()
+            if text:
+                bbox = pymupdf.Rect(line["bbox"]) * to_px
+                size, bold = _line_style(spans)
+                lines.append(TextSpan(tuple(bbox), text, size, bold))
+    return tuple(lines)
+
+
+def layout_regions(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple[Region, ...]:
+    """Regions from PyMuPDF's layout model, in its reading order; tables carry cells."""
+    import pymupdf.layout  # noqa: F401  (loads the ONNX model once, registers page.get_layout)
+
+    with warnings.catch_warnings():  # its features take log(0) on degenerate boxes
+        warnings.simplefilter("ignore", RuntimeWarning)
+        page.get_layout()
+    regions = []
+    for *box, label in page.layout_information or ():
+        kind, level = LAYOUT_KINDS.get(label, (RegionKind.TEXT, 0))
+        rect = pymupdf.Rect(box)
+        cells = table_cells(page, rect) if kind is RegionKind.TABLE else ()
+        bbox = tuple(rect * to_px)
+        regions.append(Region(bbox, kind, len(regions), "", cells, level, "pymupdf.layout"))
+    return tuple(regions)
+
+
+def table_cells(page: pymupdf.Page, clip: pymupdf.Rect) -> tuple[TableCell, ...]:
+    """Cells of the largest table PyMuPDF finds inside `clip` (ruled first, then by text)."""
+    for strategy in ("lines", "text"):
+        tables = page.find_tables(clip=clip, strategy=strategy).tables
+        if tables:
+            table = max(tables, key=lambda t: t.row_count * t.col_count)
+            return _cells(table, page.get_text("words", clip=clip))
+    return ()
+
+
+def _cells(table, words: list) -> tuple[TableCell, ...]:
+    xs = sorted({round(c[0], 1) for row in table.rows for c in row.cells if c} | {table.bbox[2]})
+    ys = [row.bbox[1] for row in table.rows] + [table.bbox[3]]
+    header = 0 if not table.header.external else -1
+    cells = []
+    for r, row in enumerate(table.rows):
+        for box in filter(None, row.cells):
+            col = bisect.bisect_left(xs, round(box[0], 1) - 0.5)
+            col_span = max(1, bisect.bisect_left(xs, box[2] - 1) - col)
+            row_span = max(1, bisect.bisect_left(ys, box[3] - 1) - r)
+            text = _words_in(words, box)
+            cells.append(TableCell(r, col, text, row_span, col_span, r == header))
+    return _drop_empty_columns(cells)
+
+
+def _words_in(words: list, box) -> str:
+    x0, y0, x1, y1 = box
+    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+    inside.sort(key=lambda w: (w[5], w[6], w[7]))  # block, line, word number
+    return " ".join(w[4] for w in inside)
+
+
+def _drop_empty_columns(cells: list[TableCell]) -> tuple[TableCell, ...]:
+    """Ruling lines often split tables into empty slivers; keep the columns that hold text."""
+    used = sorted({c.col for c in cells if c.text})
+    remap = {col: i for i, col in enumerate(used)}
+    kept = []
+    for c in cells:
+        covered = [k for k in used if c.col <= k < c.col + c.col_span]
+        if covered:
+            col = remap[covered[0]]
+            kept.append(TableCell(c.row, col, c.text, c.row_span, len(covered), c.is_header))
+    return tuple(kept)
+
+
+def _is_visible(span: dict) -> bool:
+    return span.get("alpha", 255) > 0 and bool(span.get("char_flags", _DRAWN) & _DRAWN)
+
+
+def _line_style(spans: list[dict]) -> tuple[float, bool]:
+    """Font size (points) and boldness carried by most of the line's characters."""
+    sizes: Counter[float] = Counter()
+    bold = 0
+    for s in spans:
+        n = len(s["text"].strip())
+        sizes[round(s["size"], 1)] += n
+        if s["flags"] & pymupdf.TEXT_FONT_BOLD or s.get("char_flags", 0) & _SYNTHETIC_BOLD:
+            bold += n
+    total = sum(sizes.values())
+    return sizes.most_common(1)[0][0], total > 0 and bold * 2 > total

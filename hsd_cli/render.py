@@ -1,0 +1,212 @@
+"""Open PDFs and page images, select pages, and render them to `PageImage`s.
+
+Every bad input raises `InputError` whose message names the cause (the caller adds the path).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from hsd_cli import pdftext
+from hsd_cli.datatypes import PageImage
+from hsd_cli.errors import InputError
+
+MAX_PIXELS = 60_000_000  # a rendered page above this is refused rather than risking memory
+IMAGE_FORMATS = {"PNG", "JPEG", "MPO", "TIFF", "WEBP", "BMP", "GIF"}
+
+# MuPDF prints repair warnings for slightly broken files; our own errors say what matters.
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+
+@dataclass
+class Document:
+    """An open input: a PDF (`pdf`) or an image file whose frames are pages (`image`)."""
+
+    path: Path
+    page_count: int
+    pdf: pymupdf.Document | None = None
+    image: Image.Image | None = None
+
+    def close(self) -> None:
+        if self.pdf is not None:
+            self.pdf.close()
+        if self.image is not None:
+            self.image.close()
+
+    def __enter__(self) -> Document:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_document(path: str | Path, password: str | None = None) -> Document:
+    """Open a PDF or image file; raise `InputError` naming why it cannot be used."""
+    path = Path(path)
+    head = _read_head(path)
+    if b"%PDF-" in head:
+        return _open_pdf(path, password)
+    if path.suffix.lower() == ".pdf":
+        raise InputError("not a PDF: the file has no %PDF header (corrupted or another format)")
+    return _open_image(path)
+
+
+def count_pages(path: str | Path, password: str | None = None) -> int:
+    """Number of pages of a PDF, or frames of an image file."""
+    with open_document(path, password) as doc:
+        return doc.page_count
+
+
+def parse_page_spec(spec: str | None, n_pages: int) -> list[int]:
+    """Turn "1-3,7" (1-based, inclusive; "5-" and "-2" allowed) into sorted 0-based indices."""
+    if spec is None or not spec.strip():
+        return list(range(n_pages))
+    picked: set[int] = set()
+    for part in (p.strip() for p in spec.split(",")):
+        match = re.fullmatch(r"(\d*)\s*(-?)\s*(\d*)", part)
+        if not part or not match or not (match[1] or match[3]):
+            raise ValueError(f"bad page range {part!r} in {spec!r}; use e.g. 1-3,7")
+        first = int(match[1]) if match[1] else 1
+        last = (int(match[3]) if match[3] else n_pages) if match[2] else first
+        if first > last:
+            raise ValueError(f"page range {part!r} runs backwards")
+        if first < 1 or last > n_pages:
+            raise ValueError(f"page range {part!r} is outside 1-{n_pages}")
+        picked.update(range(first - 1, last))
+    return sorted(picked)
+
+
+def iter_pages(
+    path: str | Path,
+    pages: str | None = None,
+    dpi: int = 144,
+    max_pages: int | None = None,
+    password: str | None = None,
+    analyze: bool = True,
+) -> Iterator[PageImage]:
+    """Render the selected pages; `analyze` adds the PDF's layout boxes and tables."""
+    with open_document(path, password) as doc:
+        indices = parse_page_spec(pages, doc.page_count)[:max_pages]
+        for index in indices:
+            if doc.pdf is not None:
+                yield _render_pdf_page(doc, index, dpi, analyze)
+            else:
+                yield _image_page(doc, index, dpi)
+
+
+def _read_head(path: Path) -> bytes:
+    try:
+        with path.open("rb") as f:
+            head = f.read(1024)
+    except FileNotFoundError:
+        raise InputError("file not found") from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file") from None
+    except PermissionError:
+        raise InputError("cannot read the file: permission denied") from None
+    except OSError as e:
+        raise InputError(f"cannot read the file: {e.strerror or e}") from None
+    if not head:
+        raise InputError("empty file (0 bytes)")
+    return head
+
+
+def _open_pdf(path: Path, password: str | None) -> Document:
+    try:
+        pdf = pymupdf.open(path, filetype="pdf")
+    except Exception as e:  # MuPDF raises several types for broken files
+        raise InputError(f"corrupted PDF, cannot be opened ({_short(e)})") from None
+    if pdf.needs_pass:
+        if password is None:
+            pdf.close()
+            raise InputError("encrypted PDF: a password is needed (--password)")
+        if not pdf.authenticate(password):
+            pdf.close()
+            raise InputError("encrypted PDF: the password is wrong")
+    if pdf.page_count == 0:
+        pdf.close()
+        raise InputError("the PDF has zero pages")
+    return Document(path, pdf.page_count, pdf=pdf)
+
+
+def _open_image(path: Path) -> Document:
+    try:
+        image = Image.open(path)
+    except UnidentifiedImageError:
+        raise InputError("not a document: neither a PDF nor a supported image") from None
+    except Image.DecompressionBombError:
+        raise InputError(f"image too large (over {MAX_PIXELS // 10**6} MP)") from None
+    except OSError as e:
+        raise InputError(f"corrupted image ({_short(e)})") from None
+    if image.format not in IMAGE_FORMATS:
+        image.close()
+        raise InputError(f"unsupported image format {image.format}")
+    return Document(path, getattr(image, "n_frames", 1), image=image)
+
+
+def _render_pdf_page(doc: Document, index: int, dpi: int, analyze: bool) -> PageImage:
+    try:
+        page = doc.pdf[index]
+        _check_pixels(page.rect.width * dpi / 72, page.rect.height * dpi / 72, index, dpi)
+        matrix = pymupdf.Matrix(dpi / 72, dpi / 72)
+        pix = page.get_pixmap(matrix=matrix, colorspace=pymupdf.csRGB, alpha=False)
+        image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+        to_px = page.rotation_matrix * matrix  # text coords are unrotated PDF points
+        spans = pdftext.visible_lines(page, to_px)
+        layout = _analyze(page, to_px) if analyze and spans else ()
+    except InputError:
+        raise
+    except Exception as e:
+        raise InputError(f"page {index + 1} cannot be rendered ({_short(e)})") from None
+    return PageImage(doc.path, index, image, dpi, text_spans=spans, layout=layout)
+
+
+def _analyze(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple:
+    """Layout regions, or none: the analysis only sharpens drafts, so it never fails a page."""
+    try:
+        return pdftext.layout_regions(page, to_px)
+    except Exception:  # pymupdf-layout missing, or its model tripping on an odd page
+        return ()
+
+
+def _image_page(doc: Document, index: int, dpi: int) -> PageImage:
+    try:
+        doc.image.seek(index)
+        _check_pixels(doc.image.width, doc.image.height, index, None)
+        image = _to_rgb(ImageOps.exif_transpose(doc.image))
+    except InputError:
+        raise
+    except Exception as e:
+        raise InputError(f"page {index + 1}: corrupted image data ({_short(e)})") from None
+    own_dpi = doc.image.info.get("dpi", (dpi, dpi))[0]
+    return PageImage(doc.path, index, image, int(round(float(own_dpi))) or dpi)
+
+
+def _to_rgb(image: Image.Image) -> Image.Image:
+    """RGB copy; transparent parts become white (not black) and 16-bit greys keep contrast."""
+    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
+        image = image.convert("I").point(lambda v: v / 256).convert("L")
+    if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
+        rgba = image.convert("RGBA")
+        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        return Image.alpha_composite(white, rgba).convert("RGB")
+    return image.convert("RGB")
+
+
+def _check_pixels(width: float, height: float, index: int, dpi: int | None) -> None:
+    if width * height <= MAX_PIXELS:
+        return
+    size = f"{width:.0f} x {height:.0f} px ({width * height / 1e6:.0f} MP)"
+    hint = f" at {dpi} dpi; lower --dpi" if dpi else ""
+    raise InputError(f"page {index + 1} too large: {size}{hint}, limit {MAX_PIXELS // 10**6} MP")
+
+
+def _short(e: Exception) -> str:
+    return str(e).splitlines()[0][:120] if str(e) else type(e).__name__

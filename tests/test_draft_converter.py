@@ -1,0 +1,23 @@
+"""`--method draft`: the drafts themselves as the page's Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hsd_cli.datatypes import PageStatus
+from hsd_cli.draft_converter import DraftConverter
+from hsd_cli.render import iter_pages
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
+
+
+def test_draft_converter_page_result() -> None:
+    """An ok PageResult naming the source used, with timing and Markdown."""
+    converter = DraftConverter("auto")
+    (page,) = iter_pages(SAMPLES / "two_columns.pdf", dpi=72)
+    result = converter.convert(page)
+    assert result.status is PageStatus.OK and result.method == "draft"
+    assert result.draft_source == "text_layer" and result.page == 1 and result.t_draft > 0
+    assert result.markdown.startswith("## Reading Order in Two Columns\n\nTwo-column layouts")
+    assert result.markdown.index("left column first") < result.markdown.index("gaps between")
+    assert converter.options_key()["draft_source"] == "auto"

@@ -1,0 +1,190 @@
+"""Rendering PDFs and images to PageImages; page selection; one clear error per bad input."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pymupdf
+import pytest
+from PIL import Image
+
+from hsd_cli import render
+from hsd_cli.errors import InputError
+from hsd_cli.render import count_pages, iter_pages, parse_page_spec
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
+ZERO_PAGES = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
+              b"2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"
+              b"trailer<</Root 1 0 R>>\n%%EOF\n")
+
+
+def make_pdf(path: Path, text: str = "Hello world", rotation: int = 0, **insert) -> Path:
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=200)
+    page.insert_text((20, 50), text, fontsize=14, **insert)
+    page.set_rotation(rotation)
+    doc.save(path)
+    return path
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    (None, [0, 1, 2, 3, 4]),
+    ("1-3,7", None),  # 7 is outside a 5-page document: checked below
+    ("2", [1]),
+    ("1-3, 5", [0, 1, 2, 4]),
+    ("3-", [2, 3, 4]),
+    ("-2", [0, 1]),
+    ("4,2,2-3", [1, 2, 3]),  # sorted and unique, not [3, 1, 1, 2]
+])  # fmt: skip
+def test_parse_page_spec(spec, expected) -> None:
+    """1-based inclusive ranges become sorted unique 0-based indices."""
+    if expected is None:
+        assert parse_page_spec(spec, 7) == [0, 1, 2, 6]
+    else:
+        assert parse_page_spec(spec, 5) == expected
+
+
+@pytest.mark.parametrize("spec", ["0", "6", "3-1", "a", "1,,2", "1-2-3", "-"])
+def test_parse_page_spec_rejects(spec) -> None:
+    """Bad ranges raise ValueError with the offending part."""
+    with pytest.raises(ValueError, match="page range"):
+        parse_page_spec(spec, 5)
+
+
+def test_pdf_pages_with_text_layer() -> None:
+    """Sample PDF: RGB pages at the asked dpi, text lines in pixels, headings bold and large."""
+    pages = list(iter_pages(SAMPLES / "born_digital.pdf", dpi=72, analyze=False))
+    assert [p.index for p in pages] == [0, 1] and pages[1].number == 2
+    page = pages[0]
+    assert page.image.mode == "RGB" and page.image.size == (595, 842) and page.dpi == 72
+    title = page.text_spans[0]
+    assert title.text == "Fast Document Parsing" and title.bold and title.size == 22
+    x0, y0, x1, y1 = title.bbox
+    assert 60 < x0 < x1 < 595 and 60 < y0 < y1 < 120
+
+
+def test_page_selection_and_max_pages() -> None:
+    """--pages picks pages, --max-pages caps them; count_pages counts all."""
+    path = SAMPLES / "born_digital.pdf"
+    assert count_pages(path) == 2
+    assert [p.number for p in iter_pages(path, pages="2", dpi=36, analyze=False)] == [2]
+    assert [p.number for p in iter_pages(path, dpi=36, max_pages=1, analyze=False)] == [1]
+
+
+def test_layout_analysis_finds_table_cells() -> None:
+    """With analysis on, the page carries layout regions; the sample table has its cells."""
+    page = list(iter_pages(SAMPLES / "born_digital.pdf", pages="2", dpi=72))[0]
+    (table,) = [r for r in page.layout if r.cells]
+    assert {(c.row, c.col): c.text for c in table.cells}[(2, 2)] == "2.6x"
+
+
+def test_rotated_page_renders_as_displayed(tmp_path: Path) -> None:
+    """/Rotate 90 gives a landscape image; the text box turns with it and stays inside."""
+    (page,) = iter_pages(make_pdf(tmp_path / "r.pdf", rotation=90), dpi=72, analyze=False)
+    assert page.image.size == (200, 300)
+    x0, y0, x1, y1 = page.text_spans[0].bbox
+    assert 0 <= x0 < x1 <= 200 and 0 <= y0 < y1 <= 300 and (y1 - y0) > (x1 - x0)
+
+
+def test_invisible_text_is_skipped(tmp_path: Path) -> None:
+    """Render mode 3 (an OCR layer over a scan) is not a visible text layer."""
+    (page,) = iter_pages(make_pdf(tmp_path / "i.pdf", render_mode=3), dpi=36, analyze=False)
+    assert page.text_spans == ()
+
+
+def test_png_page() -> None:
+    """A PNG is one page, RGB, at its own size."""
+    (page,) = iter_pages(SAMPLES / "page.png")
+    assert page.image.mode == "RGB" and page.image.size == Image.open(SAMPLES / "page.png").size
+
+
+def test_exif_orientation_is_applied(tmp_path: Path) -> None:
+    """EXIF orientation 6 (camera turned) gives the upright, portrait page."""
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.new("RGB", (200, 100), "white").save(tmp_path / "p.jpg", exif=exif)
+    (page,) = iter_pages(tmp_path / "p.jpg")
+    assert page.image.size == (100, 200)
+
+
+def test_multipage_tiff(tmp_path: Path) -> None:
+    """Each TIFF frame is a page."""
+    frames = [Image.new("L", (50, 60), v) for v in (0, 128, 255)]
+    frames[0].save(tmp_path / "t.tiff", save_all=True, append_images=frames[1:])
+    assert count_pages(tmp_path / "t.tiff") == 3
+    pages = list(iter_pages(tmp_path / "t.tiff", pages="2-3"))
+    assert [p.image.getpixel((0, 0)) for p in pages] == [(128,) * 3, (255,) * 3]
+
+
+def test_transparent_png_gets_white_background(tmp_path: Path) -> None:
+    """Transparent pixels become white, not black."""
+    Image.new("RGBA", (20, 20), (0, 0, 0, 0)).save(tmp_path / "a.png")
+    (page,) = iter_pages(tmp_path / "a.png")
+    assert page.image.getpixel((5, 5)) == (255, 255, 255)
+
+
+def encrypted_pdf(path: Path) -> Path:
+    doc = pymupdf.open(make_pdf(path.with_suffix(".plain.pdf")))
+    doc.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="1234", owner_pw="owner")
+    return path
+
+
+@pytest.mark.parametrize(("name", "content", "message"), [
+    ("missing.pdf", None, "file not found"),
+    ("empty.pdf", b"", "empty file"),
+    ("notes.pdf", b"just some text, renamed to .pdf\n", "not a PDF"),
+    ("broken.pdf", b"%PDF-1.7\n" + bytes(range(256)) * 8, "corrupted PDF|zero pages"),
+    ("zero.pdf", ZERO_PAGES, "zero pages"),
+    ("noise.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "corrupted image|not a document"),
+    ("notes.txt", b"plain text\n", "not a document"),
+])  # fmt: skip
+def test_bad_inputs_raise_input_error(tmp_path: Path, name, content, message) -> None:
+    """Each bad file gives InputError with a one-line message naming the cause."""
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(InputError, match=message) as info:
+        list(iter_pages(path))
+    assert "\n" not in str(info.value)
+
+
+def test_directory_is_not_a_document(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="directory"):
+        count_pages(tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_unreadable_file(tmp_path: Path) -> None:
+    path = make_pdf(tmp_path / "locked.pdf")
+    path.chmod(0)
+    with pytest.raises(InputError, match="permission denied"):
+        count_pages(path)
+
+
+def test_encrypted_pdf_needs_the_right_password(tmp_path: Path) -> None:
+    """No password and a wrong one are InputErrors; the right one opens the file."""
+    path = encrypted_pdf(tmp_path / "secret.pdf")
+    with pytest.raises(InputError, match="password is needed"):
+        count_pages(path)
+    with pytest.raises(InputError, match="password is wrong"):
+        count_pages(path, password="nope")
+    (page,) = iter_pages(path, password="1234", dpi=36, analyze=False)
+    assert page.text_spans[0].text == "Hello world"
+
+
+def test_page_too_large_mentions_dpi(tmp_path: Path) -> None:
+    """A page over the pixel limit is refused before rendering, with a hint to lower --dpi."""
+    doc = pymupdf.open()
+    doc.new_page(width=5000, height=5000)
+    doc.save(tmp_path / "huge.pdf")
+    with pytest.raises(InputError, match="too large.*--dpi"):
+        list(iter_pages(tmp_path / "huge.pdf", dpi=300))
+    assert len(list(iter_pages(tmp_path / "huge.pdf", dpi=36))) == 1
+
+
+def test_image_too_large(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(render, "MAX_PIXELS", 100)
+    Image.new("RGB", (20, 20)).save(tmp_path / "big.png")
+    with pytest.raises(InputError, match="too large"):
+        list(iter_pages(tmp_path / "big.png"))
