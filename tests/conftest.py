@@ -11,7 +11,7 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"  # a test must never need the network
 sys.path.insert(0, str(Path(__file__).parent))
 
-FAMILIES = ("qwen2_5_vl", "qwen3_vl", "hunyuan_vl", "paddleocr_vl")
+FAMILIES = ("qwen2_5_vl", "qwen3_vl", "hunyuan_vl", "paddleocr_vl", "glm_ocr", "lighton_ocr", "deepseek_ocr2")
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,9 @@
 
 The directory loads like a real one: `AutoModelForImageTextToText.from_pretrained(dir)` and
 `hsd_cli.targets.processors.load_processor(dir, family)`. Sizes follow /work/shared/transformers-facts.md §1:
-text hidden 128, 2 layers; images are capped at <= 64 merged image tokens.
+text hidden 128, 2 layers; images are capped at <= 64 merged image tokens, except DeepSeek-OCR-2, whose
+learnable queries fix 144 tokens per 768-px view. dots.ocr is not here: its modeling code exists only
+as remote code on the hub.
 """
 
 from __future__ import annotations
@@ -18,14 +20,24 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: E402
+from tokenizers import processors as post_processors  # noqa: E402
 from transformers import (  # noqa: E402
+    DeepseekOcr2Config,
+    DeepseekOcr2ForConditionalGeneration,
+    DeepseekOcr2ImageProcessorPil,
     GenerationConfig,
+    Glm46VImageProcessorPil,
+    GlmOcrConfig,
+    GlmOcrForConditionalGeneration,
     HunYuanVLConfig,
     HunYuanVLForConditionalGeneration,
     HunYuanVLImageProcessorPil,
+    LightOnOcrConfig,
+    LightOnOcrForConditionalGeneration,
     PaddleOCRVLConfig,
     PaddleOCRVLForConditionalGeneration,
     PaddleOCRVLImageProcessorPil,
+    PixtralImageProcessorPil,
     PreTrainedTokenizerFast,
     Qwen2_5_VLConfig,
     Qwen2_5_VLForConditionalGeneration,
@@ -40,7 +52,8 @@ from transformers.utils import logging as hf_logging  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hsd_cli.targets.processors import PROCESSOR_CLASSES  # noqa: E402
 
-FAMILIES = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "hunyuan_vl", "paddleocr_vl")
+FAMILIES = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "hunyuan_vl", "paddleocr_vl", "glm_ocr", "lighton_ocr",
+            "deepseek_ocr2")
 VOCAB_SIZE = 640  # model vocab; the trained tokenizer stays below it
 TEXT = dict(hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=4,
             num_key_value_heads=2, max_position_embeddings=4096)
@@ -79,6 +92,12 @@ _HY = {"bos": "<｜hy_begin▁of▁sentence｜>", "eos": "<｜hy_place▁holder�
        "image": "<｜hy_place▁holder▁no▁102｜>", "newline": "<｜hy_place▁holder▁no▁103｜>"}
 _PADDLE = ["<unk>", "<s>", "</s>", "<|begin_of_sentence|>", "<|IMAGE_START|>", "<|IMAGE_END|>",
            "<|IMAGE_PLACEHOLDER|>", "<|VIDEO_PLACEHOLDER|>"]
+_GLM = ["<|endoftext|>", "[MASK]", "[gMASK]", "[sMASK]", "<sop>", "<eop>", "<|system|>", "<|user|>", "<|assistant|>",
+        "<|observation|>", "<|begin_of_image|>", "<|end_of_image|>", "<|begin_of_video|>", "<|end_of_video|>",
+        "<|image|>", "<|video|>"]
+_LIGHTON = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>"]
+_DEEPSEEK = ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜▁pad▁｜>", "<image>", "<|grounding|>",
+             "<|ref|>", "<|/ref|>", "<|det|>", "<|/det|>"]
 
 # Chat templates shaped like the real ones (Qwen2/2.5-VL insert a default system turn, Qwen3-VL does not).
 _QWEN_TURNS = (
@@ -100,6 +119,21 @@ _HY_TEMPLATE = (
     + "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}"
     "{% if message['role'] == 'system' %}" + _HY["sys"]
     + "{% elif message['role'] == 'user' %}" + _HY["user"] + "{% else %}" + _HY["eos"] + "{% endif %}{% endfor %}"
+)
+# GLM-OCR: "[gMASK]<sop><|user|>\n<image>PROMPT<|assistant|>\n"; a turn ends at the next role token.
+_GLM_TEMPLATE = (
+    "[gMASK]<sop>{% for message in messages %}<|{{ message['role'] }}|>\n"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'image' %}<|begin_of_image|><|image|><|end_of_image|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
+# LightOnOCR: Qwen3 turns with a bare <|image_pad|>, which the processor expands to the image tokens.
+_LIGHTON_TEMPLATE = _QWEN_TURNS.replace("<|vision_start|><|image_pad|><|vision_end|>", "<|image_pad|>")
+# DeepSeek-OCR-2 is prompted without roles ("plain" format): "<image>\nPROMPT", BOS added by the tokenizer.
+_DEEPSEEK_TEMPLATE = (
+    "{% for message in messages %}{% for c in message['content'] %}{% if c['type'] == 'image' %}<image>\n"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endfor %}"
 )
 # PaddleOCR-VL: "User: <image>PROMPT\nAssistant: ", assistant turns end with </s>.
 _PADDLE_TEMPLATE = (
@@ -129,6 +163,17 @@ TOKENIZER_SPECS = {
         roles=dict(bos_token="<s>", eos_token="</s>", pad_token="<unk>", unk_token="<unk>"),
         extra={"image_token": "<|IMAGE_PLACEHOLDER|>"},
     ),
+    "glm_ocr": dict(special=_GLM, template=_GLM_TEMPLATE, extra={},
+                    roles=dict(eos_token="<|user|>", pad_token="<|endoftext|>")),
+    "lighton_ocr": dict(
+        special=_LIGHTON, template=_LIGHTON_TEMPLATE, roles=dict(eos_token="<|im_end|>", pad_token="<|endoftext|>"),
+        extra={"image_token": "<|image_pad|>", "image_break_token": "<|vision_pad|>",
+               "image_end_token": "<|vision_end|>"},
+    ),
+    "deepseek_ocr2": dict(
+        special=_DEEPSEEK, template=_DEEPSEEK_TEMPLATE, extra={"image_token": "<image>"},
+        roles=dict(bos_token=_DEEPSEEK[0], eos_token=_DEEPSEEK[1], pad_token=_DEEPSEEK[2]),
+    ),
 }
 
 # Image processors: max_pixels keeps a page at <= 64 merged image tokens (8x8 merged patches of 2x2).
@@ -141,6 +186,11 @@ IMAGE_PROCESSORS = {
                                                  image_std=[0.5] * 3),
     "hunyuan_vl": lambda: HunYuanVLImageProcessorPil(size=_SIZE_16),
     "paddleocr_vl": lambda: PaddleOCRVLImageProcessorPil(size=_SIZE_14),
+    "glm_ocr": lambda: Glm46VImageProcessorPil(size=_SIZE_14),
+    # Pixtral resizes to multiples of patch_size; 28 = 14 x spatial merge keeps the merger exact.
+    "lighton_ocr": lambda: PixtralImageProcessorPil(size={"longest_edge": 252}, patch_size=28),
+    # The learnable queries fix the views at 768 px (144 tokens each); the processor adds >= 2 tiles.
+    "deepseek_ocr2": lambda: DeepseekOcr2ImageProcessorPil(size={"height": 768, "width": 768}),
 }
 
 
@@ -153,46 +203,103 @@ def build_tokenizer(family: str) -> PreTrainedTokenizerFast:
     trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=spec["special"], show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     bpe.train_from_iterator(CORPUS.splitlines(), trainer=trainer)
+    if family == "deepseek_ocr2":  # a Llama-style tokenizer: BOS on every encode
+        bos = spec["roles"]["bos_token"]
+        bpe.post_processor = post_processors.TemplateProcessing(single=f"{bos} $A", special_tokens=[(bos, 0)])
     return PreTrainedTokenizerFast(tokenizer_object=bpe, extra_special_tokens=spec["extra"],
                                    chat_template=spec["template"], **spec["roles"])
 
 
 def build_config(family: str, tok: PreTrainedTokenizerFast):
     """A tiny config of the family's real architecture with every token id taken from `tok`."""
-    ids = tok.convert_tokens_to_ids
+    if family not in CONFIG_BUILDERS:
+        raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
     text = dict(TEXT, vocab_size=VOCAB_SIZE, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
                 pad_token_id=tok.pad_token_id)
-    if family == "hunyuan_vl":
-        text.update(head_dim=32, eod_token_id=tok.eos_token_id, sep_token_id=ids(_HY["sys"]),
-                    rope_parameters={"rope_type": "default", "rope_theta": 1e4, "mrope_section": [4, 4, 4, 4]})
-        vision = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2,
-                      out_hidden_size=128, patch_size=16, spatial_merge_size=2)
-        return HunYuanVLConfig(text_config=text, vision_config=vision, image_token_id=ids(_HY["image"]),
-                               im_start_id=ids(_HY["image_start"]), im_end_id=ids(_HY["image_end"]),
-                               im_newline_id=ids(_HY["newline"]))
-    if family == "paddleocr_vl":
-        text.update(head_dim=32, rope_parameters=ROPE)
-        vision = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2,
-                      image_size=56, patch_size=14)
-        return PaddleOCRVLConfig(
-            text_config=text, vision_config=vision, image_token_id=ids("<|IMAGE_PLACEHOLDER|>"),
-            video_token_id=ids("<|VIDEO_PLACEHOLDER|>"), vision_start_token_id=ids("<|IMAGE_START|>"),
-            vision_end_token_id=ids("<|IMAGE_END|>"))
-    qwen_ids = dict(image_token_id=ids("<|image_pad|>"), video_token_id=ids("<|video_pad|>"),
-                    vision_start_token_id=ids("<|vision_start|>"), vision_end_token_id=ids("<|vision_end|>"))
-    if family == "qwen2_vl":
-        vision = dict(depth=2, embed_dim=64, hidden_size=128, num_heads=2, mlp_ratio=2, patch_size=14)
-        return Qwen2VLConfig(text_config=dict(text, rope_parameters=ROPE), vision_config=vision, **qwen_ids)
-    if family == "qwen2_5_vl":
-        vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=128,
-                      patch_size=14, window_size=56, fullatt_block_indexes=[1])
-        return Qwen2_5_VLConfig(text_config=dict(text, rope_parameters=ROPE), vision_config=vision, **qwen_ids)
-    if family == "qwen3_vl":
-        text.update(head_dim=32, rope_parameters=dict(ROPE, mrope_interleaved=True))
-        vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=128,
-                      patch_size=16, num_position_embeddings=64, deepstack_visual_indexes=[0])
-        return Qwen3VLConfig(text_config=text, vision_config=vision, **qwen_ids)
-    raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
+    return CONFIG_BUILDERS[family](text, tok.convert_tokens_to_ids)
+
+
+def _hunyuan(text, ids):
+    text.update(head_dim=32, eod_token_id=text["eos_token_id"], sep_token_id=ids(_HY["sys"]),
+                rope_parameters={"rope_type": "default", "rope_theta": 1e4, "mrope_section": [4, 4, 4, 4]})
+    vision = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2,
+                  out_hidden_size=128, patch_size=16, spatial_merge_size=2)
+    return HunYuanVLConfig(text_config=text, vision_config=vision, image_token_id=ids(_HY["image"]),
+                           im_start_id=ids(_HY["image_start"]), im_end_id=ids(_HY["image_end"]),
+                           im_newline_id=ids(_HY["newline"]))
+
+
+def _paddle(text, ids):
+    text.update(head_dim=32, rope_parameters=ROPE)
+    vision = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2,
+                  image_size=56, patch_size=14)
+    return PaddleOCRVLConfig(
+        text_config=text, vision_config=vision, image_token_id=ids("<|IMAGE_PLACEHOLDER|>"),
+        video_token_id=ids("<|VIDEO_PLACEHOLDER|>"), vision_start_token_id=ids("<|IMAGE_START|>"),
+        vision_end_token_id=ids("<|IMAGE_END|>"))
+
+
+def _qwen_ids(ids) -> dict:
+    return dict(image_token_id=ids("<|image_pad|>"), video_token_id=ids("<|video_pad|>"),
+                vision_start_token_id=ids("<|vision_start|>"), vision_end_token_id=ids("<|vision_end|>"))
+
+
+def _qwen2(text, ids):
+    vision = dict(depth=2, embed_dim=64, hidden_size=128, num_heads=2, mlp_ratio=2, patch_size=14)
+    return Qwen2VLConfig(text_config=dict(text, rope_parameters=ROPE), vision_config=vision, **_qwen_ids(ids))
+
+
+def _qwen2_5(text, ids):
+    vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=128,
+                  patch_size=14, window_size=56, fullatt_block_indexes=[1])
+    return Qwen2_5_VLConfig(text_config=dict(text, rope_parameters=ROPE), vision_config=vision, **_qwen_ids(ids))
+
+
+def _qwen3(text, ids):
+    text.update(head_dim=32, rope_parameters=dict(ROPE, mrope_interleaved=True))
+    vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=128,
+                  patch_size=16, num_position_embeddings=64, deepstack_visual_indexes=[0])
+    return Qwen3VLConfig(text_config=text, vision_config=vision, **_qwen_ids(ids))
+
+
+def _glm_ocr(text, ids):
+    text.update(head_dim=32, rope_parameters=dict(ROPE, partial_rotary_factor=1.0))
+    vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=128,
+                  patch_size=14, spatial_merge_size=2, image_size=56)
+    return GlmOcrConfig(
+        text_config=text, vision_config=vision, image_token_id=ids("<|image|>"), video_token_id=ids("<|video|>"),
+        image_start_token_id=ids("<|begin_of_image|>"), image_end_token_id=ids("<|end_of_image|>"),
+        video_start_token_id=ids("<|begin_of_video|>"), video_end_token_id=ids("<|end_of_video|>"))
+
+
+def _lighton_ocr(text, ids):
+    # Sub-configs by model_type, as the real checkpoint stores them: Qwen3 text, Pixtral vision.
+    text.update(model_type="qwen3", head_dim=32, rope_parameters={"rope_type": "default", "rope_theta": 1e4})
+    vision = dict(model_type="pixtral", hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                  num_attention_heads=2, head_dim=32, patch_size=14, image_size=1540)
+    return LightOnOcrConfig(text_config=text, vision_config=vision, image_token_id=ids("<|image_pad|>"))
+
+
+def _deepseek_ocr2(text, ids):
+    # SAM feeds a Qwen2 encoder that appends 144 learnable queries per 768-px view (the processor's token
+    # count). Patches of 64 px (real: 16) give SAM 12x12 tokens instead of 48x48, 2x2 after its two
+    # stride-2 convs: the same query path at 1/16 of the cost. The decoder is MoE: layer 0 dense,
+    # layer 1 with 4 routed experts (top 2) + 1 shared.
+    sam = dict(hidden_size=32, output_channels=16, num_hidden_layers=2, num_attention_heads=2, image_size=768,
+               patch_size=64, window_size=14, global_attn_indexes=[1], downsample_channels=[32, 64], mlp_dim=64)
+    encoder = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2,
+                   num_key_value_heads=2, max_position_embeddings=4096)
+    text.update(num_key_value_heads=4, moe_intermediate_size=64, n_routed_experts=4, num_experts_per_tok=2,
+                n_shared_experts=1, mlp_layer_types=["dense", "sparse"],
+                rope_parameters={"rope_type": "default", "rope_theta": 1e4})
+    return DeepseekOcr2Config(vision_config=dict(sam_config=sam, encoder_config=encoder), text_config=text,
+                              image_token_id=ids("<image>"))
+
+
+CONFIG_BUILDERS = {
+    "qwen2_vl": _qwen2, "qwen2_5_vl": _qwen2_5, "qwen3_vl": _qwen3, "hunyuan_vl": _hunyuan, "paddleocr_vl": _paddle,
+    "glm_ocr": _glm_ocr, "lighton_ocr": _lighton_ocr, "deepseek_ocr2": _deepseek_ocr2,
+}
 
 
 MODEL_CLASSES = {
@@ -201,13 +308,21 @@ MODEL_CLASSES = {
     "qwen3_vl": Qwen3VLForConditionalGeneration,
     "hunyuan_vl": HunYuanVLForConditionalGeneration,
     "paddleocr_vl": PaddleOCRVLForConditionalGeneration,
+    "glm_ocr": GlmOcrForConditionalGeneration,
+    "lighton_ocr": LightOnOcrForConditionalGeneration,
+    "deepseek_ocr2": DeepseekOcr2ForConditionalGeneration,
 }
 
 
 _QK_NORMS = ("q_norm", "k_norm", "query_layernorm", "key_layernorm")  # Qwen3-VL, HunYuanVL text attention
 
 
-def _reinit(model: torch.nn.Module, seed: int) -> None:
+# DeepSeek-OCR-2 has no QK norm but ~1000 image tokens per page (7 views x 144): attention over them is
+# near-uniform and greedy output repeats 3-4 tokens in 20. q and k x sqrt(3) (logits x 3): 12-19 distinct.
+_SHARP_QK = {"deepseek_ocr2": ("q_proj.weight", "k_proj.weight")}
+
+
+def _reinit(model: torch.nn.Module, seed: int, sharp_qk: tuple[str, ...] = ()) -> None:
     # The default init (std 0.02) makes greedy output degenerate (one repeated token, or EOS at once).
     # std 0.15 gave 75-95 distinct tokens in 100 on every family (0.1: 20-60 on Paddle/Qwen2.5).
     # QK-norm gains x3: unit-RMS q and k cap attention logits at sqrt(head_dim), so attention is
@@ -219,6 +334,8 @@ def _reinit(model: torch.nn.Module, seed: int) -> None:
                 p.copy_(torch.randn(p.shape, generator=gen) * 0.15)
             elif name.startswith("model.language_model.") and name.endswith(tuple(f"{n}.weight" for n in _QK_NORMS)):
                 p.mul_(3.0)
+            if name.startswith("model.language_model.") and name.endswith(sharp_qk):
+                p.mul_(3.0**0.5)
 
 
 def build_tiny_model(family: str, out_dir: Path, seed: int = 0) -> Path:
@@ -230,7 +347,7 @@ def build_tiny_model(family: str, out_dir: Path, seed: int = 0) -> Path:
     config = build_config(family, tok)
     torch.manual_seed(seed)
     model = MODEL_CLASSES[family](config).eval()
-    _reinit(model, seed)
+    _reinit(model, seed, _SHARP_QK.get(family, ()))
     model.generation_config = GenerationConfig(bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
                                                pad_token_id=tok.pad_token_id)
     model.save_pretrained(out_dir)

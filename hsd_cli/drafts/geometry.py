@@ -140,13 +140,15 @@ def _xy_cut(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
     if len(columns) > 1:
         columns = columns[::-1] if rtl else columns
         return [i for part in columns for i in _xy_cut(part, boxes, rtl)]
-    # Then rows, at the widest gap only: a paragraph break in one column that lines up with the
-    # end of the other column must not cut both columns into rows.
+    # Then rows, at the widest gaps only: a paragraph break in one column that lines up with the
+    # end of the other column must not cut both columns into rows. (Cutting at all the equally
+    # widest gaps at once keeps the recursion shallow on evenly spaced lines.)
     rows, gaps = _split(ids, boxes, 1)
     if len(rows) > 1:
-        k = max(range(1, len(rows)), key=lambda j: gaps[j])
-        above, below = [i for r in rows[:k] for i in r], [i for r in rows[k:] for i in r]
-        return _xy_cut(above, boxes, rtl) + _xy_cut(below, boxes, rtl)
+        widest = max(gaps[1:])
+        cuts = [0] + [j for j in range(1, len(rows)) if gaps[j] >= widest - 1] + [len(rows)]
+        bands = [[i for r in rows[a:b] for i in r] for a, b in zip(cuts, cuts[1:])]
+        return [i for band in bands for i in _xy_cut(band, boxes, rtl)]
     return sorted(ids, key=lambda i: (boxes[i][1], -boxes[i][2] if rtl else boxes[i][0]))
 
 

@@ -20,11 +20,13 @@ class FamilySpec:
     page_prompt: str  # the document-parsing prompt the model was trained with
     region_prompt: str  # the plain-OCR prompt for Stage-1 region crops
     style: DraftStyle  # how this model writes tables, headings, formulas
-    n_axes: int = 3  # M-RoPE position axes
+    n_axes: int = 3  # M-RoPE position axes; 0 = plain 1D rope, position_ids [B, S]
     rope_per_row: bool = False  # batched get_rope_index numbers images across rows
     remote_code: bool = False
     published_params: str = ""  # as published, for `hsd models --sizes`
     processor_kwargs: dict = field(default_factory=dict)
+    auto_class: str = "AutoModelForImageTextToText"  # transformers Auto* class that loads it
+    max_pixels: int | None = None  # pages above this are downscaled before the processor
 
 
 class VisionTarget:
@@ -55,20 +57,24 @@ class VisionTarget:
         from transformers import DynamicCache
 
         text = self.chat_prompt(prompt)
+        images = [fit_pixels(im, self.spec.max_pixels) for im in images]
         inputs = self.processor(
             images=images, text=[text] * len(images), padding=True, padding_side="left",
             return_tensors="pt",
         ).to(self.device)
-        pos = self.rope_index(inputs)  # [n_axes, B, S]
+        pos = self.rope_index(inputs)  # [n_axes, B, S]; [1, B, S] for plain rope
+        model_pos = pos if self.spec.n_axes else pos[0]  # 1D-rope models take [B, S]
         cache = DynamicCache(config=self.model.config)
         with torch.inference_mode():
             out = self.model(
-                **inputs, position_ids=pos, past_key_values=cache, use_cache=True, logits_to_keep=1
+                **inputs, position_ids=model_pos, past_key_values=cache, use_cache=True,
+                logits_to_keep=1,
             )
         # Left padding: the last slot is the row's last prompt token, the same on every axis.
         next_pos = pos[:, :, -1].max(0).values + 1
         valid = inputs["attention_mask"].bool()
-        return HFSession(self.model, cache, valid, next_pos, pos.shape[0]), out.logits[:, -1].float()
+        session = HFSession(self.model, cache, valid, next_pos, self.spec.n_axes and pos.shape[0])
+        return session, out.logits[:, -1].float()
 
     def rope_index(self, inputs) -> torch.Tensor:
         """M-RoPE position ids [n_axes, B, S] for the prefill."""
@@ -96,6 +102,15 @@ class VisionTarget:
     def to_markdown(self, text: str) -> str:
         """The model's markup -> clean Markdown; families override."""
         return text.strip() + "\n"
+
+
+def fit_pixels(image: Image.Image, max_pixels: int | None) -> Image.Image:
+    """`image` downscaled (aspect kept) to at most `max_pixels` pixels; smaller images as they are."""
+    if max_pixels is None or image.width * image.height <= max_pixels:
+        return image
+    scale = (max_pixels / (image.width * image.height)) ** 0.5
+    size = (max(1, int(image.width * scale)), max(1, int(image.height * scale)))
+    return image.resize(size, Image.BICUBIC)
 
 
 def _eos_ids(model) -> list[int]:

@@ -6,27 +6,39 @@ import re
 
 from hsd_cli.drafts.markup import DraftStyle
 from hsd_cli.targets.base import FamilySpec, VisionTarget
+from hsd_cli.targets.convert import bare_tables, normalize_math, tidy
 
-# The model card's document-parsing and text-spotting-free OCR prompts.
+# The model card's document-parsing prompt ("doc_parse": body as Markdown, headers and footers
+# left out, tables as HTML, formulas as LaTeX, in reading order) and plain text extraction.
 PAGE_PROMPT = (
     "提取文档图片中正文的所有信息用markdown格式表示，其中页眉、页脚部分忽略，表格用html格式表达，"
     "文档中公式用latex格式表示，按照阅读顺序组织进行解析。"
 )
 REGION_PROMPT = "提取图中的文字。"
 STYLE = DraftStyle(table="html", heading="hash", formula="brackets", figure="", drop_furniture=True)
+# vision_config.max_image_size = 2048: longer sides are resized by the processor anyway.
+MAX_PIXELS = 2048 * 2048
 
 SPECS = (
     FamilySpec("hunyuan_vl", ("tencent/HunyuanOCR",), PAGE_PROMPT, REGION_PROMPT, STYLE,
-               n_axes=4, rope_per_row=True, published_params="1B"),
+               n_axes=4, rope_per_row=True, published_params="1B", max_pixels=MAX_PIXELS),
 )
 
-_DISPLAY = re.compile(r"\\\[(.+?)\\\]", re.S)
-_INLINE = re.compile(r"\\\((.+?)\\\)", re.S)
+# doc_parse appends figure boxes as point pairs "(x1,y1),(x2,y2)" at the end of a line.
+_COORDS = re.compile(r"(?:[ \t,，]*\(\d{1,4},\d{1,4}\),\(\d{1,4},\d{1,4}\))+[ \t]*$")
+_CAPTION = re.compile(r"<table([^>]*)>\s*<caption[^>]*>(.*?)</caption>", re.S | re.I)
 
 
 class HunyuanTarget(VisionTarget):
     def to_markdown(self, text: str) -> str:
-        """LaTeX delimiters \\[..\\] / \\(..\\) -> $$..$$ / $..$; HTML tables stay (Markdown allows HTML)."""
-        text = _DISPLAY.sub(lambda m: f"$${m.group(1).strip()}$$", text)
-        text = _INLINE.sub(lambda m: f"${m.group(1).strip()}$", text)
-        return text.strip() + "\n"
+        """LaTeX delimiters -> $; figure coordinates dropped; table captions above the table."""
+        text = _CAPTION.sub(lambda m: f"{m.group(2).strip()}\n\n<table{m.group(1)}>", text)
+        text = "\n".join(_drop_coords(line) for line in text.splitlines())
+        return tidy(bare_tables(normalize_math(text)))
+
+
+def _drop_coords(line: str) -> str:
+    # Tables and math may hold real point pairs; only plain lines carry layout boxes.
+    if "<t" in line or "$" in line or "\\(" in line or "\\[" in line:
+        return line
+    return _COORDS.sub("", line)

@@ -6,32 +6,76 @@ import re
 
 from hsd_cli.drafts.markup import DraftStyle
 from hsd_cli.targets.base import FamilySpec, VisionTarget
+from hsd_cli.targets.convert import normalize_math, pipe_table, tidy
 
-STYLE = DraftStyle(table="markdown", heading="plain", formula="dollars", figure="", drop_furniture=True)
+# Element prompts the model was trained with; the page and plain regions use "OCR:".
+PROMPTS = {"text": "OCR:", "table": "Table Recognition:", "formula": "Formula Recognition:",
+           "chart": "Chart Recognition:"}  # fmt: skip
+# Tables come as OTSL (the model's only table format); headings carry no marks (the layout
+# model, not the VLM, decides what a heading is); formulas are LaTeX.
+STYLE = DraftStyle(table="otsl", heading="plain", formula="dollars", figure="", drop_furniture=True)
+MAX_PIXELS = 2822400  # preprocessor_config max_pixels (28 * 28 * 3600)
 
 SPECS = (
-    FamilySpec("paddleocr_vl", ("PaddlePaddle/PaddleOCR-VL",), "OCR:", "OCR:", STYLE,
-               published_params="0.9B"),
+    FamilySpec("paddleocr_vl", ("PaddlePaddle/PaddleOCR-VL",), PROMPTS["text"], PROMPTS["text"],
+               STYLE, published_params="0.9B", max_pixels=MAX_PIXELS),
 )
 
-# OTSL table tokens PaddleOCR-VL writes for "Table Recognition:".
-_CELL = re.compile(r"<(fcel|ecel|lcel|ucel|xcel)>")
+# OTSL: fcel = cell with text, ecel = empty cell, lcel = continues the cell on its left,
+# ucel = continues the cell above, xcel = both, nl = end of row.
+_TAG = re.compile(r"<(fcel|ecel|lcel|ucel|xcel|nl)>")
+_BLOCK = re.compile(r"(?:<otsl>)?((?:<(?:fcel|ecel|lcel|ucel|xcel)>[^<]*|<nl>)+)(?:</otsl>)?")
 
 
 class PaddleVlTarget(VisionTarget):
     def to_markdown(self, text: str) -> str:
-        """OTSL tables (<fcel>a<fcel>b<nl>) -> pipe tables; other text as written."""
-        blocks = text.split("\n\n")
-        return "\n\n".join(_otsl_to_pipe(b) if "<nl>" in b else b for b in blocks).strip() + "\n"
+        """OTSL tables -> pipe tables (HTML where cells span); math normalized."""
+        text = _BLOCK.sub(lambda m: f"\n\n{otsl_to_markdown(m.group(1))}\n\n", text)
+        return tidy(normalize_math(text))
 
 
-def _otsl_to_pipe(block: str) -> str:
-    rows = []
-    for line in block.split("<nl>"):
-        cells = [c.strip() for c in _CELL.split(line)[2::2]]  # text after each cell tag
-        if cells:
-            rows.append("| " + " | ".join(cells) + " |")
-    if not rows:
-        return block
-    width = rows[0].count("|") - 1
-    return "\n".join([rows[0], "|" + " --- |" * width] + rows[1:])
+def otsl_grid(otsl: str) -> list[list[tuple[str, str]]]:
+    """OTSL -> rows of (tag, text) cells."""
+    rows, row, parts = [], [], _TAG.split(otsl)
+    for tag, body in zip(parts[1::2], parts[2::2]):
+        if tag == "nl":
+            rows.append(row)
+            row = []
+        else:
+            row.append((tag, body.strip()))
+    return [r for r in rows + [row] if r]
+
+
+def otsl_to_markdown(otsl: str) -> str:
+    """A pipe table when no cell spans; an HTML table with rowspan/colspan otherwise."""
+    grid = otsl_grid(otsl)
+    if not grid:
+        return otsl
+    if all(tag in ("fcel", "ecel") for row in grid for tag, _ in row):
+        return pipe_table([[body for _, body in row] for row in grid])
+    return _html(grid)
+
+
+def _html(grid: list[list[tuple[str, str]]]) -> str:
+    html = []
+    for r, row in enumerate(grid):
+        origins = [(c, body) for c, (tag, body) in enumerate(row) if tag in ("fcel", "ecel")]
+        html.append("<tr>" + "".join(_td(grid, r, c, body) for c, body in origins) + "</tr>")
+    return "<table>" + "".join(html) + "</table>"
+
+
+def _td(grid: list[list[tuple[str, str]]], r: int, c: int, body: str) -> str:
+    cols = 1 + _run(grid[r][c + 1 :], "lcel")
+    rows = 1 + _run([row[c] for row in grid[r + 1 :] if c < len(row)], "ucel")
+    spans = (f' rowspan="{rows}"' if rows > 1 else "") + (f' colspan="{cols}"' if cols > 1 else "")
+    return f"<td{spans}>{body}</td>"
+
+
+def _run(cells: list[tuple[str, str]], tag: str) -> int:
+    """How many cells in a row carry `tag` (a span's continuation)."""
+    n = 0
+    for t, _ in cells:
+        if t != tag:
+            break
+        n += 1
+    return n

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from transformers import (
     AutoProcessor,
+    DeepseekOcr2Processor,
+    Glm46VProcessor,
     HunYuanVLProcessor,
+    LightOnOcrProcessor,
     PaddleOCRVLProcessor,
     PretrainedConfig,
     ProcessorMixin,
@@ -39,7 +42,10 @@ PROCESSOR_CLASSES: dict[str, type[ProcessorMixin]] = {
     "qwen3_vl": _without_video(Qwen3VLProcessor),
     "hunyuan_vl": HunYuanVLProcessor,
     "paddleocr_vl": PaddleOCRVLProcessor,
-}
+    "glm_ocr": _without_video(Glm46VProcessor),  # GLM-OCR checkpoints name Glm46VProcessor
+    "lighton_ocr": LightOnOcrProcessor,
+    "deepseek_ocr2": DeepseekOcr2Processor,
+}  # anything else (dots.ocr's remote-code processor) goes through AutoProcessor
 
 
 def model_type_of(path_or_id: str) -> str:

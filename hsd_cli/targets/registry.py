@@ -8,14 +8,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hsd_cli.errors import ModelNotFoundError
-from hsd_cli.targets import hunyuan, paddle_vl, qwen_vl
+from hsd_cli.targets import deepseek_ocr, dots_ocr, glm_ocr, hunyuan, lighton_ocr, paddle_vl, qwen_vl
 from hsd_cli.targets.base import FamilySpec, VisionTarget
 
+# Each adapter module with the class that serves its SPECS (one row per module, listed in this order).
+_ADAPTERS = (
+    (hunyuan, hunyuan.HunyuanTarget),
+    (qwen_vl, qwen_vl.QwenVlTarget),
+    (paddle_vl, paddle_vl.PaddleVlTarget),
+    (glm_ocr, glm_ocr.GlmOcrTarget),
+    (lighton_ocr, lighton_ocr.LightOnOcrTarget),
+    (deepseek_ocr, deepseek_ocr.DeepseekOcrTarget),
+    (dots_ocr, dots_ocr.DotsOcrTarget),
+)
 # model_type -> (family data, adapter class)
 FAMILIES: dict[str, tuple[FamilySpec, type[VisionTarget]]] = {
-    **{s.model_type: (s, hunyuan.HunyuanTarget) for s in hunyuan.SPECS},
-    **{s.model_type: (s, qwen_vl.QwenVlTarget) for s in qwen_vl.SPECS},
-    **{s.model_type: (s, paddle_vl.PaddleVlTarget) for s in paddle_vl.SPECS},
+    spec.model_type: (spec, cls) for module, cls in _ADAPTERS for spec in module.SPECS
 }
 
 WAYS_OUT = "pass --model DIR (a local model directory) or use --method draft (no model)"
@@ -26,7 +34,7 @@ class ModelInfo:
     model_type: str
     hub_id: str
     cached: bool
-    published_params: str
+    published_params: str  # this checkpoint's size as published, e.g. "3.75B"
     params: int | None = None  # counted on the meta device with --sizes
 
 
@@ -43,7 +51,7 @@ def family_of(model: str) -> str:
 
 def load_target(model: str, device: str = "auto", dtype: str = "auto") -> VisionTarget:
     """Load model + processor from a hub id or directory; ModelNotFoundError names the ways out."""
-    from transformers import AutoModelForImageTextToText
+    import transformers
     from transformers.utils import logging as hf_logging
 
     from hsd_cli.targets.processors import load_processor
@@ -62,7 +70,8 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
     kw["trust_remote_code"] = spec.remote_code
     try:
         processor = load_processor(model, model_type, **kw)
-        net = AutoModelForImageTextToText.from_pretrained(model, dtype=resolve_dtype(dtype, dev), **kw)
+        auto = getattr(transformers, spec.auto_class)
+        net = auto.from_pretrained(model, dtype=resolve_dtype(dtype, dev), **kw)
     except (OSError, ValueError, ModelNotFoundError) as exc:
         raise ModelNotFoundError(f"model {model!r} cannot be loaded ({_first_line(exc)[:160]}): {WAYS_OUT}") from None
     target = cls(net.to(dev).eval(), processor)
@@ -101,8 +110,15 @@ def list_models(sizes: bool = False) -> list[ModelInfo]:
     for spec, _ in FAMILIES.values():
         for hub_id in spec.hub_ids:
             params = count_params(hub_id, spec.model_type) if sizes else None
-            out.append(ModelInfo(spec.model_type, hub_id, _is_cached(hub_id), spec.published_params, params))
+            published = published_size(spec, hub_id)
+            out.append(ModelInfo(spec.model_type, hub_id, _is_cached(hub_id), published, params))
     return out
+
+
+def published_size(spec: FamilySpec, hub_id: str) -> str:
+    """One checkpoint's published size: FamilySpec.published_params lists them in hub_ids order."""
+    sizes = [s.strip() for s in spec.published_params.split("/")]
+    return sizes[spec.hub_ids.index(hub_id)] if len(sizes) == len(spec.hub_ids) else spec.published_params
 
 
 def count_params(hub_id: str, model_type: str) -> int | None:

@@ -18,7 +18,7 @@ class HFSession:
         self.cache = cache
         self.valid = valid  # [B, L] bool: which cache slots hold real tokens of the row
         self.next_pos = next_pos  # [B] long: rope position of the row's next token
-        self.n_axes = n_axes
+        self.n_axes = n_axes  # 0: plain 1D rope, position_ids [B, K]
         self.forward_calls = 0
 
     def step(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
@@ -30,7 +30,9 @@ class HFSession:
         # Additive float mask: eager attention adds a bool mask as 0/1 (silently wrong).
         mask = torch.zeros(allowed.shape, dtype=dtype, device=dev)
         mask.masked_fill_(~allowed, torch.finfo(dtype).min)
-        pos = (self.next_pos[:, None] + depth.to(dev)).expand(self.n_axes, b, k)
+        pos = self.next_pos[:, None] + depth.to(dev)  # [B, K]
+        if self.n_axes:  # M-RoPE: text positions are equal on every axis
+            pos = pos.expand(self.n_axes, b, k)
         self.forward_calls += 1
         with torch.inference_mode():
             out = self.model(

@@ -24,10 +24,18 @@ EXPECTED_PROMPTS = {
     "hunyuan_vl": "<｜hy_begin▁of▁sentence｜><｜hy_place▁holder▁no▁100｜><｜hy_place▁holder▁no▁102｜>"
     f"<｜hy_place▁holder▁no▁101｜>{PROMPT}<｜hy_User｜>",
     "paddleocr_vl": f"<|begin_of_sentence|>User: <|IMAGE_START|><|IMAGE_PLACEHOLDER|><|IMAGE_END|>{PROMPT}\nAssistant: ",
+    "glm_ocr": f"[gMASK]<sop><|user|>\n<|begin_of_image|><|image|><|end_of_image|>{PROMPT}<|assistant|>\n",
+    "lighton_ocr": f"<|im_start|>user\n<|image_pad|>{PROMPT}<|im_end|>\n<|im_start|>assistant\n",
+    "deepseek_ocr2": f"<image>\n{PROMPT}",  # the "plain" format: no roles
 }
 # A 600x800 page is downscaled to an 18x12 patch grid = 54 merged tokens; HunYuanVL adds one
 # newline token per merged row and a begin/end pair: 9 * (6 + 1) + 2 = 65.
 PAGE_IMAGE_TOKENS = {"qwen2_vl": 54, "qwen2_5_vl": 54, "qwen3_vl": 54, "hunyuan_vl": 65, "paddleocr_vl": 54}
+# GLM-OCR's processor counts both temporal frames against max_pixels: a 12x8 grid = 24 tokens.
+# LightOnOCR (no grid): 252x196 px / 28 = 9x7 = 63. DeepSeek-OCR-2 (no grid): its learnable queries fix
+# 144 tokens per 768-px view, and the processor always adds >= 2 tiles: (1 + 6 tiles) x 144 + 1 = 1009.
+PAGE_IMAGE_TOKENS.update(glm_ocr=24, lighton_ocr=63, deepseek_ocr2=1009)
+PAGE_GRIDS = {"glm_ocr": [1, 12, 8]}  # the others: [1, 18, 12]
 
 
 def _page(width: int = 600, height: int = 800) -> Image.Image:
@@ -79,9 +87,11 @@ def test_page_image_is_capped_at_64_merged_tokens(loaded, family):
     """A 600x800 page gives a fixed, small number of image placeholder tokens."""
     model, processor = loaded(family)
     enc = _inputs(processor, _page())
-    (grid,) = enc["image_grid_thw"].tolist()
-    assert grid == [1, 18, 12]
     assert int((enc["input_ids"] == model.config.image_token_id).sum()) == PAGE_IMAGE_TOKENS[family]
+    if "image_grid_thw" not in enc:  # 1D-rope families (LightOnOCR, DeepSeek-OCR-2) have no grid
+        return
+    (grid,) = enc["image_grid_thw"].tolist()
+    assert grid == PAGE_GRIDS.get(family, [1, 18, 12])
     assert enc["mm_token_type_ids"].sum() == PAGE_IMAGE_TOKENS[family]  # get_rope_index needs them
 
 
