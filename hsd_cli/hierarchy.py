@@ -82,19 +82,22 @@ def run_stage1(
     target: VisionTarget, page: PageImage, regions: list[Region], region_drafts: list[list[list[int]]],
     cfg: RunConfig,
 ) -> tuple[list[list[int]], StageReport]:
-    """Verified token outputs of every text region, in reading order, `stage1_batch` rows at a time."""
-    rows = [i for i, r in enumerate(regions) if _verifiable(r, target)]
-    outputs: list[list[int]] = []
+    """Verified token outputs of every text region, `stage1_batch` rows (of one prompt) at a time."""
+    by_prompt: dict[str, list[int]] = {}
+    for i, r in enumerate(regions):
+        if _verifiable(r, target):
+            by_prompt.setdefault(target.spec.prompt_for(r.kind.value), []).append(i)
+    outputs: dict[int, list[int]] = {}
     total = StageReport()
-    for start in range(0, len(rows), cfg.stage1_batch):
-        chunk = rows[start : start + cfg.stage1_batch]
-        crops = [crop_region(page.image, regions[i].bbox) for i in chunk]
-        results, report = decode_rows(
-            target, crops, target.spec.region_prompt, [region_drafts[i] for i in chunk], cfg.spec
-        )
-        outputs += [[t for t in r.tokens if t not in target.eos_ids] for r in results]
-        total = _add(total, report)
-    return outputs, total
+    for prompt, rows in by_prompt.items():
+        for start in range(0, len(rows), cfg.stage1_batch):
+            chunk = rows[start : start + cfg.stage1_batch]
+            crops = [crop_region(page.image, regions[i].bbox) for i in chunk]
+            results, report = decode_rows(target, crops, prompt, [region_drafts[i] for i in chunk], cfg.spec)
+            for i, r in zip(chunk, results):
+                outputs[i] = [t for t in r.tokens if t not in target.eos_ids]
+            total = _add(total, report)
+    return [outputs[i] for i in sorted(outputs)], total
 
 
 def crop_region(image: Image.Image, bbox: tuple[float, float, float, float]) -> Image.Image:

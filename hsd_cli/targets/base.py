@@ -27,6 +27,11 @@ class FamilySpec:
     processor_kwargs: dict = field(default_factory=dict)
     auto_class: str = "AutoModelForImageTextToText"  # transformers Auto* class that loads it
     max_pixels: int | None = None  # pages above this are downscaled before the processor
+    kind_prompts: dict = field(default_factory=dict)  # RegionKind value -> Stage-1 prompt, if not region_prompt
+
+    def prompt_for(self, kind: str) -> str:
+        """The Stage-1 prompt for a region of this kind."""
+        return self.kind_prompts.get(kind, self.region_prompt)
 
 
 class VisionTarget:

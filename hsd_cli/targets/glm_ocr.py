@@ -19,7 +19,8 @@ MAX_PIXELS = 9633792 // 2  # preprocessor longest_edge counts both temporal fram
 # checkpoint holds 1.1B (Ollama lists 1.11B).
 SPECS = (
     FamilySpec("glm_ocr", ("zai-org/GLM-OCR",), PROMPTS["text"], PROMPTS["text"], STYLE,
-               published_params="1.1B", max_pixels=MAX_PIXELS),
+               published_params="1.1B", max_pixels=MAX_PIXELS,
+               kind_prompts={"table": PROMPTS["table"], "equation": PROMPTS["formula"]}),
 )
 
 

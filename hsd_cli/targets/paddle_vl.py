@@ -18,7 +18,8 @@ MAX_PIXELS = 2822400  # preprocessor_config max_pixels (28 * 28 * 3600)
 
 SPECS = (
     FamilySpec("paddleocr_vl", ("PaddlePaddle/PaddleOCR-VL",), PROMPTS["text"], PROMPTS["text"],
-               STYLE, published_params="0.9B", max_pixels=MAX_PIXELS),
+               STYLE, published_params="0.9B", max_pixels=MAX_PIXELS,
+               kind_prompts={"table": PROMPTS["table"], "equation": PROMPTS["formula"]}),
 )
 
 # OTSL: fcel = cell with text, ecel = empty cell, lcel = continues the cell on its left,
