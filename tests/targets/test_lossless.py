@@ -104,7 +104,7 @@ def test_stage1_is_one_batched_forward_per_step(family, tiny_target):
 def test_self_drafts_cut_forward_passes(family, tiny_target):
     """Drafts equal to the AR output: at most 1/8 of the AR forward passes."""
     target, page = tiny_target(family), _page()
-    spec = SpecConfig(max_new_tokens=160, max_depth=16)
+    spec = SpecConfig(max_new_tokens=128, max_depth=16)
     ar = run_ar(target, page, spec)
     fast = run_page(target, page, [ar.tokens], spec)
     assert fast.tokens == ar.tokens
