@@ -1,0 +1,88 @@
+"""The one frozen record a `hsd bench` run is built from."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from hsd_cli.config import DEFAULT_MODEL
+
+BENCH_METHODS = ("ar", "page", "hsd", "lookup")
+NOISE_SWEEP = (0.0, 0.05, 0.1, 0.2, 0.4)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchConfig:
+    """Options of one benchmark run; `command_line` re-creates it."""
+
+    inputs: tuple[Path, ...] = ()
+    model: str = DEFAULT_MODEL
+    methods: tuple[str, ...] = ("ar", "page", "hsd")
+    max_new_tokens: int = 512  # per page and per Stage-1 region
+    pages: str | None = None  # "1-3,7", clipped to each document's length
+    max_pages: int | None = None  # at most the first N selected pages per document
+    dpi: int = 144
+    tau: float = 1.0
+    oracle: bool = False
+    noise: float | None = None  # draft-noise rate (oracle mode): drafts = corrupted reference
+    noise_sweep: tuple[float, ...] = ()  # run every rate and draw the curve
+    warmup: int = 1  # untimed warm-up runs of every method before measuring
+    repeat: int = 1  # timed runs per page and method; the fastest counts (shared CPUs are noisy)
+    lookup_tokens: int = 10  # prompt_lookup_num_tokens for the `lookup` method
+    draft_source: str = "auto"
+    device: str = "auto"
+    dtype: str = "auto"
+    threads: int | None = None  # torch CPU threads (None: torch's default)
+    seed: int = 0
+    json_path: Path | None = None
+    markdown_path: Path | None = None  # RESULTS.md: this run's section is replaced
+    plot_path: Path | None = None  # noise sweep: PNG of SR and AAL against the noise rate
+    full_size: str | None = None  # model family: time tree verification at full size instead
+    cost_prompt: int = 1024  # full-size timing: prompt tokens in the cache
+    cost_reps: int = 3
+
+    def __post_init__(self) -> None:
+        bad = [m for m in self.methods if m not in BENCH_METHODS]
+        if bad or not self.methods:
+            raise ValueError(f"methods must be a comma list of {BENCH_METHODS}, got {self.methods}")
+        if min(self.max_new_tokens, self.lookup_tokens, self.repeat, self.threads or 1) < 1 or self.warmup < 0:
+            raise ValueError("max_new_tokens, lookup_tokens and repeat must be >= 1, warmup >= 0")
+        if not 0.0 < self.tau <= 1.0:
+            raise ValueError(f"tau must be in (0, 1], got {self.tau}")
+        for rate in (*self.noise_sweep, *(() if self.noise is None else (self.noise,))):
+            if not 0.0 <= rate <= 1.0:
+                raise ValueError(f"noise rates must be in [0, 1], got {rate}")
+        if (self.noise is not None or self.noise_sweep) and not self.oracle:
+            raise ValueError("--noise and --noise-sweep need --oracle (the reference is the clean draft)")
+        if not self.full_size and not self.inputs:
+            raise ValueError("give input files or folders (or --full-size FAMILY)")
+
+    def command_line(self) -> str:
+        """The `hsd bench` command that reproduces this run."""
+        if self.full_size:
+            return (f"hsd bench --full-size {self.full_size} --device {self.device} --dtype "
+                    f"{self.dtype} --cost-prompt {self.cost_prompt} --cost-reps {self.cost_reps}"
+                    + " ".join(["", *_flag("--threads", self.threads)]) + _path_flags(self))
+        parts = ["hsd bench", *(shlex.quote(str(p)) for p in self.inputs), "--model",
+                 shlex.quote(self.model), "--methods", ",".join(self.methods),
+                 "--max-new-tokens", str(self.max_new_tokens), "--dpi", str(self.dpi),
+                 "--tau", str(self.tau), "--warmup", str(self.warmup), "--repeat", str(self.repeat)]
+        parts += _flag("--pages", self.pages) + _flag("--max-pages", self.max_pages)
+        parts += ["--oracle"] if self.oracle else []
+        parts += _flag("--noise", self.noise)
+        parts += _flag("--noise-sweep", ",".join(map(str, self.noise_sweep)) or None)
+        if self.device != "auto" or self.dtype != "auto":
+            parts += ["--device", self.device, "--dtype", self.dtype]
+        parts += _flag("--threads", self.threads)
+        return " ".join(parts) + _path_flags(self)
+
+
+def _flag(name: str, value: object) -> list[str]:
+    return [] if value is None else [name, shlex.quote(str(value))]
+
+
+def _path_flags(cfg: BenchConfig) -> str:
+    flags = _flag("--json", cfg.json_path) + _flag("--markdown", cfg.markdown_path)
+    flags += _flag("--plot", cfg.plot_path)
+    return (" " + " ".join(flags)) if flags else ""

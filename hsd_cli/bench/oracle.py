@@ -1,0 +1,103 @@
+"""Oracle target: real forward passes, greedy choice forced to a reference token sequence.
+
+Glossary: `ref` is a row's reference tokens; `n_gen` counts the tokens a row has generated
+(the first comes from the prefill logits). Tree node i of row b at depth d_i predicts generated
+token n_gen[b] + d_i, so its argmax is forced to ref[n_gen[b] + d_i], EOS past the end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import torch
+from PIL import Image
+
+from hsd_cli.targets.base import VisionTarget
+
+FORCE_MARGIN = 1.0  # the forced token's logit is set this far above the row's real maximum
+
+
+def image_key(image: Image.Image) -> bytes:
+    """Identity of an image by content: crops are re-made by every call of the hierarchy."""
+    head = f"{image.mode}{image.size}".encode()
+    return head + hashlib.blake2b(image.tobytes(), digest_size=16).digest()
+
+
+def force_logits(logits: torch.Tensor, want: torch.Tensor) -> torch.Tensor:
+    """Make `want` [...] the argmax of `logits` [..., V] in place; returns `logits`."""
+    top = logits.max(-1, keepdim=True).values + FORCE_MARGIN  # [..., 1]
+    return logits.scatter_(-1, want[..., None].to(logits.device), top)
+
+
+class OracleSession:
+    """A TargetSession whose rows produce their reference tokens, then EOS."""
+
+    def __init__(self, inner, refs: list[list[int]], eos: int):
+        self.inner = inner
+        self.refs = refs
+        self.eos = eos
+        self.n_gen = [1] * len(refs)  # the first token comes from the (forced) prefill logits
+
+    @property
+    def forward_calls(self) -> int:
+        return self.inner.forward_calls
+
+    def wanted(self, depth: torch.Tensor) -> torch.Tensor:
+        """Forced token per node: [B, K] depths -> [B, K] token ids."""
+        rows = [[self._ref(b, self.n_gen[b] + d) for d in row] for b, row in enumerate(depth.tolist())]
+        return torch.tensor(rows, dtype=torch.long)
+
+    def force_first(self, first: torch.Tensor) -> torch.Tensor:
+        """The prefill's logits [B, V] with each row's argmax forced to ref[0]."""
+        want = torch.tensor([self._ref(b, 0) for b in range(len(self.refs))])  # [B]
+        with torch.inference_mode():
+            return force_logits(first, want)
+
+    def step(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
+        logits = self.inner.step(ids, ancestry, depth)  # [B, K, V]: the real forward pass
+        with torch.inference_mode():
+            return force_logits(logits, self.wanted(depth))
+
+    def commit(self, keep: list[list[int]]) -> None:
+        self.inner.commit(keep)
+        # A step emits the accepted draft tokens plus the bonus: len(path) tokens (root included).
+        self.n_gen = [n + len(path) for n, path in zip(self.n_gen, keep)]
+
+    def select_rows(self, rows: list[int]) -> None:
+        self.inner.select_rows(rows)
+        self.refs = [self.refs[i] for i in rows]
+        self.n_gen = [self.n_gen[i] for i in rows]
+
+    def _ref(self, b: int, i: int) -> int:
+        ref = self.refs[b]
+        return ref[i] if i < len(ref) else self.eos
+
+
+class OracleTarget:
+    """Wraps a VisionTarget; `expect(image, tokens)` sets what the target writes for that image."""
+
+    def __init__(self, inner: VisionTarget):
+        self.inner = inner
+        self.eos = min(inner.eos_ids)
+        self._refs: dict[bytes, list[int]] = {}
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)  # encode, decode, spec, eos_ids, model, ...
+
+    def expect(self, image: Image.Image, tokens: list[int]) -> None:
+        self._refs[image_key(image)] = list(tokens)
+
+    def clear(self) -> None:
+        self._refs.clear()
+
+    def reference(self, image: Image.Image) -> list[int]:
+        key = image_key(image)
+        if key not in self._refs:
+            raise KeyError(f"oracle target: no reference for a {image.size[0]}x{image.size[1]} image")
+        return self._refs[key]
+
+    def prefill(self, images: list[Image.Image], prompt: str) -> tuple[OracleSession, torch.Tensor]:
+        refs = [self.reference(im) for im in images]
+        session, first = self.inner.prefill(images, prompt)  # [B, V]
+        oracle = OracleSession(session, refs, self.eos)
+        return oracle, oracle.force_first(first)

@@ -1,0 +1,181 @@
+"""`hsd bench`: the CLI end to end on tiny models, plus the pieces that need no model.
+
+Timings are never asserted: only structure, counts and the lossless check.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from random import Random
+
+import pymupdf
+import pytest
+from typer.testing import CliRunner
+
+from hsd_cli.bench.config import BenchConfig
+from hsd_cli.bench.corpus import corpus_doc
+from hsd_cli.bench.noise import corrupt_text, noisy_regions
+from hsd_cli.bench.records import MethodRun, PageBench
+from hsd_cli.bench.reference import assign_blocks, region_references
+from hsd_cli.bench.report import group_totals, table_rows, update_section
+from hsd_cli.bench.restyle import restyle
+from hsd_cli.cli import app
+from hsd_cli.datatypes import Region, RegionKind
+from hsd_cli.drafts.markup import MARKDOWN, DraftStyle
+
+REPO = Path(__file__).resolve().parents[2]
+HTML = DraftStyle(table="html")
+
+
+def _bench(args: list[str]) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["bench", *args])
+    return result.exit_code, result.output
+
+
+@pytest.mark.slow
+def test_bench_on_sample_docs(tiny_model_dir, tmp_path):
+    """ar, page and hsd on every sample page; page and hsd identical to AR (tau = 1, fp32)."""
+    out = tmp_path / "results.json"
+    code, output = _bench([str(REPO / "sample_docs"), "--model", str(tiny_model_dir("qwen2_5_vl")),
+                           "--methods", "ar,page,hsd", "--max-new-tokens", "64", "--device", "cpu",
+                           "--dtype", "fp32", "--json", str(out)])
+    assert code == 0, output
+    report = json.loads(out.read_text())
+    assert report["schema_version"] == 1 and "hsd bench" in report["command"]
+    assert report["pages"] and all(set(p["runs"]) == {"ar", "page", "hsd"} for p in report["pages"])
+    for page in report["pages"]:
+        assert page["runs"]["page"]["identical_to_ar"] is True
+        assert page["runs"]["hsd"]["identical_to_ar"] is True
+    overall = {t["method"]: t for t in report["totals"]["overall"]}
+    assert overall["hsd"]["identical"] == overall["hsd"]["compared"] == len(report["pages"])
+    assert {"born-digital", "scanned", "image"} <= set(report["totals"])  # sample_docs has all three
+
+
+def _tiny_corpus(root: Path) -> Path:
+    """A corpus folder: one PDF with Markdown ground truth and one without any."""
+    (root / "docs").mkdir(parents=True)
+    pdf = shutil.copy(REPO / "sample_docs" / "born_digital.pdf", root / "docs" / "paper.pdf")
+    with pymupdf.open(pdf) as doc:
+        gt = "\n\n".join(page.get_text().strip() for page in doc)
+    (root / "docs" / "paper.md").write_text("# Sample\n\n" + gt, encoding="utf-8")
+    shutil.copy(REPO / "sample_docs" / "two_columns.pdf", root / "docs" / "no_gt.pdf")
+    items = [{"id": "docs/paper", "file": "docs/paper.pdf", "kind": "born-digital", "pages": 2,
+              "ground_truth": [{"file": "docs/paper.md", "format": "markdown"}]},
+             {"id": "docs/no_gt", "file": "docs/no_gt.pdf", "kind": "born-digital", "pages": 1,
+              "ground_truth": [{"file": "tests.jsonl", "format": "jsonl"}]}]
+    (root / "manifest.json").write_text(json.dumps({"set": "t", "items": items}))
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("noise", [None, "0.2"])
+def test_oracle_bench_on_a_tiny_corpus(tiny_model_dir, tmp_path, noise):
+    """Oracle mode: documents without Markdown ground truth are skipped; outputs say 'oracle target'."""
+    corpus, out, md = _tiny_corpus(tmp_path / "corpus"), tmp_path / "o.json", tmp_path / "R.md"
+    args = [str(corpus), "--model", str(tiny_model_dir("qwen2_5_vl")), "--oracle", "--methods",
+            "ar,page,hsd", "--max-new-tokens", "32", "--max-pages", "1", "--warmup", "0",
+            "--json", str(out), "--markdown", str(md)] + (["--noise", noise] if noise else [])
+    code, output = _bench(args)
+    assert code == 0, output
+    report = json.loads(out.read_text())
+    assert [p["source"].endswith("paper.pdf") for p in report["pages"]] == [True]
+    assert any("no_gt.pdf" in s for s in report["skipped"])
+    page = report["pages"][0]
+    assert page["ref_tokens"] > 32 and page["runs"]["ar"]["tokens"] == 32  # the budget cut it
+    assert page["runs"]["page"]["aal"] > 1.0  # drafts of the reference are accepted
+    assert "oracle target" in md.read_text() and "oracle target" in output
+
+
+def test_failed_method_is_a_row_not_a_gap():
+    """A method that crashed on every page keeps its row and says why."""
+    ar = MethodRun("ar", tokens=10, steps=9, seq_steps=9, t_decode_loop=1.0, t_full=2.0)
+    bad = MethodRun("lookup", error="ValueError: Image features and image tokens do not match")
+    page = PageBench("x.pdf", 1, "scanned", runs={"ar": ar, "lookup": bad})
+    rows = table_rows(group_totals([page], ("ar", "lookup")))
+    lookup = [r for r in rows if r[:2] == ["overall", "lookup"]][0]
+    assert lookup[-1] == "failed: ValueError: Image features and image tokens do not match"
+    assert lookup[2] == "0"
+
+
+def test_totals_are_ratios_of_sums():
+    """SR over pages = total AR time / total method time, not the mean of per-page ratios."""
+    def page(ar_t: float, m_t: float) -> PageBench:
+        return PageBench("x", 1, "image", runs={
+            "ar": MethodRun("ar", t_decode_loop=ar_t, t_full=ar_t),
+            "page": MethodRun("page", seq_steps=2, accepted=6, t_decode_loop=m_t, t_full=m_t)})
+    (tot,) = [t for t in group_totals([page(1.0, 1.0), page(9.0, 1.0)], ("ar", "page"))["overall"]
+              if t.method == "page"]
+    assert tot.sr_decode == pytest.approx(5.0)  # Not (1 + 9) / 2
+    assert tot.aal == 3.0
+
+
+def test_blocks_are_assigned_to_pages_in_order():
+    """Each block goes to the page that contains it, never back to an earlier page."""
+    pages = ["alpha beta gamma delta", "epsilon zeta eta theta", "iota kappa lambda"]
+    blocks = ["alpha beta", "## gamma delta", "zeta eta", "iota kappa", "<!-- image -->"]
+    assert assign_blocks(blocks, pages) == [0, 0, 1, 2, 2]
+
+
+def test_region_reference_is_the_best_matching_span():
+    """A region's reference is the span of the page reference its draft matches, widened to words."""
+    ref = "# Title\n\nThe quick brown fox jumps over the lazy dog.\n\nAnother paragraph here."
+    regions = [Region((0, 0, 1, 1), RegionKind.TEXT, 0, "quick brwn fox jumps"),
+               Region((0, 0, 1, 1), RegionKind.TEXT, 1, "zzzz qqqq")]
+    assert region_references(regions, ref, MARKDOWN) == ["quick brown fox jumps", ""]
+
+
+def test_restyle_writes_tables_in_the_targets_convention():
+    """Pipe tables become HTML for an HTML-table target and back; figure comments are dropped."""
+    md = "## T\n\n<!-- image -->\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+    assert restyle(md, HTML) == "## T\n\n<table><tr><td>a</td><td>b</td></tr><tr><td>1</td><td>2</td></tr></table>"
+    assert restyle(restyle(md, HTML), MARKDOWN).endswith("| a | b |\n|---|---|\n| 1 | 2 |")
+
+
+def test_noise_is_seeded_and_scales_with_the_rate():
+    """Rate 0 is the reference itself; higher rates edit more; the same seed gives the same text."""
+    text = " ".join(f"word{i}" for i in range(200))
+    assert corrupt_text(text, 0.0, Random(1)) == text
+    assert corrupt_text(text, 0.2, Random(1)) == corrupt_text(text, 0.2, Random(1))
+    changed = [sum(a != b for a, b in zip(text.split(), corrupt_text(text, r, Random(2)).split()))
+               for r in (0.05, 0.4)]
+    assert 0 < changed[0] < changed[1]
+    regions, clean = noisy_regions("# A\n\nb c d\n\ne f", (100, 300), 0.0, Random(0))
+    assert [r.text for r in regions] == clean == ["# A", "b c d", "e f"]
+
+
+def test_corpus_doc_reads_the_manifest(tmp_path):
+    """Files listed in a parent folder's manifest get their kind and Markdown ground truth."""
+    corpus = _tiny_corpus(tmp_path)
+    doc = corpus_doc(corpus / "docs" / "paper.pdf")
+    assert doc.kind == "born-digital" and doc.markdown_gt == corpus / "docs" / "paper.md"
+    assert corpus_doc(corpus / "docs" / "no_gt.pdf").markdown_gt is None
+    assert corpus_doc(REPO / "sample_docs" / "page.png") is None
+
+
+def test_results_section_is_replaced_not_appended(tmp_path):
+    """Rerunning a benchmark replaces its own section and keeps the others."""
+    path = tmp_path / "RESULTS.md"
+    update_section(path, "a", "first")
+    update_section(path, "b", "other")
+    update_section(path, "a", "second")
+    text = path.read_text()
+    assert "second" in text and "first" not in text and text.index("second") < text.index("other")
+
+
+def test_noise_needs_the_oracle():
+    """--noise without --oracle is a usage error: the clean draft is the reference."""
+    with pytest.raises(ValueError, match="oracle"):
+        BenchConfig(inputs=(Path("x.pdf"),), noise=0.1)
+    assert _bench(["x.pdf", "--noise", "0.1"])[0] == 2
+
+
+def test_cost_trees_have_exactly_the_asked_size():
+    """The full-size cost curve times trees of exactly K tokens (root included)."""
+    from hsd_cli.bench.cost import TREE_SIZES, tree_of
+
+    for k in (1, *TREE_SIZES):
+        ids, anc, depth = tree_of(k, vocab=5000)
+        assert ids.shape == (1, k) and anc.shape == (1, k, k)
+        assert int(depth.max()) <= 16

@@ -1,0 +1,114 @@
+"""Oracle target: forced tokens come out, through AR, speculative decoding and row selection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from PIL import Image, ImageDraw
+
+from hsd_cli.bench.oracle import OracleSession, OracleTarget, force_logits
+from hsd_cli.config import RunConfig, SpecConfig
+from hsd_cli.datatypes import PageImage, Region, RegionKind
+from hsd_cli.hierarchy import crop_region, run_ar, run_hsd, run_page
+from hsd_cli.spec.decode import ar_decode, spec_decode
+from hsd_cli.spec.stop import StopRule
+
+VOCAB, EOS = 50, 49
+
+
+class RandomSession:
+    """Real-shaped but meaningless logits: whatever comes out is the oracle's doing."""
+
+    def __init__(self, rows: int):
+        self.rows = rows
+        self.forward_calls = 0
+        self.gen = torch.Generator().manual_seed(0)
+
+    def step(self, ids, ancestry, depth):
+        assert ids.shape[0] == self.rows
+        self.forward_calls += 1
+        return torch.randn(*ids.shape, VOCAB, generator=self.gen)
+
+    def commit(self, keep):
+        assert len(keep) == self.rows
+
+    def select_rows(self, rows):
+        self.rows = len(rows)
+
+
+def _session(refs):
+    oracle = OracleSession(RandomSession(len(refs)), refs, EOS)
+    return oracle, oracle.force_first(torch.randn(len(refs), VOCAB))
+
+
+REFS = [[3, 4, 5, 6, 7, 8, 9, 10], [11, 12], [1, 2, 3, 1, 2, 3, 4]]
+
+
+def test_force_logits_makes_the_wanted_token_the_argmax():
+    """Every row's argmax becomes the wanted token, whatever the logits were."""
+    logits = torch.tensor([[5.0, 1.0, 0.0], [0.0, 0.0, 9.0]])
+    assert force_logits(logits, torch.tensor([2, 1])).argmax(-1).tolist() == [2, 1]
+
+
+def test_ar_with_the_oracle_returns_exactly_the_reference():
+    """AR on random logits: each row writes its reference, then EOS; rows finish at different times."""
+    session, first = _session(REFS)
+    rows = ar_decode(session, first, StopRule(frozenset({EOS}), 100))
+    assert [r.tokens for r in rows] == [ref + [EOS] for ref in REFS]
+
+
+def test_spec_decode_with_the_oracle_accepts_the_reference_drafts():
+    """Drafts equal to the reference are accepted in long runs; the output is still the reference."""
+    session, first = _session(REFS)
+    cfg = SpecConfig(window=1, max_depth=4, max_new_tokens=100)
+    rows = spec_decode(session, first, [[ref] for ref in REFS], cfg, StopRule(frozenset({EOS}), 100))
+    assert [r.tokens for r in rows] == [ref + [EOS] for ref in REFS]
+    assert rows[0].stats.accepted >= 4  # not one token per step
+    assert session.forward_calls < len(REFS[0])
+
+
+def test_budget_cuts_the_reference():
+    """A reference longer than the budget stops at the budget (no EOS)."""
+    session, first = _session([list(range(20))])
+    (row,) = ar_decode(session, first, StopRule(frozenset({EOS}), 5))
+    assert row.tokens == [0, 1, 2, 3, 4]
+
+
+def _page() -> PageImage:
+    img = Image.new("RGB", (320, 240), "white")
+    draw = ImageDraw.Draw(img)
+    for i in range(4):
+        draw.text((20, 20 + 50 * i), f"Line {i} of the page", fill="black")
+    return PageImage(Path("oracle.png"), 0, img, 72)
+
+
+@pytest.mark.slow
+def test_oracle_on_a_real_tiny_model_reproduces_the_reference(tiny_target):
+    """Real forward passes, forced choice: ar, page and hsd all write the reference tokens."""
+    target = OracleTarget(tiny_target("qwen2_5_vl"))
+    page = _page()
+    text = "# Title\n\nLine 0 of the page. Line 1 of the page.\n\nLine 2 of the page."
+    ref = target.encode(text)
+    target.expect(page.image, ref)
+    regions = [Region((10, 10, 300, 60), RegionKind.TEXT, 0, "Line 0 of the page."),
+               Region((10, 110, 300, 160), RegionKind.TEXT, 1, "Line 2 of the page.")]
+    for region in regions:
+        target.expect(crop_region(page.image, region.bbox), target.encode(region.text))
+    spec = SpecConfig(max_new_tokens=200)
+    want = ref + [target.eos]
+    assert run_ar(target, page, spec).tokens == want
+    assert run_page(target, page, [ref[5:], ref[:9]], spec).tokens == want
+    cfg = RunConfig(inputs=(), out_dir=Path("."), spec=spec)
+    drafts = [[target.encode(r.text)] for r in regions]
+    out = run_hsd(target, page, regions, drafts, cfg)
+    assert out.tokens == want
+    assert out.stage2.steps < len(want) - 1  # the Stage-1 drafts were accepted
+
+
+def test_unknown_image_is_a_clear_error(tiny_target):
+    """An image the oracle has no reference for raises, naming its size."""
+    target = OracleTarget(tiny_target("qwen2_5_vl"))
+    with pytest.raises(KeyError, match="320x240"):
+        target.prefill([_page().image], "x")
