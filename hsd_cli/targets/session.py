@@ -61,18 +61,14 @@ class HFSession:
     def select_rows(self, rows: list[int]) -> None:
         """Drop finished rows from the batch."""
         sel = torch.tensor(rows, device=self.valid.device)
-        for layer in self.cache.layers:
-            layer.keys = layer.keys.index_select(0, sel)
-            layer.values = layer.values.index_select(0, sel)
+        self._select(0, sel)
         self.valid = self.valid.index_select(0, sel)
         self.next_pos = self.next_pos.index_select(0, sel)
         self._compact()
 
     def _gather(self, idx: torch.Tensor) -> None:
-        if idx.shape[0] == 1:  # one row: a plain index_select is cheaper than gather
-            for layer in self.cache.layers:
-                layer.keys = layer.keys.index_select(2, idx[0])
-                layer.values = layer.values.index_select(2, idx[0])
+        if idx.shape[0] == 1:  # one row: a plain index_select (or a slice) is cheaper than gather
+            self._select(2, idx[0])
             return
         for layer in self.cache.layers:
             h, d = layer.keys.shape[1], layer.keys.shape[3]
@@ -80,13 +76,24 @@ class HFSession:
             layer.keys = layer.keys.gather(2, full)
             layer.values = layer.values.gather(2, full)
 
+    def _select(self, dim: int, idx: torch.Tensor) -> None:
+        """Keep entries `idx` of every cache layer along `dim`."""
+        n = idx.numel()
+        if dim == 2 and bool((idx == torch.arange(n, device=idx.device)).all()):
+            # A kept prefix (every AR step, every chain accepted along its first branch) is a
+            # view: no copy of the whole cache per step.
+            for layer in self.cache.layers:
+                layer.keys, layer.values = layer.keys[:, :, :n], layer.values[:, :, :n]
+            return
+        for layer in self.cache.layers:
+            layer.keys = layer.keys.index_select(dim, idx)
+            layer.values = layer.values.index_select(dim, idx)
+
     def _compact(self) -> None:
         # Slots no row uses (left padding, filler after commits) only cost attention time.
         used = self.valid.any(0)
         if bool(used.all()):
             return
         keep = used.nonzero().squeeze(1)
-        for layer in self.cache.layers:
-            layer.keys = layer.keys.index_select(2, keep)
-            layer.values = layer.values.index_select(2, keep)
+        self._select(2, keep)
         self.valid = self.valid.index_select(1, keep)
