@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 import typer
 
 from hsd_cli import __version__, runner
-from hsd_cli.config import DEFAULT_MODEL, RunConfig, SpecConfig
+from hsd_cli.config import DEFAULT_MODEL, RunConfig, SpecConfig, default_workers
 from hsd_cli.errors import HsdError, UsageError
 from hsd_cli.inputs import parse_shard
 from hsd_cli.report.json import run_summary_to_json
@@ -66,9 +66,22 @@ Inputs = Annotated[
 Out = Annotated[Path, _opt("--out", "Output folder (created if missing).", "-o")]
 Model = Annotated[str, _opt("--model", "Target model: hub id or local directory.")]
 Method = Annotated[
-    Literal["hsd", "page", "ar", "draft"],
-    _opt("--method", "hsd: two-stage speculative decoding; page: page-level speculative; "
+    Literal["auto", "hsd", "page", "ar", "draft"],
+    _opt("--method", "auto: per page, hsd or page, whichever the device's measured costs favour; "
+         "hsd: two-stage speculative decoding; page: page-level speculative; "
          "ar: plain greedy decoding; draft: the draft pipeline alone, no model."),
+]  # fmt: skip
+MaxNodes = Annotated[
+    int, _opt("--max-nodes", "Node budget: most draft tokens in one tree per verification step.", min=1)
+]
+NoCostTrees = Annotated[
+    bool, _opt("--no-cost-trees", "Do not size trees by the device's measured forward cost; "
+               "use every candidate up to --max-nodes.")
+]  # fmt: skip
+Workers = Annotated[
+    int | None,
+    _opt("--workers", "Background processes that render and draft the next pages while the model "
+         "verifies the current one; 0 = none [default: from the core count].", min=0),
 ]  # fmt: skip
 Tau = Annotated[
     float, _opt("--tau", "Acceptance threshold in (0, 1]; 1.0 = exact greedy match (lossless).")
@@ -129,7 +142,7 @@ def _root(version: Version = False) -> None:
 
 @app.command(epilog=EXAMPLES)
 def convert(
-    inputs: Inputs, out: Out, model: Model = DEFAULT_MODEL, method: Method = "hsd",
+    inputs: Inputs, out: Out, model: Model = DEFAULT_MODEL, method: Method = "auto",
     tau: Tau = _SPEC.tau, window: Window = _SPEC.window,
     max_new_tokens: MaxNew = _SPEC.max_new_tokens,
     max_depth: MaxDepth = _SPEC.max_depth, max_candidates: MaxCand = _SPEC.max_candidates,
@@ -138,6 +151,7 @@ def convert(
     draft_source: DraftSrc = "auto", glob: Glob = None, shard: Shard = "1/1", force: Force = False,
     password: Password = None, device: Device = "auto", dtype: Dtype = "auto",
     baseline: Baseline = False, no_region_starts: NoStarts = False,
+    max_nodes: MaxNodes = _SPEC.max_nodes, no_cost_trees: NoCostTrees = False, workers: Workers = None,
     quiet: Quiet = False, json_output: JsonOut = False, debug: Debug = False,
 ) -> None:  # fmt: skip
     """Convert documents to Markdown: out/<name>.md plus per-page JSON reports in out/<name>/."""
@@ -145,12 +159,13 @@ def convert(
         try:
             spec = SpecConfig(tau=tau, window=window, min_window=min_window, max_depth=max_depth,
                               max_candidates=max_candidates, max_new_tokens=max_new_tokens,
-                              repeat_guard=repeat_guard)
+                              repeat_guard=repeat_guard, max_nodes=max_nodes, cost_aware=not no_cost_trees)
             cfg = RunConfig(
                 inputs=tuple(Path(p) for p in inputs), out_dir=out, model=model, method=method,
                 spec=spec, draft_source=draft_source, dpi=dpi, pages=pages, max_pages=max_pages,
                 device=device, dtype=dtype, baseline=baseline, region_starts=not no_region_starts,
                 stage1_batch=stage1_batch, force=force, password=password, shard=parse_shard(shard), glob=glob,
+                workers=default_workers() if workers is None else workers,
             )  # fmt: skip
         except ValueError as e:
             raise UsageError(str(e)) from e

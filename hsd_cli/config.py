@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-METHODS = ("hsd", "page", "ar", "draft")
+METHODS = ("auto", "hsd", "page", "ar", "draft")
 DRAFT_SOURCES = ("auto", "text", "ocr")
 DEFAULT_MODEL = "tencent/HunyuanOCR"
 
@@ -21,6 +22,8 @@ class SpecConfig:
     max_candidates: int = 8  # candidates per step (tree width)
     max_new_tokens: int = 2048  # per page / per region token budget
     repeat_guard: int = 512  # stop when the last this-many tokens loop with a short period (0 = off)
+    max_nodes: int = 64  # node budget: most draft tokens in one row's tree per step
+    cost_aware: bool = True  # size each tree by the device's measured forward cost (else: up to max_nodes)
 
     def __post_init__(self) -> None:
         if not 0.0 < self.tau <= 1.0:
@@ -29,8 +32,8 @@ class SpecConfig:
             raise ValueError(f"window must be >= 1, got {self.window}")
         if not 1 <= self.min_window <= self.window:
             raise ValueError(f"min_window must be in [1, window], got {self.min_window}")
-        if self.max_depth < 1 or self.max_candidates < 1:
-            raise ValueError("max_depth and max_candidates must be >= 1")
+        if self.max_depth < 1 or self.max_candidates < 1 or self.max_nodes < 1:
+            raise ValueError("max_depth, max_candidates and max_nodes must be >= 1")
         if self.max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
 
@@ -42,7 +45,7 @@ class RunConfig:
     inputs: tuple[Path, ...]
     out_dir: Path
     model: str = DEFAULT_MODEL
-    method: str = "hsd"
+    method: str = "auto"
     spec: SpecConfig = field(default_factory=SpecConfig)
     draft_source: str = "auto"
     dpi: int = 144
@@ -57,6 +60,7 @@ class RunConfig:
     password: str | None = None
     shard: tuple[int, int] = (1, 1)  # (i, N), 1-based
     glob: str | None = None  # folder inputs: file-name pattern (None: the known extensions)
+    workers: int = 0  # background processes preparing (render + draft) the next pages; 0 = inline
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -65,6 +69,13 @@ class RunConfig:
             raise ValueError(f"draft_source must be one of {DRAFT_SOURCES}")
         if not 36 <= self.dpi <= 600:
             raise ValueError(f"dpi must be in [36, 600], got {self.dpi}")
+        if self.workers < 0:
+            raise ValueError(f"workers must be >= 0, got {self.workers}")
         i, n = self.shard
         if not 1 <= i <= n:
             raise ValueError(f"shard must be i/N with 1 <= i <= N, got {i}/{n}")
+
+
+def default_workers() -> int:
+    """Prepare processes by default: one core stays with the model, at most 4 prepare pages."""
+    return max(1, min(4, (os.cpu_count() or 2) - 1))
