@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from hsd_cli.inputs import InputDoc, discover, parse_shard, shard
+from hsd_cli.inputs import _MAX_PART, InputDoc, _key_of, discover, parse_shard, shard
 
 
 def touch(root: Path, *names: str) -> None:
@@ -37,27 +41,38 @@ def test_file_input_maps_to_stem(tmp_path: Path) -> None:
     assert doc.key == "paper.v2" and doc.markdown_path(Path("o")) == Path("o/paper.v2.md")
 
 
+def own(path: Path) -> str:
+    """The suffix a contested key gets: from the source's own resolved path."""
+    return hashlib.sha256(os.fsencode(os.path.realpath(path))).hexdigest()[:8]
+
+
 def test_same_stem_from_two_places_never_clobbers(tmp_path: Path) -> None:
-    """a/x.pdf and b/x.pdf: the path sorting first keeps x, the other gets x-2, in any order."""
+    """a/x.pdf and b/x.pdf: each gets a suffix of its own, whatever the order."""
     touch(tmp_path, "a/x.pdf", "b/x.pdf")
     forward = discover([tmp_path / "a/x.pdf", tmp_path / "b/x.pdf"])
     backward = discover([tmp_path / "b/x.pdf", tmp_path / "a/x.pdf"])
     assert [(d.path, d.key) for d in forward] == [(d.path, d.key) for d in backward]
-    assert {d.path.parent.name: d.key for d in forward} == {"a": "x", "b": "x-2"}
+    assert {d.key for d in forward} == {f"x-{own(d.path)}" for d in forward}
+    assert len({d.key for d in forward}) == 2
 
 
-def test_disambiguation_skips_keys_taken_by_real_files(tmp_path: Path) -> None:
-    """x.pdf, x.png and a real x-2.pdf in one folder: the duplicate becomes x-3, not x-2."""
+def test_keys_do_not_move_when_inputs_come_and_go(tmp_path: Path) -> None:
+    """Issue 13.1: adding docs/2022/report.pdf to a run must not hand 2023's outputs to it."""
+    touch(tmp_path, "docs/2023/report.pdf", "docs/2024/report.pdf", "docs/2022/report.pdf")
+    two = [tmp_path / "docs/2023/report.pdf", tmp_path / "docs/2024/report.pdf"]
+    before = {d.path: d.key for d in discover(two)}
+    after = {d.path: d.key for d in discover([tmp_path / "docs/2022/report.pdf", *two])}
+    assert all(after[p] == k for p, k in before.items()) and len(set(after.values())) == 3
+    stdin = io.StringIO("".join(f"{p}\n" for p in two))
+    assert {d.path: d.key for d in discover(["-"], stdin=stdin)} == before
+
+
+def test_same_stem_in_one_folder(tmp_path: Path) -> None:
+    """x.pdf, x.png and a real x-2.pdf in one folder: x-2 stays, the two x's get own suffixes."""
     touch(tmp_path / "in", "x.pdf", "x.png", "x-2.pdf")
-    docs = discover([tmp_path / "in"])
-    assert {d.path.name: d.key for d in docs} == {"x.pdf": "x", "x.png": "x-3", "x-2.pdf": "x-2"}
-
-
-def test_collisions_ignore_case(tmp_path: Path) -> None:
-    """X.pdf and x.pdf would overwrite each other on macOS: they get distinct keys."""
-    touch(tmp_path, "a/X.pdf", "b/x.pdf")
-    docs = discover([tmp_path / "a/X.pdf", tmp_path / "b/x.pdf"])
-    assert sorted(d.key.casefold() for d in docs) == ["x", "x-2"]
+    docs = {d.path.name: d.key for d in discover([tmp_path / "in"])}
+    assert docs["x-2.pdf"] == "x-2" and docs["x.pdf"] != docs["x.png"]
+    assert docs["x.pdf"] == f"x-{own(tmp_path / 'in/x.pdf')}"
 
 
 def test_folder_and_file_inputs_collide_too(tmp_path: Path) -> None:
@@ -125,3 +140,61 @@ def test_parse_shard() -> None:
     for bad in ("0/2", "3/2", "2", "a/b", "1/2/3"):
         with pytest.raises(ValueError, match="shard"):
             parse_shard(bad)
+
+
+def assert_safe(key: str) -> None:
+    """Every part non-empty, not hidden (so not . or ..), printable, short, not a report name."""
+    out = Path("/out")
+    assert os.path.normpath(out / key).startswith("/out/")
+    for part in key.split("/"):
+        assert part and not part.startswith(".") and part.isprintable(), key
+        assert len(part.encode("utf-8")) <= _MAX_PART
+        assert not part.casefold().endswith((".json", ".md")), key
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=300).filter(lambda b: b"/" not in b and b"\0" not in b),
+                min_size=1, max_size=3))
+def test_no_name_escapes_the_output_folder(parts: list[bytes]) -> None:
+    """Issue 13.2/3: any bytes as file and folder names give a key below out/."""
+    rel = "/".join(os.fsdecode(p) for p in parts)
+    assert_safe(_key_of(rel))
+
+
+def test_hostile_names(tmp_path: Path) -> None:
+    """...pdf (stem ".."), .pdf, a non-UTF-8 name, a 240-character stem, report-like names."""
+    names = [b"...pdf", b".pdf", b"x\xff.pdf", b"a" * 240 + b".pdf", b"summary.json.pdf",
+             b"x.md.pdf", b"tab\there.pdf"]  # fmt: skip
+    for raw in names:
+        (tmp_path / "in").mkdir(exist_ok=True)
+        (tmp_path / "in" / os.fsdecode(raw)).write_bytes(b"x")
+    given_directly = discover([tmp_path / "in" / os.fsdecode(raw) for raw in names])
+    in_folder = discover([tmp_path / "in"], glob="*")
+    for doc in [*given_directly, *in_folder]:
+        assert_safe(doc.key)
+        assert doc.error == "" and doc.name.isprintable()
+    assert len({d.key for d in in_folder}) == len(names) - 2  # a walk skips hidden files
+    assert len({d.key for d in given_directly}) == len(names)
+    assert discover([tmp_path / "in" / "x\udcff.pdf"])[0].name.endswith("x\\xff.pdf")
+
+
+def test_non_utf8_paths_on_stdin(tmp_path: Path) -> None:
+    """Issue 13.3: stdin is read as bytes; a bad name is one document, not a crash."""
+    (tmp_path / os.fsdecode(b"x\xff.pdf")).write_bytes(b"x")
+    touch(tmp_path, "ok.pdf")
+    raw = b"%s\n%s\n" % (os.fsencode(tmp_path / os.fsdecode(b"x\xff.pdf")), os.fsencode(tmp_path / "ok.pdf"))
+    stdin = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")
+    docs = discover(["-"], stdin=stdin)
+    assert len(docs) == 2 and all(d.error == "" for d in docs)
+    nul = io.TextIOWrapper(io.BytesIO(raw.replace(b"\n", b"\0")), encoding="utf-8")
+    assert [d.path for d in discover(["-"], stdin=nul)] == [d.path for d in docs]
+
+
+def test_symlink_loop_is_one_bad_document(tmp_path: Path) -> None:
+    """Issue 13.4: a self-looping symlink in a folder is a document with an error."""
+    touch(tmp_path / "in", "good.pdf")
+    (tmp_path / "in" / "loop.pdf").symlink_to("loop.pdf")
+    docs = {d.key: d.error for d in discover([tmp_path / "in"])}
+    assert docs == {"good": "", "loop": ""}  # the walk lists it; opening it names the loop
+    (loop,) = discover([tmp_path / "in" / "loop.pdf"])
+    assert "symbolic links" in loop.error
