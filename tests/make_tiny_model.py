@@ -90,8 +90,9 @@ _HY = {"bos": "<｜hy_begin▁of▁sentence｜>", "eos": "<｜hy_place▁holder�
        "pad": "<｜hy_▁pad▁｜>", "user": "<｜hy_User｜>", "assistant": "<｜hy_Assistant｜>",
        "image_start": "<｜hy_place▁holder▁no▁100｜>", "image_end": "<｜hy_place▁holder▁no▁101｜>",
        "image": "<｜hy_place▁holder▁no▁102｜>", "newline": "<｜hy_place▁holder▁no▁103｜>"}
+# OTSL table tags as special tokens: the case in which skip_special_tokens=True would lose them.
 _PADDLE = ["<unk>", "<s>", "</s>", "<|begin_of_sentence|>", "<|IMAGE_START|>", "<|IMAGE_END|>",
-           "<|IMAGE_PLACEHOLDER|>", "<|VIDEO_PLACEHOLDER|>"]
+           "<|IMAGE_PLACEHOLDER|>", "<|VIDEO_PLACEHOLDER|>", "<fcel>", "<ecel>", "<lcel>", "<ucel>", "<xcel>", "<nl>"]
 _GLM = ["<|endoftext|>", "[MASK]", "[gMASK]", "[sMASK]", "<sop>", "<eop>", "<|system|>", "<|user|>", "<|assistant|>",
         "<|observation|>", "<|begin_of_image|>", "<|end_of_image|>", "<|begin_of_video|>", "<|end_of_video|>",
         "<|image|>", "<|video|>"]
@@ -338,8 +339,11 @@ def _reinit(model: torch.nn.Module, seed: int, sharp_qk: tuple[str, ...] = ()) -
                 p.mul_(3.0**0.5)
 
 
-def build_tiny_model(family: str, out_dir: Path, seed: int = 0) -> Path:
-    """Write a tiny random-weight checkpoint of `family` (a transformers model_type) to `out_dir`."""
+def build_tiny_model(family: str, out_dir: Path, seed: int = 0, generation: dict | None = None) -> Path:
+    """Write a tiny random-weight checkpoint of `family` (a transformers model_type) to `out_dir`.
+
+    `generation` adds generation_config.json fields, e.g. {"repetition_penalty": 1.05} as Qwen2.5-VL sets.
+    """
     if family not in FAMILIES:
         raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
     out_dir = Path(out_dir)
@@ -349,7 +353,7 @@ def build_tiny_model(family: str, out_dir: Path, seed: int = 0) -> Path:
     model = MODEL_CLASSES[family](config).eval()
     _reinit(model, seed, _SHARP_QK.get(family, ()))
     model.generation_config = GenerationConfig(bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
-                                               pad_token_id=tok.pad_token_id)
+                                               pad_token_id=tok.pad_token_id, **(generation or {}))
     model.save_pretrained(out_dir)
     processor = PROCESSOR_CLASSES[family](image_processor=IMAGE_PROCESSORS[family](), tokenizer=tok,
                                           chat_template=tok.chat_template)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import torch
 from PIL import Image
@@ -28,6 +30,12 @@ class FamilySpec:
     auto_class: str = "AutoModelForImageTextToText"  # transformers Auto* class that loads it
     max_pixels: int | None = None  # pages above this are downscaled before the processor
     kind_prompts: dict = field(default_factory=dict)  # RegionKind value -> Stage-1 prompt, if not region_prompt
+    # Special tokens that carry the output's markup (DeepSeek-OCR-2 grounding tags, OTSL cells):
+    # `decode` keeps them where skip_special_tokens=True would drop them.
+    markup_tokens: tuple[str, ...] = ()
+    # Trained on layout-element crops with a task prompt each (kind_prompts), never on whole pages:
+    # the official pipelines run a layout model and assemble the page from the elements.
+    element_level: bool = False
 
     def prompt_for(self, kind: str) -> str:
         """The Stage-1 prompt for a region of this kind."""
@@ -44,6 +52,10 @@ class VisionTarget:
         self.processor = processor
         self.tokenizer = processor.tokenizer
         self.eos_ids = frozenset(_eos_ids(model))
+        # What `generate(do_sample=False)` applies with the checkpoint's generation config: the
+        # core applies the repetition penalty per tree node; anything else it does not model.
+        self.repetition_penalty = float(model.generation_config.repetition_penalty or 1.0)
+        self.greedy_processors = greedy_processors(model)
         self.boundary_ids = frozenset(
             i for i in range(len(self.tokenizer)) if "\n" in self.tokenizer.decode([i])
         )
@@ -99,10 +111,16 @@ class VisionTarget:
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
     def decode(self, tokens: list[int]) -> str:
-        """Generated tokens -> the model's raw text (special tokens dropped)."""
-        return self.tokenizer.decode(
-            [t for t in tokens if t not in self.eos_ids], skip_special_tokens=True
-        )
+        """Generated tokens -> the model's raw text: special tokens dropped, markup tokens kept."""
+        return self.tokenizer.decode([t for t in tokens if t not in self._dropped_ids], skip_special_tokens=False)
+
+    @cached_property
+    def _dropped_ids(self) -> frozenset[int]:
+        """What skip_special_tokens=True drops (EOS included), less the family's markup tokens."""
+        tok = self.tokenizer
+        special = {i for i, t in tok.added_tokens_decoder.items() if t.special} | set(tok.all_special_ids)
+        keep = {tok.convert_tokens_to_ids(t) for t in self.spec.markup_tokens}
+        return frozenset((special | self.eos_ids) - keep)
 
     def to_markdown(self, text: str) -> str:
         """The model's markup -> clean Markdown; families override."""
@@ -116,6 +134,18 @@ def fit_pixels(image: Image.Image, max_pixels: int | None) -> Image.Image:
     scale = (max_pixels / (image.width * image.height)) ** 0.5
     size = (max(1, int(image.width * scale)), max(1, int(image.height * scale)))
     return image.resize(size, Image.BICUBIC)
+
+
+def greedy_processors(model) -> tuple[str, ...]:
+    """Logits processors `model.generate(do_sample=False)` builds from the checkpoint's generation config."""
+    config = copy.deepcopy(model.generation_config)
+    config.do_sample = False  # sampling warpers (temperature, top_k, ...) do not apply to greedy
+    try:
+        model._prepare_special_tokens(config, True, device="cpu")
+        processors = model._get_logits_processor(config, input_ids_seq_length=1, device="cpu")
+    except (AttributeError, TypeError, ValueError):  # a remote-code model without GenerationMixin
+        return ()
+    return tuple(type(p).__name__ for p in processors)
 
 
 def _eos_ids(model) -> list[int]:

@@ -20,7 +20,7 @@ MAX_PIXELS = 9633792 // 2  # preprocessor longest_edge counts both temporal fram
 SPECS = (
     FamilySpec("glm_ocr", ("zai-org/GLM-OCR",), PROMPTS["text"], PROMPTS["text"], STYLE,
                published_params="1.1B", max_pixels=MAX_PIXELS,
-               kind_prompts={"table": PROMPTS["table"], "equation": PROMPTS["formula"]}),
+               kind_prompts={"table": PROMPTS["table"], "equation": PROMPTS["formula"]}, element_level=True),
 )
 
 

@@ -16,10 +16,17 @@ PROMPTS = {"text": "OCR:", "table": "Table Recognition:", "formula": "Formula Re
 STYLE = DraftStyle(table="otsl", heading="plain", formula="dollars", figure="", drop_furniture=True)
 MAX_PIXELS = 2822400  # preprocessor_config max_pixels (28 * 28 * 3600)
 
+# OTSL cell tags: kept by `decode` whether or not the tokenizer marks them special (if it did,
+# skip_special_tokens=True would turn every table into run-together cell text).
+OTSL_TOKENS = ("<fcel>", "<ecel>", "<lcel>", "<ucel>", "<xcel>", "<nl>")
+
+# element_level: the official pipeline (PaddleOCR `PaddleOCRVL`) runs PP-DocLayoutV2 first and sends
+# each element its task prompt; the model card has no whole-page prompt.
 SPECS = (
     FamilySpec("paddleocr_vl", ("PaddlePaddle/PaddleOCR-VL",), PROMPTS["text"], PROMPTS["text"],
                STYLE, published_params="0.9B", max_pixels=MAX_PIXELS,
-               kind_prompts={"table": PROMPTS["table"], "equation": PROMPTS["formula"]}),
+               kind_prompts={"table": PROMPTS["table"], "equation": PROMPTS["formula"]},
+               markup_tokens=OTSL_TOKENS, element_level=True),
 )
 
 # OTSL: fcel = cell with text, ecel = empty cell, lcel = continues the cell on its left,

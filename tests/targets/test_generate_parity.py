@@ -1,0 +1,59 @@
+"""`ar` is the checkpoint's own greedy decoding: model.generate(do_sample=False), token for token."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from hsd_cli.config import SpecConfig
+from hsd_cli.datatypes import PageImage
+from hsd_cli.hierarchy import run_ar
+from hsd_cli.targets.base import fit_pixels
+from make_tiny_model import FAMILIES
+
+N = 40  # tokens compared per family
+
+
+def _page() -> PageImage:
+    img = Image.new("RGB", (480, 640), "white")
+    draw = ImageDraw.Draw(img)
+    for i in range(12):
+        draw.text((40, 40 + 40 * i), f"Line {i}: revenue 1,234.56 and $x^2$", fill="black")
+    return PageImage(Path("parity.png"), 0, img, 72)
+
+
+def generate_tokens(target, page: PageImage, max_new_tokens: int) -> list[int]:
+    """New tokens of `generate(do_sample=False)` on the inputs `ar` prefills (prompt, image size)."""
+    image = fit_pixels(page.image, target.spec.max_pixels)
+    text = target.chat_prompt(target.spec.page_prompt)
+    inputs = target.processor(images=[image], text=[text], return_tensors="pt").to(target.device)
+    out = target.model.generate(**inputs, do_sample=False, max_new_tokens=max_new_tokens)
+    return out[0, inputs["input_ids"].shape[1] :].tolist()
+
+
+def ar_tokens(target, page: PageImage, max_new_tokens: int) -> list[int]:
+    return run_ar(target, page, SpecConfig(max_new_tokens=max_new_tokens, repeat_guard=0)).tokens
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_ar_equals_generate(family, tiny_target):
+    """With the checkpoint's generation config, `ar` == `generate(do_sample=False)`."""
+    target, page = tiny_target(family), _page()
+    assert target.greedy_processors == ()  # the tiny checkpoints set no logits processor
+    ref = generate_tokens(target, page, N)
+    assert len(set(ref)) > 5  # a degenerate model would make this trivial
+    assert ar_tokens(target, page, N) == ref
+
+
+def test_checkpoint_processors_are_read_from_generation_config(tmp_path):
+    """Qwen2.5-VL's generation_config.json sets repetition_penalty 1.05: the target reads it."""
+    from hsd_cli.targets.registry import load_target
+    from make_tiny_model import build_tiny_model
+
+    path = build_tiny_model("qwen2_5_vl", tmp_path / "q", generation={"repetition_penalty": 1.05,
+                                                                      "no_repeat_ngram_size": 3})
+    target = load_target(str(path), "cpu", "fp32")
+    assert target.repetition_penalty == 1.05
+    assert target.greedy_processors == ("RepetitionPenaltyLogitsProcessor", "NoRepeatNGramLogitsProcessor")
