@@ -1,26 +1,42 @@
-"""Atomic file writes and the resume index.
+"""Atomic file writes, the per-document lock, and the resume index.
 
 A write goes to a hidden temp file in the target's folder and is moved into place with
 `os.replace`, so a reader (or a rerun after a kill) sees the old file or the new one, never a
-torn one. A page is finished when `page-NNNN.json` parses, has status ok or truncated, and was
-made with the current converter's `options_key()`.
+torn one. mkstemp creates its file 0600; it is chmod'ed to what a plain open() would give
+(0666 minus the umask) before the rename, so other users and services can read the results.
+
+Concurrency: a run holds `out/<key>/.lock` (flock(2), released by the kernel when the process
+dies, even by kill -9) while it works on a document, and only then removes that document's
+temp files; so two runs on one folder take turns per document instead of deleting each
+other's temp files mid-write.
+
+A page is finished when `page-NNNN.json` parses, has status ok or truncated, and was made with
+the same options: the converter's `options_key()`, the run's output-changing settings and the
+source's identity (`source_identity`: resolved path, size, sha256 of the content).
 """
 
 from __future__ import annotations
 
+import fcntl
+import glob
+import hashlib
 import json
 import os
 import re
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from hsd_cli.datatypes import PageResult, PageStatus
-from hsd_cli.errors import OutputError
+from hsd_cli.errors import InputError, OutputError
 from hsd_cli.report.json import normalize_options, page_from_json
 
 FINISHED = (PageStatus.OK, PageStatus.TRUNCATED)
 _TMP_SUFFIX = ".tmp"
+_TMP_RANDOM = "?" * 8  # mkstemp puts 8 random characters between prefix and suffix
+_OWN_FILES = ("page-*.json", "summary.json")  # what a document writes in its report folder
 # "[" + newline never occurs inside a JSON string (newlines are escaped there).
 _NUMBER_LIST = re.compile(r"\[\n[\d\s,.eE+-]*\]")
 
@@ -36,8 +52,9 @@ def write_text(path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_TMP_SUFFIX, dir=path.parent)
     except OSError as e:
-        raise OutputError(f"{path.parent}: cannot write: {e.strerror or e}") from e
+        raise OutputError(f"{path.parent}: cannot write: {_reason(e)}") from e
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
@@ -45,7 +62,7 @@ def write_text(path: Path, text: str) -> None:
         os.replace(tmp, path)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
-        raise OutputError(f"{path}: cannot write: {e.strerror or e}") from e
+        raise OutputError(f"{path}: cannot write: {_reason(e)}") from e
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -65,14 +82,56 @@ def ensure_writable(out_dir: Path) -> None:
         with tempfile.TemporaryFile(dir=out_dir):
             pass
     except OSError as e:
-        raise OutputError(f"{out_dir}: cannot write: {e.strerror or e}") from e
+        raise OutputError(f"{out_dir}: cannot write: {_reason(e)}") from e
 
 
-def remove_stale_temps(folder: Path) -> None:
-    """Delete temp files a killed run left behind."""
-    if folder.is_dir():
-        for tmp in folder.glob(f".*{_TMP_SUFFIX}"):
-            tmp.unlink(missing_ok=True)
+@contextmanager
+def document_lock(report_dir: Path, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold out/<key>/.lock for one document; waits (after calling on_wait) while another run has it."""
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(report_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as e:
+        raise OutputError(f"{report_dir}: cannot write: {_reason(e)}") from e
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the last descriptor releases the flock
+
+
+def remove_stale_temps(report_dir: Path, markdown_path: Path | None = None) -> None:
+    """Delete the temp files a killed run left for this document (hold its lock first).
+
+    Only this document's own names: the report folder also holds the Markdown of documents
+    below it (`out/x/y.md` for `in/x/y.pdf`), whose temps another run may be writing now.
+    """
+    own = [report_dir / f".{name}.{_TMP_RANDOM}{_TMP_SUFFIX}" for name in _OWN_FILES]
+    if markdown_path is not None:
+        name = glob.escape(markdown_path.name)
+        own.append(markdown_path.parent / f".{name}.{_TMP_RANDOM}{_TMP_SUFFIX}")
+    for pattern in own:
+        head = glob.escape(str(pattern.parent))
+        for tmp in glob.glob(os.path.join(head, pattern.name)):
+            Path(tmp).unlink(missing_ok=True)
+
+
+def source_identity(path: Path) -> dict[str, object]:
+    """What resume compares to know a source is the one the reports were made from."""
+    from hsd_cli.inputs import printable
+
+    try:
+        with path.open("rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError as e:
+        raise InputError(f"cannot read the file: {_reason(e)}") from None
+    return {"path": printable(os.path.realpath(path)), "size": size, "sha256": digest}
 
 
 def finished_pages(
@@ -87,6 +146,24 @@ def finished_pages(
         if result is not None and result.page == page:
             done[page] = result
     return done
+
+
+def _reason(e: OSError) -> str:
+    return (e.strerror or str(e) or type(e).__name__).splitlines()[0]
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where /proc allows (threads may be running)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # the only portable way to read it is to set it
+    os.umask(mask)
+    return mask
 
 
 def _read_finished(path: Path, wanted: dict[str, Any]) -> PageResult | None:

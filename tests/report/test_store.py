@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from hsd_cli.datatypes import PageResult, PageStatus
-from hsd_cli.errors import OutputError
+from hsd_cli.errors import InputError, OutputError
 from hsd_cli.report import store
 from hsd_cli.report.json import page_to_json
 
@@ -83,10 +86,74 @@ def test_finished_pages_only_among_selected(tmp_path: Path) -> None:
 
 
 def test_stale_temps_are_removed(tmp_path: Path) -> None:
-    (tmp_path / ".page-0001.json.abc.tmp").write_text("{")
-    write_page(tmp_path, 1)
-    store.remove_stale_temps(tmp_path)
-    assert os.listdir(tmp_path) == ["page-0001.json"]
+    """Issue 13.11: a kill -9 leaves .<doc>.md.XXXXXXXX.tmp beside the Markdown; only the
+    document's own temps go (out/a/ also holds documents a/b's Markdown, maybe mid-write)."""
+    report_dir = tmp_path / "a"
+    write_page(report_dir, 1)
+    for name in (".page-0001.json.abcd1234.tmp", ".summary.json.k_3x9z0q.tmp", ".b.md.zzzzzzzz.tmp"):
+        (report_dir / name).write_text("{")
+    (tmp_path / ".a.md.q1w2e3r4.tmp").write_text("x")
+    (tmp_path / ".a.md.x.md.q1w2e3r4.tmp").write_text("x")  # document "a.md.x"'s temp
+    store.remove_stale_temps(report_dir, tmp_path / "a.md")
+    assert sorted(os.listdir(report_dir)) == [".b.md.zzzzzzzz.tmp", "page-0001.json"]
+    assert sorted(os.listdir(tmp_path)) == [".a.md.x.md.q1w2e3r4.tmp", "a"]
+
+
+def test_files_get_modes_from_the_umask(tmp_path: Path) -> None:
+    """Issue 13.9: mkstemp's 0600 is not what the user's umask asks for."""
+    for mask, mode in ((0o022, 0o644), (0o077, 0o600), (0o002, 0o664)):
+        old = os.umask(mask)
+        try:
+            store.write_text(tmp_path / "f.md", "x")
+        finally:
+            os.umask(old)
+        assert (tmp_path / "f.md").stat().st_mode & 0o777 == mode
+
+
+_HOLD = """
+import sys, time
+from pathlib import Path
+from hsd_cli.report import store
+with store.document_lock(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+
+def test_document_lock_makes_a_second_process_wait(tmp_path: Path) -> None:
+    """Issue 13.6: a second run waits for the document a first run holds, then gets it."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    first = subprocess.Popen([sys.executable, "-c", _HOLD, str(tmp_path / "d"), "30"],
+                             env=env, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert first.stdout.readline() == "held\n"
+        waited: list[bool] = []
+        done = threading.Event()
+
+        def take() -> None:
+            with store.document_lock(tmp_path / "d", on_wait=lambda: waited.append(True)):
+                done.set()
+
+        taker = threading.Thread(target=take, daemon=True)
+        taker.start()
+        assert not done.wait(0.5) and waited == [True]  # blocked while the other holds it
+        first.kill()  # even kill -9 releases it
+        assert done.wait(30)
+    finally:
+        first.kill()
+        first.wait()
+
+
+def test_source_identity_changes_with_content(tmp_path: Path) -> None:
+    """Issue 13.7: resume keys on the source's path, size and content."""
+    (tmp_path / "a.pdf").write_bytes(b"%PDF-1 one")
+    first = store.source_identity(tmp_path / "a.pdf")
+    (tmp_path / "a.pdf").write_bytes(b"%PDF-1 two")
+    second = store.source_identity(tmp_path / "a.pdf")
+    assert first["path"] == second["path"] and first["size"] == second["size"]
+    assert first["sha256"] != second["sha256"]
+    with pytest.raises(InputError, match="cannot read"):
+        store.source_identity(tmp_path / "missing.pdf")
 
 
 def test_number_lists_stay_on_one_line(tmp_path: Path) -> None:
