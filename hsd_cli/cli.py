@@ -65,6 +65,13 @@ Inputs = Annotated[
 ]  # fmt: skip
 Out = Annotated[Path, _opt("--out", "Output folder (created if missing).", "-o")]
 Model = Annotated[str, _opt("--model", "Target model: hub id or local directory.")]
+# convert: None = not asked for, so a missing default model falls back to the draft pipeline.
+ConvertModel = Annotated[
+    str | None,
+    _opt("--model", f"Target model: hub id or local directory [default: {DEFAULT_MODEL}; where it "
+         "cannot be loaded and no model was asked for, the draft pipeline's output, with a warning].",
+         show_default=False),
+]  # fmt: skip
 Method = Annotated[
     Literal["auto", "hsd", "page", "ar", "draft"],
     _opt("--method", "auto: per page, hsd or page, whichever the device's measured costs favour; "
@@ -142,7 +149,7 @@ def _root(version: Version = False) -> None:
 
 @app.command(epilog=EXAMPLES)
 def convert(
-    inputs: Inputs, out: Out, model: Model = DEFAULT_MODEL, method: Method = "auto",
+    inputs: Inputs, out: Out, model: ConvertModel = None, method: Method = "auto",
     tau: Tau = _SPEC.tau, window: Window = _SPEC.window,
     max_new_tokens: MaxNew = _SPEC.max_new_tokens,
     max_depth: MaxDepth = _SPEC.max_depth, max_candidates: MaxCand = _SPEC.max_candidates,
@@ -161,11 +168,12 @@ def convert(
                               max_candidates=max_candidates, max_new_tokens=max_new_tokens,
                               repeat_guard=repeat_guard, max_nodes=max_nodes, cost_aware=not no_cost_trees)
             cfg = RunConfig(
-                inputs=tuple(Path(p) for p in inputs), out_dir=out, model=model, method=method,
+                inputs=tuple(Path(p) for p in inputs), out_dir=out, model=model or DEFAULT_MODEL, method=method,
                 spec=spec, draft_source=draft_source, dpi=dpi, pages=pages, max_pages=max_pages,
                 device=device, dtype=dtype, baseline=baseline, region_starts=not no_region_starts,
                 stage1_batch=stage1_batch, force=force, password=password, shard=parse_shard(shard), glob=glob,
                 workers=default_workers() if workers is None else workers,
+                draft_fallback=not model and method in ("auto", "draft"),  # no model asked for
             )  # fmt: skip
         except ValueError as e:
             raise UsageError(str(e)) from e

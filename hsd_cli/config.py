@@ -61,6 +61,9 @@ class RunConfig:
     shard: tuple[int, int] = (1, 1)  # (i, N), 1-based
     glob: str | None = None  # folder inputs: file-name pattern (None: the known extensions)
     workers: int = 0  # background processes preparing (render + draft) the next pages; 0 = inline
+    # No model was asked for (no --model/HSD_MODEL, method auto or draft): when the default model
+    # cannot be loaded, convert with the draft pipeline and say so, instead of failing the run.
+    draft_fallback: bool = False
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
