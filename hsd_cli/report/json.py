@@ -12,6 +12,7 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from hsd_cli.datatypes import PageResult, PageStatus, StageReport
+from hsd_cli.inputs import printable
 from hsd_cli.report.summary import DocSummary, RunSummary, Totals
 
 SCHEMA_VERSION = 1
@@ -36,6 +37,7 @@ def page_to_json(result: PageResult, options: dict[str, object]) -> dict[str, An
         elif isinstance(value, list):
             value = list(value)
         data[name] = value
+    data["source"] = printable(result.source)  # a non-UTF-8 name must not break the JSON
     data["options"] = normalize_options(options)
     data["markdown"] = data.pop("markdown")  # last: the long field
     return data
@@ -79,7 +81,7 @@ def doc_summary_to_json(s: DocSummary, options: dict[str, object]) -> dict[str, 
     """The document summary written to out/<key>/summary.json."""
     return {
         "schema_version": SCHEMA_VERSION,
-        "source": s.source,
+        "source": printable(s.source),
         "markdown": f"{s.key}.md" if s.pages else None,
         "status": s.status.value,
         "error": s.error,
@@ -107,6 +109,7 @@ def run_summary_to_json(s: RunSummary) -> dict[str, Any]:
         "options": normalize_options(s.options),
         "documents": [_doc_brief(d) for d in docs],
         "documents_failed": sum(d.status.value == "failed" for d in docs),
+        "documents_skipped": sum(d.status.value == "skipped" for d in docs),
         "statuses": statuses,
         "resumed": sum(d.resumed for d in docs),
         "totals": totals_to_json(s.totals),
@@ -115,7 +118,7 @@ def run_summary_to_json(s: RunSummary) -> dict[str, Any]:
 
 def _doc_brief(d: DocSummary) -> dict[str, Any]:
     return {
-        "source": d.source,
+        "source": printable(d.source),
         "markdown": f"{d.key}.md" if d.pages else None,
         "status": d.status.value,
         "error": d.error,

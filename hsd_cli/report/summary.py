@@ -12,9 +12,11 @@ EXIT_OK, EXIT_FAILED = 0, 1
 
 
 class DocStatus(str, Enum):
-    OK = "ok"  # every selected page is ok or truncated
-    FAILED = "failed"  # the document could not be opened, or a page failed
+    OK = "ok"  # every selected page is ok
+    TRUNCATED = "truncated"  # every selected page is ok or truncated, at least one truncated
+    FAILED = "failed"  # the document could not be opened or written, or a page failed
     INCOMPLETE = "incomplete"  # the run was interrupted before all pages were done
+    SKIPPED = "skipped"  # nothing to do: no page of the document is in --pages
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,12 +133,20 @@ def summarize_document(
     failed = tuple(r.page for r in results if r.status == PageStatus.FAILED)
     if failed:
         status = DocStatus.FAILED
+    elif len(results) < pages:
+        status = DocStatus.INCOMPLETE
     else:
-        status = DocStatus.OK if len(results) >= pages else DocStatus.INCOMPLETE
+        truncated = any(r.status == PageStatus.TRUNCATED for r in results)
+        status = DocStatus.TRUNCATED if truncated else DocStatus.OK
     totals = sum_totals(page_totals(r) for r in results)
     return DocSummary(source, key, status, pages, statuses, failed, resumed, totals)
 
 
 def failed_document(source: str, key: str, error: str) -> DocSummary:
-    """Summary of a document that could not be opened."""
+    """Summary of a document that could not be opened or written."""
     return DocSummary(source, key, DocStatus.FAILED, 0, error=error)
+
+
+def skipped_document(source: str, key: str, reason: str) -> DocSummary:
+    """Summary of a document with nothing to do in this run (e.g. no page in --pages)."""
+    return DocSummary(source, key, DocStatus.SKIPPED, 0, error=reason)

@@ -2,27 +2,52 @@
 
 from __future__ import annotations
 
+from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
-from hsd_cli.report.summary import RunSummary, Totals
+from hsd_cli.report.summary import DocSummary, RunSummary, Totals
+
+_MODEL_COLUMNS = ("tokens", "steps", "AAL", "SR_decode", "SR_e2e")
 
 
 def run_table(summary: RunSummary) -> Table:
-    """One row per document and a total row: pages, tokens, steps, AAL, speedups, time."""
+    """One row per document and a total row: pages, tokens, steps, AAL, speedups, time.
+
+    A run without model tokens (--method draft) has no token, step or AAL columns: zeros there
+    would read as measurements.
+    """
+    decoded = summary.totals.tokens > 0 or summary.totals.steps > 0
     table = Table(title="hsd run summary", title_justify="left")
-    for col in ("document", "status", "pages", "tokens", "steps", "AAL", "SR_decode", "SR_e2e", "time s"):
+    for col in ("document", "status", "pages", *(_MODEL_COLUMNS if decoded else ()), "time s"):
         table.add_column(col, justify="left" if col in ("document", "status") else "right")
     for doc in summary.documents:
-        status = doc.status.value if not doc.error else f"failed: {doc.error}"[:60]
-        table.add_row(doc.key, status, str(doc.pages), *_numbers(doc.totals))
+        table.add_row(doc.key, _status(doc), str(doc.pages), *_numbers(doc.totals, decoded))
     if len(summary.documents) > 1:
         table.add_section()
-        table.add_row("total", "", str(summary.totals.pages), *_numbers(summary.totals))
+        total = summary.totals
+        table.add_row("total", "", str(total.pages), *_numbers(total, decoded))
     return table
 
 
-def _numbers(t: Totals) -> list[str]:
+def print_table(table: Table, console: Console) -> None:
+    """Print whole: a pipe or log file gets the table's own width, not rich's 80 columns."""
+    if not console.is_terminal:  # measured against a wide page: console.measure caps at 80
+        wide = console.options.update_width(10_000)
+        console.width = max(80, Measurement.get(console, wide, table).maximum)
+    console.print(table)
+
+
+def _status(doc: DocSummary) -> str:
+    status = doc.status.value
+    if doc.failed_pages:
+        status += " (page " + ", ".join(map(str, doc.failed_pages)) + ")"
+    return f"{status}: {doc.error}" if doc.error else status
+
+
+def _numbers(t: Totals, decoded: bool) -> list[str]:
     def ratio(x: float | None) -> str:
         return f"{x:.2f}x" if x is not None else "-"
 
-    return [str(t.tokens), str(t.steps), f"{t.aal:.2f}", ratio(t.sr_decode), ratio(t.sr_e2e), f"{t.t_total:.1f}"]
+    model = [str(t.tokens), str(t.steps), f"{t.aal:.2f}", ratio(t.sr_decode), ratio(t.sr_e2e)]
+    return [*(model if decoded else []), f"{t.t_total:.1f}"]
