@@ -25,7 +25,7 @@ from md_metrics import ned, run_test
 from rich.console import Console
 from rich.table import Table
 
-from hsd_cli.draft_converter import DraftConverter
+from hsd_cli.drafts import AutoSource, page_markdown
 from hsd_cli.errors import InputError
 from hsd_cli.render import iter_pages
 
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> dict:
     corpus = args.corpus.resolve()
     items = json.loads((corpus / "manifest.json").read_text())["items"]
     olm_tests = _olmocr_tests(corpus)
-    converter = DraftConverter(args.draft_source)
+    converter = AutoSource(args.draft_source)
     rows = []
     for item in items:
         rows.append(evaluate(item, corpus, converter, olm_tests, args.peer))
@@ -61,7 +61,7 @@ def _parse_args(argv):
     return parser.parse_args(argv)
 
 
-def evaluate(item: dict, corpus: Path, converter, olm_tests: dict, peer: bool) -> dict:
+def evaluate(item: dict, corpus: Path, converter: AutoSource, olm_tests: dict, peer: bool) -> dict:
     """One document: convert, time, score against its ground truth (and the peer's)."""
     path = corpus / item["file"]
     row = {"id": item["id"], "kind": _kind(item["kind"]), "pages": item["pages"]}
@@ -87,16 +87,18 @@ def evaluate(item: dict, corpus: Path, converter, olm_tests: dict, peer: bool) -
     return row
 
 
-def convert(path: Path, converter) -> list[dict]:
+def convert(path: Path, converter: AutoSource) -> list[dict]:
     """Markdown, draft source and timings of every page (render timed with and without analysis)."""
     plain = _render_times(path, analyze=False)
     pages, start = [], time.perf_counter()
     for n, page in enumerate(iter_pages(path)):
         t_render = time.perf_counter() - start
-        result = converter.convert(page)
-        pages.append({"page": page.number, "source": result.draft_source,
-                      "markdown": result.markdown, "t_render": round(t_render, 4),
-                      "t_render_plain": round(plain[n], 4), "t_draft": round(result.t_draft, 4)})
+        source = converter.select(page)
+        markdown = page_markdown(source.regions(page))
+        t_draft = time.perf_counter() - start - t_render
+        pages.append({"page": page.number, "source": source.name, "markdown": markdown,
+                      "t_render": round(t_render, 4), "t_render_plain": round(plain[n], 4),
+                      "t_draft": round(t_draft, 4)})
         start = time.perf_counter()
     return pages
 

@@ -16,8 +16,13 @@ from hsd_cli.datatypes import Region, RegionKind, TableCell, TextSpan
 # Text drawn with render mode 3 (OCR layers over scans) is neither filled nor stroked.
 _DRAWN = pymupdf.mupdf.FZ_STEXT_FILLED | pymupdf.mupdf.FZ_STEXT_STROKED
 _SYNTHETIC_BOLD = pymupdf.mupdf.FZ_STEXT_BOLD
-# Ligatures are expanded ("ﬁ" -> "fi"): models write the letters.
-_TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~(pymupdf.TEXT_PRESERVE_IMAGES | pymupdf.TEXT_PRESERVE_LIGATURES)
+# Ligatures are expanded ("ﬁ" -> "fi"): models write the letters. Glyphs without a Unicode
+# mapping come out as U+FFFD, not as their raw character codes (MuPDF's default for the dict
+# flags), which read as plausible letters; `drafts.auto` can then tell a broken layer.
+_TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~(
+    pymupdf.TEXT_PRESERVE_IMAGES | pymupdf.TEXT_PRESERVE_LIGATURES
+    | pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
+)
 
 # pymupdf.layout labels -> (kind, heading level)
 LAYOUT_KINDS = {

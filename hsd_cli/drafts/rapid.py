@@ -29,6 +29,20 @@ CDLA_KINDS = {
     "equation": RegionKind.EQUATION,
 }
 _KEEP_EMPTY = (RegionKind.FIGURE,)  # a figure needs no text to be written as a placeholder
+# Pages whose long side is below this many pixels are enlarged to it before layout and OCR:
+# the detector does not enlarge small images (Det.limit_type "max"), and a page rendered or
+# scanned this small holds body text only a few pixels high. The same size as the detector's
+# own limit, so an enlarged page is not shrunk again.
+MIN_LONG_SIDE = 1280
+MAX_UPSCALE = 4.0  # a thumbnail stays a thumbnail: enlarging further invents no detail
+
+
+def ocr_scale(size: tuple[int, int]) -> float:
+    """Factor by which a page image of `size` is enlarged for OCR (1.0: read as it is)."""
+    long_side = max(size)
+    if long_side <= 0 or long_side >= MIN_LONG_SIDE:
+        return 1.0
+    return min(MIN_LONG_SIDE / long_side, MAX_UPSCALE)
 
 
 class RapidOcrSource:
@@ -43,6 +57,16 @@ class RapidOcrSource:
 
     def regions(self, page: PageImage) -> list[Region]:
         image = page.image.convert("RGB")
+        scale = ocr_scale(image.size)
+        if scale == 1.0:
+            return self._read_upright(image)
+        # Small pages are read enlarged (text a few pixels high defeats the detector) and the
+        # boxes are mapped back onto the page image.
+        size = (round(image.width * scale), round(image.height * scale))
+        regions = self._read_upright(image.resize(size, Image.Resampling.BICUBIC))
+        return [replace(r, bbox=tuple(v / scale for v in r.bbox)) for r in regions]
+
+    def _read_upright(self, image: Image.Image) -> list[Region]:
         lines = self.read_lines(image)
         angle = self.orientation(image, lines)
         if angle:

@@ -12,7 +12,7 @@ from PIL import Image
 
 from hsd_cli.datatypes import PageImage
 from hsd_cli.drafts import AutoSource, RapidOcrSource
-from hsd_cli.drafts.rapid import _unrotate
+from hsd_cli.drafts.rapid import MAX_UPSCALE, MIN_LONG_SIDE, _unrotate, ocr_scale
 
 LINES = ("Speculative decoding drafts", "every region of the page")
 
@@ -79,3 +79,35 @@ def test_auto_uses_ocr_without_text_layer(source: RapidOcrSource) -> None:
     assert AutoSource("text", ocr=source).select(page).name == "text_layer"
     with pytest.raises(ValueError):
         AutoSource("paddle")
+
+
+def small_page(dpi: int) -> Image.Image:
+    """Three lines of 11 pt text rendered at a low resolution: a page too small for OCR."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=420, height=300)
+    for i, text in enumerate(SMALL_LINES):
+        page.insert_text((20, 60 + 16 * i), text, fontsize=11)
+    pix = page.get_pixmap(dpi=dpi)
+    return Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+
+
+SMALL_LINES = ("Speculative decoding drafts every region", "of the page with a cheap reader first,",
+               "then the target model verifies them all.")  # fmt: skip
+
+
+def test_ocr_scale_enlarges_small_pages_only() -> None:
+    assert ocr_scale((1224, 1584)) == 1.0  # a letter page at 144 dpi is read as it is
+    assert ocr_scale((516, 729)) == pytest.approx(MIN_LONG_SIDE / 729)
+    assert ocr_scale((100, 50)) == MAX_UPSCALE  # a thumbnail is not blown up without limit
+
+
+def test_small_page_is_read_enlarged(source: RapidOcrSource) -> None:
+    """Text a few pixels high is found once the page is enlarged; boxes stay on the page image."""
+    image = small_page(dpi=30)  # 175 x 125 px: the detector alone finds almost nothing here
+    regions = source.regions(page_of(image))
+    words = set(" ".join(r.text for r in regions).lower().replace(".", " ").split())
+    truth = set(" ".join(SMALL_LINES).lower().replace(",", " ").replace(".", " ").split())
+    assert len(words & truth) >= 5
+    for r in regions:
+        x0, y0, x1, y1 = r.bbox
+        assert 0 <= x0 < x1 <= image.width + 1 and 0 <= y0 < y1 <= image.height + 1

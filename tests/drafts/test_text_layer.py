@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pymupdf
 from PIL import Image
 
 from hsd_cli.datatypes import PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import AutoSource, TextLayerSource, has_text_layer, page_markdown
+from hsd_cli.drafts.auto import unreadable_share
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.geometry import reading_order
+from hsd_cli.pdftext import visible_lines
 from hsd_cli.render import iter_pages
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -109,3 +112,44 @@ def test_xy_cut_columns_follow_script_direction() -> None:
     boxes = [(500, 200, 900, 400), (100, 200, 480, 400), (100, 50, 900, 150), (100, 420, 480, 600)]
     assert reading_order(boxes) == [2, 1, 3, 0]  # not row by row: [2, 1, 0, 3]
     assert reading_order(boxes, rtl=True) == [2, 0, 1, 3]
+
+
+def embedded_font_page(to_unicode: bool) -> pymupdf.Page:
+    """A page set in an embedded CID font, with or without the map from glyphs to Unicode."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=300)
+    page.insert_font(fontname="F0", fontbuffer=pymupdf.Font("cjk").buffer)
+    for i in range(6):
+        page.insert_text((20, 40 + 30 * i), "Speculative decoding drafts every region",
+                         fontname="F0", fontsize=12)  # fmt: skip
+    page.insert_text((20, 280), "Page 1", fontsize=10)  # a base-14 font maps itself
+    doc.subset_fonts()
+    if not to_unicode:  # what broken producers write: glyph ids alone
+        for xref in range(1, doc.xref_length()):
+            if doc.xref_get_key(xref, "ToUnicode")[0] != "null":
+                doc.xref_set_key(xref, "ToUnicode", "null")
+    return pymupdf.open("pdf", doc.tobytes())[0]
+
+
+def test_text_layer_without_unicode_goes_to_ocr() -> None:
+    """Glyphs that map to no Unicode read as U+FFFD, not as letters; auto then uses OCR."""
+    for to_unicode in (True, False):
+        pdf_page = embedded_font_page(to_unicode)
+        spans = visible_lines(pdf_page, pymupdf.Matrix(2, 2))
+        page = page_of(*spans)
+        text = "".join(s.text for s in spans)
+        ocr = TextLayerSource()  # a stand-in: only which source is picked matters
+        picked = AutoSource("auto", ocr=ocr).select(page)
+        if to_unicode:
+            assert "Speculative decoding" in text and has_text_layer(page)
+            assert picked is not ocr
+        else:
+            assert "Speculative" not in text and unreadable_share(text) > 0.9
+            assert not has_text_layer(page) and picked is ocr
+
+
+def test_symbol_bullets_do_not_make_a_layer_unreadable() -> None:
+    """A few private-use bullets (symbol fonts) in ordinary text keep the text layer."""
+    spans = [line(80, 100 + 30 * i, "\uf0b7 An item of an ordinary bulleted list") for i in range(6)]
+    assert unreadable_share("".join(s.text for s in spans)) < 0.05
+    assert has_text_layer(page_of(*spans))
