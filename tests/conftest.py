@@ -16,7 +16,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 torch.set_num_threads(1)
 
-FAMILIES = ("qwen2_5_vl", "qwen3_vl", "hunyuan_vl", "paddleocr_vl", "glm_ocr", "lighton_ocr", "deepseek_ocr2")
+FAMILIES = ("qwen2_5_vl", "qwen3_vl", "hunyuan_vl", "paddleocr_vl", "glm_ocr", "lighton_ocr", "deepseek_ocr2",
+            "dots_ocr")  # dots_ocr: remote code, from a local stand-in (tests/dots_ocr_remote)
 
 
 @pytest.fixture(scope="session")

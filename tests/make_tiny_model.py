@@ -5,8 +5,8 @@
 The directory loads like a real one: `AutoModelForImageTextToText.from_pretrained(dir)` and
 `hsd_cli.targets.processors.load_processor(dir, family)`. Sizes follow /work/shared/transformers-facts.md §1:
 text hidden 128, 2 layers; images are capped at <= 64 merged image tokens, except DeepSeek-OCR-2, whose
-learnable queries fix 144 tokens per 768-px view. dots.ocr is not here: its modeling code exists only
-as remote code on the hub.
+learnable queries fix 144 tokens per 768-px view. dots.ocr's modeling code exists only as remote code on
+the hub: its tiny checkpoints carry a local stand-in (tests/dots_ocr_remote) as their remote code.
 """
 
 from __future__ import annotations
@@ -54,6 +54,9 @@ from hsd_cli.targets.processors import PROCESSOR_CLASSES  # noqa: E402
 
 FAMILIES = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "hunyuan_vl", "paddleocr_vl", "glm_ocr", "lighton_ocr",
             "deepseek_ocr2")
+# Remote-code families: their modeling code lives on the hub; tests/dots_ocr_remote stands in for it and is
+# saved into the checkpoint as its remote code (loaded with trust_remote_code=True, AutoModelForCausalLM).
+REMOTE_FAMILIES = ("dots_ocr",)
 VOCAB_SIZE = 640  # model vocab; the trained tokenizer stays below it
 TEXT = dict(hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=4,
             num_key_value_heads=2, max_position_embeddings=4096)
@@ -97,6 +100,9 @@ _GLM = ["<|endoftext|>", "[MASK]", "[gMASK]", "[sMASK]", "<sop>", "<eop>", "<|sy
         "<|observation|>", "<|begin_of_image|>", "<|end_of_image|>", "<|begin_of_video|>", "<|end_of_video|>",
         "<|image|>", "<|video|>"]
 _LIGHTON = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>"]
+# dots.ocr (tokenizer_config.json of rednote-hilab/dots.ocr): Qwen2 tokens plus its own role and image tokens.
+_DOTS = ["<|endoftext|>", "<|imgpad|>", "<|img|>", "<|endofimg|>", "<|system|>", "<|endofsystem|>", "<|user|>",
+         "<|endofuser|>", "<|assistant|>", "<|endofassistant|>", "<|video_pad|>"]
 _DEEPSEEK = ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜▁pad▁｜>", "<image>", "<|grounding|>",
              "<|ref|>", "<|/ref|>", "<|det|>", "<|/det|>"]
 
@@ -136,6 +142,15 @@ _DEEPSEEK_TEMPLATE = (
     "{% for message in messages %}{% for c in message['content'] %}{% if c['type'] == 'image' %}<image>\n"
     "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endfor %}"
 )
+# dots.ocr: "<|user|><|img|><|imgpad|><|endofimg|>PROMPT<|endofuser|><|assistant|>" (its chat_template.json).
+_DOTS_TEMPLATE = (
+    "{% for message in messages %}{% if message['role'] == 'user' %}<|user|>{% else %}<|assistant|>{% endif %}"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'image' %}<|img|><|imgpad|><|endofimg|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}"
+    "{% if message['role'] == 'user' %}<|endofuser|>{% else %}<|endofassistant|>{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
 # PaddleOCR-VL: "User: <image>PROMPT\nAssistant: ", assistant turns end with </s>.
 _PADDLE_TEMPLATE = (
     "<|begin_of_sentence|>{% for message in messages %}"
@@ -171,6 +186,8 @@ TOKENIZER_SPECS = {
         extra={"image_token": "<|image_pad|>", "image_break_token": "<|vision_pad|>",
                "image_end_token": "<|vision_end|>"},
     ),
+    "dots_ocr": dict(special=_DOTS, template=_DOTS_TEMPLATE, extra={},
+                     roles=dict(eos_token="<|endofassistant|>", pad_token="<|endoftext|>")),
     "deepseek_ocr2": dict(
         special=_DEEPSEEK, template=_DEEPSEEK_TEMPLATE, extra={"image_token": "<image>"},
         roles=dict(bos_token=_DEEPSEEK[0], eos_token=_DEEPSEEK[1], pad_token=_DEEPSEEK[2]),
@@ -192,6 +209,7 @@ IMAGE_PROCESSORS = {
     "lighton_ocr": lambda: PixtralImageProcessorPil(size={"longest_edge": 252}, patch_size=28),
     # The learnable queries fix the views at 768 px (144 tokens each); the processor adds >= 2 tiles.
     "deepseek_ocr2": lambda: DeepseekOcr2ImageProcessorPil(size={"height": 768, "width": 768}),
+    "dots_ocr": lambda: Qwen2VLImageProcessorPil(size=_SIZE_14),
 }
 
 
@@ -297,10 +315,31 @@ def _deepseek_ocr2(text, ids):
                               image_token_id=ids("<image>"))
 
 
+def _dots_ocr(text, ids):
+    from dots_ocr_remote.configuration_dots import DotsOCRConfig
+
+    # The real tower: depth 42, hidden 1536, 12 heads, patch 14, merge 2 (see sizes.py); tiny here.
+    vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=128, patch_size=14,
+                  window_size=56, fullatt_block_indexes=[0, 1])
+    return DotsOCRConfig(**text, rope_parameters={"rope_type": "default", "rope_theta": 1e4},
+                         image_token_id=ids("<|imgpad|>"), video_token_id=ids("<|video_pad|>"), vision_config=vision,
+                         tie_word_embeddings=False)
+
+
 CONFIG_BUILDERS = {
     "qwen2_vl": _qwen2, "qwen2_5_vl": _qwen2_5, "qwen3_vl": _qwen3, "hunyuan_vl": _hunyuan, "paddleocr_vl": _paddle,
-    "glm_ocr": _glm_ocr, "lighton_ocr": _lighton_ocr, "deepseek_ocr2": _deepseek_ocr2,
+    "glm_ocr": _glm_ocr, "lighton_ocr": _lighton_ocr, "deepseek_ocr2": _deepseek_ocr2, "dots_ocr": _dots_ocr,
 }
+
+
+def _dots_model_class():
+    from dots_ocr_remote.configuration_dots import DotsOCRConfig
+    from dots_ocr_remote.modeling_dots_ocr import DotsOCRForCausalLM
+
+    # Registered for the Auto classes, save_pretrained copies both files and writes config.json's auto_map.
+    DotsOCRConfig.register_for_auto_class()
+    DotsOCRForCausalLM.register_for_auto_class("AutoModelForCausalLM")
+    return DotsOCRForCausalLM
 
 
 MODEL_CLASSES = {
@@ -344,16 +383,19 @@ def build_tiny_model(family: str, out_dir: Path, seed: int = 0, generation: dict
 
     `generation` adds generation_config.json fields, e.g. {"repetition_penalty": 1.05} as Qwen2.5-VL sets.
     """
-    if family not in FAMILIES:
-        raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
+    if family not in FAMILIES + REMOTE_FAMILIES:
+        raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES + REMOTE_FAMILIES)}")
     out_dir = Path(out_dir)
     tok = build_tokenizer(family)
     config = build_config(family, tok)
     torch.manual_seed(seed)
-    model = MODEL_CLASSES[family](config).eval()
+    model_class = _dots_model_class() if family == "dots_ocr" else MODEL_CLASSES[family]
+    model = model_class(config).eval()
     _reinit(model, seed, _SHARP_QK.get(family, ()))
-    model.generation_config = GenerationConfig(bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
-                                               pad_token_id=tok.pad_token_id, **(generation or {}))
+    gen = dict(bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+    if family == "dots_ocr":  # its generation_config.json: eos_token_id [<|endoftext|>, <|endofassistant|>]
+        gen["eos_token_id"] = [tok.convert_tokens_to_ids(t) for t in ("<|endoftext|>", "<|endofassistant|>")]
+    model.generation_config = GenerationConfig(**{**gen, **(generation or {})})
     model.save_pretrained(out_dir)
     processor = PROCESSOR_CLASSES[family](image_processor=IMAGE_PROCESSORS[family](), tokenizer=tok,
                                           chat_template=tok.chat_template)
@@ -363,7 +405,7 @@ def build_tiny_model(family: str, out_dir: Path, seed: int = 0, generation: dict
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--family", required=True, choices=FAMILIES, help="transformers model_type")
+    parser.add_argument("--family", required=True, choices=FAMILIES + REMOTE_FAMILIES, help="transformers model_type")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("out_dir", type=Path)
     args = parser.parse_args(argv)

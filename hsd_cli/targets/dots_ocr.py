@@ -1,7 +1,8 @@
 """dots.ocr (rednote-hilab, `dots_ocr`): remote-code model, Qwen2 decoder with 1D rope.
 
-Its modeling code lives only on the hub (`trust_remote_code=True`), so no tiny model of it can be
-built offline: this adapter is exercised by the conversion tests, not by the lossless tests.
+Its modeling code lives only on the hub (`trust_remote_code=True`). The tests build tiny checkpoints
+whose remote code is a local stand-in made of transformers' blocks (tests/dots_ocr_remote: Qwen2
+decoder, Qwen2.5-VL-shaped vision tower, `<|imgpad|>` image tokens), loaded the way the real one is.
 """
 
 from __future__ import annotations
@@ -33,7 +34,11 @@ PAGE_PROMPT = """Please output the layout information from the PDF image, includ
 
 5. Final Output: The entire output must be a single JSON object.
 """  # noqa: E501
-REGION_PROMPT = "Extract the text content from this image."
+REGION_PROMPT = "Extract the text content from this image."  # prompts.py "prompt_ocr"
+# Prompted through the checkpoint's chat template (demo/demo_hf.py: image + text message,
+# apply_chat_template, generate with the default generation config, i.e. greedy, and
+# batch_decode(skip_special_tokens=True)); stop tokens from generation_config.json:
+# eos_token_id [151643 <|endoftext|>, 151673 <|endofassistant|>]; it sets no logits processor.
 # Text fields are Markdown (`#` headings), tables HTML, formulas LaTeX.
 STYLE = DraftStyle(table="html", heading="hash", formula="dollars", figure="", drop_furniture=True)
 MAX_PIXELS = 11289600  # dots_ocr/utils/consts.py MAX_PIXELS

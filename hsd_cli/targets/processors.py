@@ -34,6 +34,20 @@ def _without_video(processor_cls: type[ProcessorMixin]) -> type[ProcessorMixin]:
     return _ImageOnly
 
 
+class DotsVLProcessor(_without_video(Qwen2_5_VLProcessor)):
+    """dots.ocr's processor: Qwen2.5-VL's with `<|imgpad|>` as the image token, no video."""
+
+    # The hub's remote DotsVLProcessor is this subclass (image_token "<|imgpad|>", id 151665, where the
+    # tokenizer names none); loading it needs a video processor, i.e. torchvision, which we avoid.
+    def __init__(self, image_processor=None, tokenizer=None, chat_template=None, **kwargs):
+        super().__init__(image_processor, tokenizer, chat_template=chat_template, **kwargs)
+        if not hasattr(tokenizer, "image_token"):
+            self.image_token = "<|imgpad|>"
+            self.image_token_id = tokenizer.convert_tokens_to_ids(self.image_token)
+
+
+DotsVLProcessor.__name__ = DotsVLProcessor.__qualname__ = "DotsVLProcessor"
+
 # Explicit classes: AutoProcessor on a Qwen dir silently returns just the tokenizer (the
 # image-only subclass is not registered), so every family we know is loaded by name.
 PROCESSOR_CLASSES: dict[str, type[ProcessorMixin]] = {
@@ -45,7 +59,8 @@ PROCESSOR_CLASSES: dict[str, type[ProcessorMixin]] = {
     "glm_ocr": _without_video(Glm46VProcessor),  # GLM-OCR checkpoints name Glm46VProcessor
     "lighton_ocr": LightOnOcrProcessor,
     "deepseek_ocr2": DeepseekOcr2Processor,
-}  # anything else (dots.ocr's remote-code processor) goes through AutoProcessor
+    "dots_ocr": DotsVLProcessor,
+}  # anything else goes through AutoProcessor
 
 
 def model_type_of(path_or_id: str) -> str:

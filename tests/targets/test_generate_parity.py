@@ -11,7 +11,7 @@ from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageImage
 from hsd_cli.hierarchy import run_ar
 from hsd_cli.targets.base import fit_pixels
-from make_tiny_model import FAMILIES
+from make_tiny_model import FAMILIES, REMOTE_FAMILIES
 
 N = 40  # tokens compared per family
 
@@ -37,7 +37,7 @@ def ar_tokens(target, page: PageImage, max_new_tokens: int) -> list[int]:
     return run_ar(target, page, SpecConfig(max_new_tokens=max_new_tokens, repeat_guard=0)).tokens
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", FAMILIES + REMOTE_FAMILIES)
 def test_ar_equals_generate(family, tiny_target):
     """With the checkpoint's generation config, `ar` == `generate(do_sample=False)`."""
     target, page = tiny_target(family), _page()
