@@ -128,3 +128,4 @@ class PageResult:
     identical_to_ar: bool | None = None
     first_divergence: int | None = None  # token index where spec and AR first differ
     error: str = ""
+    draft_error: str = ""  # the draft pipeline crashed on this page; it was converted without drafts

@@ -2,40 +2,39 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict
 
-from hsd_cli.datatypes import PageImage, PageResult, PageStatus
-from hsd_cli.drafts.auto import AutoSource
+from hsd_cli.datatypes import PageResult, PageStatus
 from hsd_cli.drafts.markup import MARKDOWN, DraftStyle, page_markdown
+from hsd_cli.stages import PreparedPage
 
 
 class DraftConverter:
-    """PageConverter that writes the drafts as the page; useful as a fast baseline."""
+    """Verify stage that writes the drafts as the page; useful as a fast baseline."""
 
     method = "draft"
+    uses_drafts = True
 
     def __init__(self, draft_source: str = "auto", style: DraftStyle = MARKDOWN) -> None:
-        self.sources = AutoSource(draft_source)
+        self.draft_source = draft_source
         self.style = style
 
     def options_key(self) -> dict[str, object]:
         style = asdict(self.style)
-        return {"method": self.method, "draft_source": self.sources.mode, "style": style}
+        return {"method": self.method, "draft_source": self.draft_source, "style": style}
 
-    def convert(self, page: PageImage) -> PageResult:
-        """Draft the page; t_total covers drafting only (the caller adds t_render)."""
-        start = time.perf_counter()
-        source = self.sources.select(page)
-        markdown = page_markdown(source.regions(page), self.style)
-        t_draft = time.perf_counter() - start
+    def convert(self, prepared: PreparedPage) -> PageResult:
+        """The page's drafts as Markdown; t_total covers drafting only (t_render is apart)."""
+        page = prepared.page
         return PageResult(
             source=str(page.source),
             page=page.number,
             status=PageStatus.OK,
-            markdown=markdown,
+            markdown=page_markdown(list(prepared.regions), self.style),
             method=self.method,
-            draft_source=source.name,
-            t_draft=t_draft,
-            t_total=t_draft,
+            draft_source=prepared.draft_source,
+            t_render=prepared.t_render,
+            t_draft=prepared.t_draft,
+            t_total=prepared.t_draft,
+            draft_error=prepared.draft_error,
         )

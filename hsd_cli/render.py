@@ -6,8 +6,9 @@ Every bad input raises `InputError` whose message names the cause (the caller ad
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pymupdf
@@ -18,6 +19,7 @@ from hsd_cli.datatypes import PageImage
 from hsd_cli.errors import InputError
 
 MAX_PIXELS = 60_000_000  # a rendered page above this is refused rather than risking memory
+MIN_DPI = 36  # RunConfig's lower bound for --dpi
 IMAGE_FORMATS = {"PNG", "JPEG", "MPO", "TIFF", "WEBP", "BMP", "GIF"}
 
 # MuPDF prints repair warnings for slightly broken files; our own errors say what matters.
@@ -64,22 +66,36 @@ def count_pages(path: str | Path, password: str | None = None) -> int:
         return doc.page_count
 
 
-def parse_page_spec(spec: str | None, n_pages: int) -> list[int]:
-    """Turn "1-3,7" (1-based, inclusive; "5-" and "-2" allowed) into sorted 0-based indices."""
+def page_ranges(spec: str | None) -> list[tuple[int, int | None]]:
+    """Check "1-3,7" ("5-" and "-2" allowed) without a document: 1-based (first, last) ranges,
+    last None for "to the end"; ValueError names the bad part."""
     if spec is None or not spec.strip():
-        return list(range(n_pages))
-    picked: set[int] = set()
+        return [(1, None)]
+    ranges: list[tuple[int, int | None]] = []
     for part in (p.strip() for p in spec.split(",")):
         match = re.fullmatch(r"(\d*)\s*(-?)\s*(\d*)", part)
         if not part or not match or not (match[1] or match[3]):
             raise ValueError(f"bad page range {part!r} in {spec!r}; use e.g. 1-3,7")
         first = int(match[1]) if match[1] else 1
-        last = (int(match[3]) if match[3] else n_pages) if match[2] else first
-        if first > last:
+        last = (int(match[3]) if match[3] else None) if match[2] else first
+        if first < 1:
+            raise ValueError(f"page range {part!r}: pages are numbered from 1")
+        if last is not None and first > last:
             raise ValueError(f"page range {part!r} runs backwards")
-        if first < 1 or last > n_pages:
-            raise ValueError(f"page range {part!r} is outside 1-{n_pages}")
-        picked.update(range(first - 1, last))
+        ranges.append((first, last))
+    return ranges
+
+
+def parse_page_spec(spec: str | None, n_pages: int, clip: bool = False) -> list[int]:
+    """Sorted 0-based indices of `spec` in a document of n_pages; pages past the end are an
+    error, or with `clip` simply not there (a batch's --pages 1-2 suits one-page documents)."""
+    picked: set[int] = set()
+    for first, last in page_ranges(spec):
+        end = n_pages if last is None else last
+        if end > n_pages and not clip:
+            label = f"{first}" if first == last else f"{first}-{end}"
+            raise ValueError(f"page range {label!r} is outside 1-{n_pages}")
+        picked.update(range(first - 1, min(end, n_pages)))
     return sorted(picked)
 
 
@@ -91,14 +107,45 @@ def iter_pages(
     password: str | None = None,
     analyze: bool = True,
 ) -> Iterator[PageImage]:
-    """Render the selected pages; `analyze` adds the PDF's layout boxes and tables."""
+    """Render the selected pages with their text layer; `analyze` adds layout boxes and tables."""
     with open_document(path, password) as doc:
         indices = parse_page_spec(pages, doc.page_count)[:max_pages]
         for index in indices:
-            if doc.pdf is not None:
-                yield _render_pdf_page(doc, index, dpi, analyze)
-            else:
-                yield _image_page(doc, index, dpi)
+            page = render_page(doc, index, dpi)
+            page = with_text_layer(doc, page)
+            yield with_layout(doc, page) if analyze and page.text_spans else page
+
+
+def render_page(doc: Document, index: int, dpi: int) -> PageImage:
+    """The page (or image frame) as an image only: what every method pays for."""
+    if doc.pdf is not None:
+        return _render_pdf_page(doc, index, dpi)
+    return _image_page(doc, index, dpi)
+
+
+def with_text_layer(doc: Document, page: PageImage) -> PageImage:
+    """`page` with its PDF text lines (a drafting cost: `ar` never calls it)."""
+    if doc.pdf is None:
+        return page
+    try:
+        pdf_page = doc.pdf[page.index]
+        spans = pdftext.visible_lines(pdf_page, _to_px(pdf_page, page.dpi))
+    except Exception:  # noqa: BLE001 - a broken text layer only costs the text-layer drafts
+        return page
+    return replace(page, text_spans=spans)
+
+
+def with_layout(doc: Document, page: PageImage) -> PageImage:
+    """`page` with PyMuPDF's layout regions and tables (only the text-layer drafts use them)."""
+    if doc.pdf is None:
+        return page
+    pdf_page = doc.pdf[page.index]
+    return replace(page, layout=_analyze(pdf_page, _to_px(pdf_page, page.dpi)))
+
+
+def _to_px(pdf_page: pymupdf.Page, dpi: int) -> pymupdf.Matrix:
+    # Text coordinates are unrotated PDF points; the image is the rotated page at dpi.
+    return pdf_page.rotation_matrix * pymupdf.Matrix(dpi / 72, dpi / 72)
 
 
 def _read_head(path: Path) -> bytes:
@@ -138,7 +185,9 @@ def _open_pdf(path: Path, password: str | None) -> Document:
 
 def _open_image(path: Path) -> Document:
     try:
-        image = Image.open(path)
+        with warnings.catch_warnings():  # PIL warns above 89 MP; _check_pixels says it in one line
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            image = Image.open(path)
     except UnidentifiedImageError:
         raise InputError("not a document: neither a PDF nor a supported image") from None
     except Image.DecompressionBombError:
@@ -151,21 +200,18 @@ def _open_image(path: Path) -> Document:
     return Document(path, getattr(image, "n_frames", 1), image=image)
 
 
-def _render_pdf_page(doc: Document, index: int, dpi: int, analyze: bool) -> PageImage:
+def _render_pdf_page(doc: Document, index: int, dpi: int) -> PageImage:
     try:
         page = doc.pdf[index]
         _check_pixels(page.rect.width * dpi / 72, page.rect.height * dpi / 72, index, dpi)
         matrix = pymupdf.Matrix(dpi / 72, dpi / 72)
         pix = page.get_pixmap(matrix=matrix, colorspace=pymupdf.csRGB, alpha=False)
         image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
-        to_px = page.rotation_matrix * matrix  # text coords are unrotated PDF points
-        spans = pdftext.visible_lines(page, to_px)
-        layout = _analyze(page, to_px) if analyze and spans else ()
     except InputError:
         raise
     except Exception as e:
         raise InputError(f"page {index + 1} cannot be rendered ({_short(e)})") from None
-    return PageImage(doc.path, index, image, dpi, text_spans=spans, layout=layout)
+    return PageImage(doc.path, index, image, dpi)
 
 
 def _analyze(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple:
@@ -184,7 +230,7 @@ def _image_page(doc: Document, index: int, dpi: int) -> PageImage:
     except InputError:
         raise
     except Exception as e:
-        raise InputError(f"page {index + 1}: corrupted image data ({_short(e)})") from None
+        raise InputError(f"page {index + 1} has corrupted image data ({_short(e)})") from None
     own_dpi = doc.image.info.get("dpi", (dpi, dpi))[0]
     return PageImage(doc.path, index, image, int(round(float(own_dpi))) or dpi)
 
@@ -204,7 +250,8 @@ def _check_pixels(width: float, height: float, index: int, dpi: int | None) -> N
     if width * height <= MAX_PIXELS:
         return
     size = f"{width:.0f} x {height:.0f} px ({width * height / 1e6:.0f} MP)"
-    hint = f" at {dpi} dpi; lower --dpi" if dpi else ""
+    # Lowering --dpi only helps a PDF page that is not rendered at the minimum already.
+    hint = f" at {dpi} dpi" + ("; lower --dpi" if dpi > MIN_DPI else "") if dpi else ""
     raise InputError(f"page {index + 1} too large: {size}{hint}, limit {MAX_PIXELS // 10**6} MP")
 
 

@@ -1,24 +1,28 @@
-"""The conversion loop: documents -> pages -> converter -> reports, one page at a time.
+"""The conversion loop: documents -> pages -> prepare -> verify -> write, in order.
 
-Per page, in order: render, convert, write `page-NNNN.json`, rewrite the document's Markdown.
-Both writes are atomic, so a run killed at any point loses at most the page in flight, and a
-rerun skips every finished page (see report/store.py). A page that raises becomes a failed
-PageResult and the run goes on; a document that cannot be opened is one error line.
+Per page: prepare (render + drafts, see stages.py; with `workers` > 0 done ahead in background
+processes while the model verifies earlier pages), verify (the converter), then write
+`page-NNNN.json` and rewrite the document's Markdown. Both writes are atomic, so a run killed
+at any point loses at most the page in flight, and a rerun skips every finished page (see
+report/store.py). A page that raises becomes a failed PageResult and the run goes on; a
+document that cannot be opened is one error line.
 
 Signals: the first SIGINT/SIGTERM lets the page in flight finish and be written, then the run
-stops (exit 130/143); a second one abandons the page in flight at once.
+stops (exit 130/143); a second one abandons the page in flight at once. Workers ignore SIGINT
+and die with the parent.
 """
 
 from __future__ import annotations
 
+import itertools
 import signal
 import sys
 import threading
 import time
 import traceback
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
-from dataclasses import dataclass, replace
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -28,13 +32,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from hsd_cli import inputs
 from hsd_cli.config import RunConfig
 from hsd_cli.converter import PageConverter
-from hsd_cli.datatypes import PageImage, PageResult, PageStatus
+from hsd_cli.datatypes import PageResult, PageStatus
 from hsd_cli.errors import HsdError, InputError, ModelNotFoundError
 from hsd_cli.inputs import InputDoc
 from hsd_cli.report import store
 from hsd_cli.report.json import doc_summary_to_json, page_to_json, run_summary_to_json
 from hsd_cli.report.markdown import render_document
 from hsd_cli.report.summary import DocSummary, RunSummary, failed_document, summarize_document
+from hsd_cli.stages import PrepareConfig, PreparedPage, PrepareQueue
 
 
 def load_converter(cfg: RunConfig) -> PageConverter:
@@ -101,17 +106,32 @@ def run(
     summaries: list[DocSummary] = []
     with _signals(stop), _Progress(len(docs), err, not quiet and err.isatty()) as progress:
         ctx = _Context(cfg, converter, converter.options_key(), stop, progress, debug)
-        for doc in docs:
-            if stop.signum:
-                break
-            summaries.append(_convert_document(doc, ctx))
-            progress.doc_done()
+        # Plans are made lazily, once: the prepare queue reads them ahead of the writer.
+        ahead, plans = itertools.tee(_plan(doc, ctx) for doc in docs)
+        prep = prepare_config(cfg, converter)
+        # Rendering alone is cheap; worker processes pay off where drafts are made.
+        queue = PrepareQueue(prep, cfg.workers if prep.drafts is not None else 0)
+        prepared = queue.run((p.doc.path, page) for p in ahead for page in p.todo)
+        try:
+            for plan in plans:
+                if stop.signum:
+                    break
+                summaries.append(_convert_document(plan, prepared, ctx))
+                progress.doc_done()
+        finally:
+            queue.close()
         if stop.signum:
             name = signal.Signals(stop.signum).name
             progress.error(f"interrupted by {name}; finished pages are saved, rerun to resume")
     summary = RunSummary(tuple(summaries), ctx.options, cfg.shard, stop.signum)
     store.write_json(_run_summary_path(cfg), run_summary_to_json(summary))
     return summary
+
+
+def prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
+    """The prepare stage's settings: drafts only for converters that use them."""
+    drafts = cfg.draft_source if getattr(converter, "uses_drafts", False) else None
+    return PrepareConfig(cfg.dpi, cfg.password, drafts)
 
 
 @dataclass(slots=True)
@@ -136,20 +156,42 @@ class _Context:
     debug: bool
 
 
-def _convert_document(doc: InputDoc, ctx: _Context) -> DocSummary:
-    """All selected pages of one document, skipping finished ones; writes its summary.json."""
-    source, out = str(doc.path), ctx.cfg.out_dir
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """One document's work: the pages to convert and those finished in an earlier run."""
+
+    doc: InputDoc
+    pages: tuple[int, ...] = ()
+    done: dict[int, PageResult] = field(default_factory=dict)
+    error: str = ""
+
+    @property
+    def todo(self) -> list[int]:
+        return [p for p in self.pages if p not in self.done] if not self.error else []
+
+
+def _plan(doc: InputDoc, ctx: _Context) -> _Plan:
     try:
         pages = _select_pages(doc, ctx.cfg)
     except InputError as e:
-        return _failed_document(doc, str(e), ctx)
+        return _Plan(doc, error=str(e))
+    report_dir = doc.report_dir(ctx.cfg.out_dir)
+    done = {} if ctx.cfg.force else store.finished_pages(report_dir, pages, ctx.options)
+    return _Plan(doc, tuple(pages), done)
+
+
+def _convert_document(plan: _Plan, prepared: Iterator, ctx: _Context) -> DocSummary:
+    """All selected pages of one document, skipping finished ones; writes its summary.json."""
+    doc, out = plan.doc, ctx.cfg.out_dir
+    if plan.error:
+        return _failed_document(doc, plan.error, ctx)
     report_dir = doc.report_dir(out)
     store.remove_stale_temps(report_dir)
-    done = {} if ctx.cfg.force else store.finished_pages(report_dir, pages, ctx.options)
-    results = dict(done)
-    ctx.progress.start_doc(source, len(pages), len(done))
-    for page in (p for p in pages if p not in done):
-        result = None if ctx.stop.signum else _convert_page(doc.path, page, ctx)
+    results = dict(plan.done)
+    ctx.progress.start_doc(str(doc.path), len(plan.pages), len(plan.done))
+    for page in plan.todo:
+        item = next(prepared)  # this page's prepare stage, possibly done ahead by a worker
+        result = None if ctx.stop.signum else _convert_page(doc.path, page, item, ctx)
         if result is None:
             break  # interrupted
         results[page] = result
@@ -157,9 +199,9 @@ def _convert_document(doc: InputDoc, ctx: _Context) -> DocSummary:
         store.write_json(store.page_report_path(report_dir, page), report)
         store.write_text(doc.markdown_path(out), render_document(results.values()))
         ctx.progress.page_done(result)
-    if results and len(results) == len(done):  # all resumed: make sure the Markdown exists
+    if results and len(results) == len(plan.done):  # all resumed: make sure the Markdown exists
         store.write_text(doc.markdown_path(out), render_document(results.values()))
-    summary = summarize_document(source, doc.key, len(pages), results.values(), len(done))
+    summary = summarize_document(str(doc.path), doc.key, len(plan.pages), results.values(), len(plan.done))
     store.write_json(report_dir / "summary.json", doc_summary_to_json(summary, ctx.options))
     return summary
 
@@ -174,16 +216,18 @@ def _failed_document(doc: InputDoc, error: str, ctx: _Context) -> DocSummary:
     return summary
 
 
-def _convert_page(path: Path, page: int, ctx: _Context) -> PageResult | None:
-    """Render and convert one page; a failure is a failed PageResult, None means aborted."""
-    t0 = time.perf_counter()
-    t_render = 0.0
+def _convert_page(path: Path, page: int, item: PreparedPage | BaseException, ctx: _Context) -> PageResult | None:
+    """Verify one prepared page; a failure is a failed PageResult, None means aborted."""
+    t_render = item.t_render if isinstance(item, PreparedPage) else 0.0
     try:
-        image = _render_page(path, page, ctx.cfg)
-        t_render = time.perf_counter() - t0
+        if isinstance(item, BaseException):
+            raise item
+        if item.draft_error:
+            ctx.progress.warn(f"{path}: page {page}: draft pipeline failed ({item.draft_error}); "
+                              "converting without drafts")
         ctx.stop.in_page = True
         try:
-            result = ctx.converter.convert(image)
+            result = ctx.converter.convert(item)
         finally:
             ctx.stop.in_page = False
     except _Abort:
@@ -214,17 +258,6 @@ def _select_pages(doc: InputDoc, cfg: RunConfig) -> list[int]:
     except ValueError as e:  # a range outside this document is this document's problem
         raise InputError(str(e)) from None
     return selected[: cfg.max_pages] if cfg.max_pages else selected
-
-
-def _render_page(path: Path, page: int, cfg: RunConfig) -> PageImage:
-    # One page per call, so a page that fails to render fails alone.
-    from hsd_cli.render import iter_pages
-
-    with closing(iter_pages(path, str(page), cfg.dpi, None, cfg.password)) as pages:
-        image = next(pages, None)
-    if image is None:
-        raise InputError(f"page {page} could not be rendered")
-    return image
 
 
 def _cause(e: BaseException) -> str:
@@ -296,6 +329,13 @@ class _Progress:
         text = f"hsd: error: {line}"
         if exc is not None:
             text += "\n" + "".join(traceback.format_exception(exc)).rstrip()
+        if self.bar:
+            self.bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(text, file=self.err, flush=True)
+
+    def warn(self, line: str) -> None:
+        text = f"hsd: warning: {line}"
         if self.bar:
             self.bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
         else:

@@ -1,26 +1,23 @@
-"""PageConverter for the target methods (ar, page, hsd), with an optional AR baseline."""
+"""The verify stage for the target methods (auto, hsd, page, ar), with an optional AR baseline."""
 
 from __future__ import annotations
 
 import time
-from typing import Callable
 
 from hsd_cli.config import RunConfig
-from hsd_cli.datatypes import PageImage, PageResult, PageStatus, Region
+from hsd_cli.datatypes import PageResult, PageStatus, Region
 from hsd_cli.hierarchy import PageDecode, run_ar, run_hsd, run_page
 from hsd_cli.report.summary import spec_decode_time
+from hsd_cli.stages import PreparedPage
 from hsd_cli.targets.base import VisionTarget
-
-# Benchmark hook: page -> (regions, name); replaces the draft pipeline (e.g. oracle drafts).
-RegionProvider = Callable[[PageImage], tuple[list[Region], str]]
 
 
 class SpecConverter:
-    def __init__(self, target: VisionTarget, cfg: RunConfig, regions: RegionProvider | None = None):
+    def __init__(self, target: VisionTarget, cfg: RunConfig):
         self.target = target
         self.cfg = cfg
         self.method = cfg.method
-        self._regions = regions or _pipeline_regions(cfg.draft_source)
+        self.uses_drafts = cfg.method != "ar"
 
     @classmethod
     def load(cls, cfg: RunConfig) -> SpecConverter:
@@ -37,48 +34,66 @@ class SpecConverter:
             "repeat_guard": s.repeat_guard, "region_starts": c.region_starts, "dtype": c.dtype,
         }
 
-    def convert(self, page: PageImage) -> PageResult:
+    def convert(self, prepared: PreparedPage) -> PageResult:
+        return self.verify(prepared)[0]
+
+    def verify(self, prepared: PreparedPage) -> tuple[PageResult, PageDecode]:
+        """Decode the page with this converter's method; the tokens come back for comparisons."""
+        method = self._method_for(prepared)
         t0 = time.perf_counter()
-        regions, source = self._regions(page) if self.method != "ar" else ([], "")
-        t_draft = time.perf_counter() - t0
-        out = self._decode(page, regions)
-        result = self._result(page, out, source, t_draft)
-        if self.cfg.baseline and self.method != "ar":
-            _add_baseline(result, out, run_ar(self.target, page, self.cfg.spec))
-        return result
+        drafts = self._drafts(method, list(prepared.regions))
+        t_tokenize = time.perf_counter() - t0  # tokenizing drafts is a drafting cost too
+        out = self._decode(method, prepared, drafts)
+        t_draft = prepared.t_draft + t_tokenize if method != "ar" else 0.0
+        result = self._result(prepared, out, method, t_draft)
+        if self.cfg.baseline and method != "ar":
+            _add_baseline(result, out, run_ar(self.target, prepared.page, self.cfg.spec))
+        return result, out
 
-    def convert_regions(
-        self, page: PageImage, regions: list[Region], source: str, t_draft: float
-    ) -> tuple[PageResult, PageDecode]:
-        """Decode with drafts made elsewhere (benchmarks: one draft run shared by every method)."""
-        out = self._decode(page, regions)
-        return self._result(page, out, source, t_draft), out
+    def _method_for(self, prepared: PreparedPage) -> str:
+        if self.method != "auto":
+            return self.method
+        from hsd_cli.policy import choose_method
 
-    def _decode(self, page: PageImage, regions: list[Region]) -> PageDecode:
-        spec, style, enc = self.cfg.spec, self.target.spec.style, self.target.encode
-        if self.method == "ar":
-            return run_ar(self.target, page, spec)
+        return choose_method(prepared, self.target, self.cfg)
+
+    def _drafts(self, method: str, regions: list[Region]) -> list[list[list[int]]]:
+        """Token drafts: one list for `page`, one per region (markup and plain) for `hsd`."""
         from hsd_cli.drafts.markup import page_markdown, region_markup
 
-        if self.method == "page":
-            return run_page(self.target, page, [enc(page_markdown(regions, style))], spec)
-        variants = [_unique([region_markup(r, style), r.text]) for r in regions]
-        return run_hsd(self.target, page, regions, [[enc(v) for v in vs] for vs in variants], self.cfg)
+        style, enc = self.target.spec.style, self.target.encode
+        if method == "ar":
+            return []
+        if method == "page":
+            return [[enc(page_markdown(regions, style))]] if regions else [[]]
+        return [[enc(v) for v in _unique([region_markup(r, style), r.text])] for r in regions]
 
-    def _result(self, page: PageImage, out: PageDecode, source: str, t_draft: float) -> PageResult:
+    def _decode(self, method: str, prepared: PreparedPage, drafts: list[list[list[int]]]) -> PageDecode:
+        page, spec = prepared.page, self.cfg.spec
+        if method == "ar":
+            return run_ar(self.target, page, spec)
+        if method == "page":
+            return run_page(self.target, page, drafts[0], spec)
+        return run_hsd(self.target, page, list(prepared.regions), drafts, self.cfg)
+
+    def _result(self, prepared: PreparedPage, out: PageDecode, method: str, t_draft: float) -> PageResult:
+        page = prepared.page
         text = self.target.decode(out.tokens)
         stages = [s for s in (out.stage1, out.stage2) if s is not None]
         t_prefill = sum(s.t_prefill for s in stages)
         t_decode = sum(s.t_decode for s in stages)
+        hist = [a for s in stages for a in s.accepted_hist]
         return PageResult(
             source=str(page.source), page=page.number,
             status=PageStatus.TRUNCATED if out.truncated else PageStatus.OK,
-            markdown=self.target.to_markdown(text), method=self.method, draft_source=source,
+            markdown=self.target.to_markdown(text), method=method,
+            draft_source=prepared.draft_source if method != "ar" else "",
             tau=self.cfg.spec.tau, window=self.cfg.spec.window, tokens=len(out.tokens),
-            steps=sum(s.steps for s in stages), aal=_aal(stages),
-            accepted_hist=[a for s in stages for a in s.accepted_hist], t_draft=t_draft,
+            steps=sum(s.steps for s in stages), aal=sum(hist) / len(hist) if hist else 0.0,
+            accepted_hist=hist, t_render=prepared.t_render, t_draft=t_draft,
             t_prefill=t_prefill, t_decode=t_decode, t_total=t_draft + t_prefill + t_decode,
             stage1=out.stage1, stage2=out.stage2 if out.stage1 is not None else None,
+            draft_error=prepared.draft_error,
         )
 
 
@@ -94,22 +109,5 @@ def _add_baseline(result: PageResult, spec: PageDecode, ar: PageDecode) -> None:
         result.first_divergence = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(spec.tokens), len(ar.tokens)))
 
 
-def _aal(stages) -> float:
-    hist = [a for s in stages for a in s.accepted_hist]
-    return sum(hist) / len(hist) if hist else 0.0
-
-
 def _unique(texts: list[str]) -> list[str]:
     return list(dict.fromkeys(t for t in texts if t.strip()))
-
-
-def _pipeline_regions(mode: str) -> RegionProvider:
-    from hsd_cli.drafts import AutoSource
-
-    auto = AutoSource(mode)  # one instance: the OCR engines load once per run
-
-    def regions(page: PageImage) -> tuple[list[Region], str]:
-        source = auto.select(page)
-        return source.regions(page), source.name
-
-    return regions

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pymupdf
 
-from hsd_cli.datatypes import PageImage, PageResult, PageStatus
+from hsd_cli.datatypes import PageResult, PageStatus
+from hsd_cli.stages import PreparedPage
 
 
 @dataclass
@@ -22,6 +23,7 @@ class FakeConverter:
     """Deterministic Markdown per page; optional delay, failing pages, and an options tag."""
 
     method: str = "fake"
+    uses_drafts: bool = False
     delay: float = 0.0
     fail_pages: frozenset[int] = frozenset()
     tag: str = "v1"  # change it to make earlier reports stale
@@ -30,7 +32,8 @@ class FakeConverter:
     def options_key(self) -> dict[str, object]:
         return {"method": self.method, "tag": self.tag, "window": (3, 1)}
 
-    def convert(self, page: PageImage) -> PageResult:
+    def convert(self, prepared: PreparedPage) -> PageResult:
+        page = prepared.page
         self.calls.append((page.source.name, page.number))
         time.sleep(self.delay)
         if page.number in self.fail_pages:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hsd_cli.datatypes import PageStatus
 from hsd_cli.draft_converter import DraftConverter
-from hsd_cli.render import iter_pages
+from hsd_cli.stages import PrepareConfig, Preparer
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 
@@ -14,8 +14,7 @@ SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 def test_draft_converter_page_result() -> None:
     """An ok PageResult naming the source used, with timing and Markdown."""
     converter = DraftConverter("auto")
-    (page,) = iter_pages(SAMPLES / "two_columns.pdf", dpi=72)
-    result = converter.convert(page)
+    result = converter.convert(Preparer(PrepareConfig(dpi=72))(SAMPLES / "two_columns.pdf", 1))
     assert result.status is PageStatus.OK and result.method == "draft"
     assert result.draft_source == "text_layer" and result.page == 1 and result.t_draft > 0
     assert result.markdown.startswith("## Reading Order in Two Columns\n\nTwo-column layouts")

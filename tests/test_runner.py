@@ -18,6 +18,7 @@ from hsd_cli.datatypes import PageImage, PageResult, PageStatus
 from hsd_cli.errors import OutputError
 from hsd_cli.report.summary import DocStatus, RunSummary
 from hsd_cli.runner import run
+from hsd_cli.stages import PreparedPage
 
 
 def convert(tmp_path: Path, inputs: list[Path], fake: FakeConverter | None = None,
@@ -141,11 +142,11 @@ class SignalingConverter(FakeConverter):
         super().__init__()
         self.at, self.signals = at, signals
 
-    def convert(self, page: PageImage) -> PageResult:
-        if page.number == self.at:
+    def convert(self, prepared: PreparedPage) -> PageResult:
+        if prepared.page.number == self.at:
             for s in self.signals:
                 os.kill(os.getpid(), s)
-        return super().convert(page)
+        return super().convert(prepared)
 
 
 def test_signal_finishes_the_page_in_flight(tmp_path: Path) -> None:
@@ -182,8 +183,8 @@ def test_result_identity_comes_from_the_runner(tmp_path: Path) -> None:
     """source, page and t_render are the runner's, whatever the converter filled in."""
 
     class Sloppy(FakeConverter):
-        def convert(self, page: PageImage) -> PageResult:
-            return replace(super().convert(page), source="?", page=99)
+        def convert(self, prepared: PreparedPage) -> PageResult:
+            return replace(super().convert(prepared), source="?", page=99)
 
     convert(tmp_path, [make_pdf(tmp_path / "doc.pdf", 1)], Sloppy())
     data = json.loads((tmp_path / "out" / "doc" / "page-0001.json").read_text())
@@ -194,7 +195,8 @@ def test_converter_failure_value_is_reported(tmp_path: Path) -> None:
     """A converter may return a failed PageResult instead of raising: same stderr line."""
 
     class Refuses(FakeConverter):
-        def convert(self, page: PageImage) -> PageResult:
+        def convert(self, prepared: PreparedPage) -> PageResult:
+            page = prepared.page
             return PageResult(str(page.source), page.number, PageStatus.FAILED, error="no drafts")
 
     summary, err = convert(tmp_path, [make_pdf(tmp_path / "doc.pdf", 1)], Refuses())
@@ -217,14 +219,14 @@ def test_render_failure_fails_only_that_page(tmp_path: Path, monkeypatch: pytest
     from hsd_cli import render
     from hsd_cli.errors import InputError
 
-    real = render.iter_pages
+    real = render.render_page
 
-    def flaky(path, pages, *args):  # noqa: ANN001, ANN202
-        if pages == "1":
+    def flaky(doc, index, dpi):  # noqa: ANN001, ANN202
+        if index == 0:
             raise InputError("page 1 too large: 99999 x 99999 px")
-        return real(path, pages, *args)
+        return real(doc, index, dpi)
 
-    monkeypatch.setattr(render, "iter_pages", flaky)
+    monkeypatch.setattr(render, "render_page", flaky)
     summary, err = convert(tmp_path, [make_pdf(tmp_path / "doc.pdf", 2)])
     assert err.endswith("doc.pdf: page 1 too large: 99999 x 99999 px\n")
     assert summary.documents[0].failed_pages == (1,) and summary.documents[0].statuses["ok"] == 1

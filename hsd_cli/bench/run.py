@@ -22,18 +22,21 @@ from hsd_cli.drafts.markup import page_markdown
 from hsd_cli.hierarchy import crop_region
 from hsd_cli.report.summary import spec_decode_time
 from hsd_cli.spec_converter import SpecConverter
+from hsd_cli.stages import PrepareConfig, PreparedPage, Preparer
 
 WARMUP_TOKENS = 16  # token budget of the untimed warm-up runs
 
 
 @dataclass(slots=True)
 class Drafts:
-    """One draft run for a page, shared by every method."""
+    """One prepare-stage run for a page, shared by every method."""
 
-    regions: list[Region]
-    source: str
-    t_draft: float
+    prepared: PreparedPage
     region_refs: list[str] | None = None  # oracle mode: what the target writes for each crop
+
+    @property
+    def regions(self) -> list[Region]:
+        return list(self.prepared.regions)
 
 
 class Bench:
@@ -44,7 +47,7 @@ class Bench:
         self.target = OracleTarget(target) if cfg.oracle else target
         self.style = target.spec.style
         self.rng = Random(cfg.seed)
-        self._auto = None  # the draft pipeline, built on first use (OCR engines load once)
+        self._prepare = None  # the prepare stage, built on first use (OCR engines load once)
 
     def run(self, pages: list[BenchPage], on_page=None) -> list[PageBench]:
         """Warm up on the first page, then measure every page; `on_page` sees each result."""
@@ -61,26 +64,22 @@ class Bench:
         return results
 
     def drafts(self, bp: BenchPage) -> Drafts:
-        """Real pipeline drafts (timed), or the corrupted reference in noise mode (not timed)."""
+        """The real prepare stage (timed), or the corrupted reference in noise mode (not timed)."""
         if self.cfg.noise is not None:
             size = bp.page.image.size
             regions, refs = noisy_regions(bp.reference or "", size, self.cfg.noise, self.rng)
-            return Drafts(regions, "noise", 0.0, refs)
-        if self._auto is None:
-            from hsd_cli.drafts import AutoSource
-
-            self._auto = AutoSource(self.cfg.draft_source)
-        t0 = time.perf_counter()
-        source = self._auto.select(bp.page)
-        regions = source.regions(bp.page)
-        t_draft = time.perf_counter() - t0
-        refs = region_references(regions, bp.reference, self.style) if bp.reference is not None else None
-        return Drafts(regions, source.name, t_draft, refs)
+            return Drafts(PreparedPage(bp.page, tuple(regions), "noise"), refs)
+        if self._prepare is None:
+            self._prepare = Preparer(PrepareConfig(self.cfg.dpi, None, self.cfg.draft_source))
+        prepared = self._prepare(bp.page.source, bp.page.number)
+        prepared = replace(prepared, page=bp.page)  # the same image object the oracle keys on
+        refs = region_references(list(prepared.regions), bp.reference, self.style) if bp.reference is not None else None
+        return Drafts(prepared, refs)
 
     def measure(self, bp: BenchPage, drafts: Drafts, spec: SpecConfig) -> PageBench:
         """Every method on the page; AR first, the others compared with it token for token."""
         page = bp.page
-        record = PageBench(str(page.source), page.number, bp.kind, drafts.source)
+        record = PageBench(str(page.source), page.number, bp.kind, drafts.prepared.draft_source)
         if self.cfg.oracle:
             self._expect(bp, drafts, record)
         methods = ("ar", *(m for m in self.cfg.methods if m != "ar"))
@@ -120,9 +119,9 @@ class Bench:
             draft_source=self.cfg.draft_source, dpi=self.cfg.dpi, device=self.cfg.device,
             dtype=self.cfg.dtype,
         )
-        conv = SpecConverter(self.target, run_cfg, regions=lambda page: ([], ""))
-        t_draft = 0.0 if method == "ar" else drafts.t_draft
-        result, out = conv.convert_regions(bp.page, drafts.regions, drafts.source, t_draft)
+        conv = SpecConverter(self.target, run_cfg)
+        result, out = conv.verify(drafts.prepared)
+        t_draft = result.t_draft
         return MethodRun(
             method, tokens=len(out.tokens), steps=result.steps,
             stage1_steps=out.stage1.steps if out.stage1 else 0, seq_steps=len(result.accepted_hist),

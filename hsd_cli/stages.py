@@ -1,0 +1,164 @@
+"""The stages of a page, one definition for every engine: prepare -> verify -> write.
+
+`prepare` is CPU work (open, render, text layer, layout, OCR): every second of it is `t_render`
+or `t_draft`, and a method that uses no drafts (`ar`) pays for rendering only. `verify` is the
+converter's `convert(prepared)` (the model). `write` lives in the runner. The local runner, its
+background workers (`PrepareQueue`) and `hsd bench` all call these same functions.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from hsd_cli.datatypes import PageImage, Region
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedPage:
+    """A rendered page with its drafts, ready for the model."""
+
+    page: PageImage
+    regions: tuple[Region, ...] = ()
+    draft_source: str = ""  # the source that made the drafts ("" when none were made)
+    t_render: float = 0.0
+    t_draft: float = 0.0  # text layer, layout, tables, OCR: every cost of making drafts
+    draft_error: str = ""  # the draft pipeline crashed: the page goes on without drafts
+
+
+@dataclass(frozen=True, slots=True)
+class PrepareConfig:
+    """What `prepare` needs; picklable, so worker processes rebuild the same preparer."""
+
+    dpi: int = 144
+    password: str | None = None
+    drafts: str | None = "auto"  # draft-source mode ("auto", "text", "ocr"); None: no drafts
+
+
+class Preparer:
+    """prepare(path, page): render one page and make its drafts; draft engines load once."""
+
+    def __init__(self, cfg: PrepareConfig) -> None:
+        self.cfg = cfg
+        self._sources = None
+
+    def __call__(self, path: Path, page: int) -> PreparedPage:
+        from hsd_cli.render import open_document, render_page
+
+        t0 = time.perf_counter()
+        with open_document(path, self.cfg.password) as doc:
+            image = render_page(doc, page - 1, self.cfg.dpi)
+            t_render = time.perf_counter() - t0
+            if self.cfg.drafts is None:
+                return PreparedPage(image, t_render=t_render)
+            t1 = time.perf_counter()
+            try:
+                image, regions, name = self._draft(doc, image)
+                error = ""
+            except Exception as e:  # noqa: BLE001 - a draft crash costs the drafts, not the page
+                regions, name, error = (), "", f"{type(e).__name__}: {e}".splitlines()[0][:200]
+            return PreparedPage(image, tuple(regions), name, t_render, time.perf_counter() - t1, error)
+
+    def _draft(self, doc, image: PageImage) -> tuple[PageImage, list[Region], str]:
+        from hsd_cli.drafts import AutoSource
+        from hsd_cli.render import with_layout, with_text_layer
+
+        if self._sources is None:
+            self._sources = AutoSource(self.cfg.drafts)
+        image = with_text_layer(doc, image)
+        source = self._sources.select(image)
+        if source is self._sources.text:  # layout analysis only where its drafts use it
+            image = with_layout(doc, image)
+        return image, source.regions(image), source.name
+
+
+def strip_layer(prepared: PreparedPage) -> PreparedPage:
+    """The prepared page without its text spans and layout (what crosses a process boundary)."""
+    return replace(prepared, page=replace(prepared.page, text_spans=(), layout=()))
+
+
+# --- background workers -------------------------------------------------------------------
+
+_WORKER: Preparer | None = None
+
+
+def _init_worker(cfg: PrepareConfig) -> None:
+    global _WORKER
+    # The terminal's Ctrl-C reaches the whole process group; the parent decides what stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    _WORKER = Preparer(cfg)
+
+
+def _die_with_parent() -> None:
+    """Linux: a parent killed with SIGKILL takes its workers along (no orphans holding pipes)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: orphans exit when their call queue closes
+        pass
+
+
+def _prepare_in_worker(path: Path, page: int) -> PreparedPage:
+    assert _WORKER is not None
+    return strip_layer(_WORKER(path, page))
+
+
+class PrepareQueue:
+    """Prepared pages in task order, made `workers` processes ahead of the consumer.
+
+    With workers = 0 pages are prepared inline, on demand. Otherwise at most `ahead` pages are
+    prepared or in flight at once (bounded memory); a failure is re-raised when its page is read.
+    """
+
+    def __init__(self, cfg: PrepareConfig, workers: int, ahead: int | None = None) -> None:
+        self.cfg = cfg
+        self.workers = workers
+        self.ahead = ahead or 2 * workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._inline: Preparer | None = None
+
+    def run(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
+        """For each task, in order: a PreparedPage, or the exception its preparation raised."""
+        if self.workers == 0:
+            yield from self._run_inline(tasks)
+            return
+        ctx = multiprocessing.get_context("spawn")  # fork after torch's threads started is unsafe
+        self._pool = ProcessPoolExecutor(self.workers, ctx, _init_worker, (self.cfg,))
+        pending: deque[Future] = deque()
+        todo = iter(tasks)
+        try:
+            while True:
+                while len(pending) < self.ahead and (task := next(todo, None)) is not None:
+                    pending.append(self._pool.submit(_prepare_in_worker, *task))
+                if not pending:
+                    return
+                future = pending.popleft()
+                try:
+                    yield future.result()
+                except Exception as e:  # noqa: BLE001 - the page's own failure, reported by the runner
+                    yield e
+        finally:
+            self.close()
+
+    def _run_inline(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
+        self._inline = self._inline or Preparer(self.cfg)
+        for path, page in tasks:
+            try:
+                yield strip_layer(self._inline(path, page))
+            except Exception as e:  # noqa: BLE001
+                yield e
+
+    def close(self) -> None:
+        """Stop the workers; pages not yet started are dropped."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

@@ -1,0 +1,72 @@
+"""The prepare stage: drafting costs are t_draft, `ar` pays none, workers keep order and faults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hsd_cli import runner
+from hsd_cli.config import RunConfig
+from hsd_cli.draft_converter import DraftConverter
+from hsd_cli.stages import PrepareConfig, PreparedPage, Preparer, PrepareQueue
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
+TASKS = [(SAMPLES / "born_digital.pdf", 1), (SAMPLES / "missing.pdf", 1), (SAMPLES / "two_columns.pdf", 1)]
+
+
+def test_no_drafts_means_no_text_layer_work():
+    """`ar` (drafts=None) renders only: no regions, no text spans, no draft time."""
+    got = Preparer(PrepareConfig(dpi=72, drafts=None))(SAMPLES / "born_digital.pdf", 1)
+    assert got.regions == () and got.page.text_spans == () and got.t_draft == 0.0 and got.t_render > 0
+
+
+def test_layout_analysis_is_charged_to_drafting(monkeypatch):
+    """PyMuPDF's layout analysis runs inside t_draft, and only for text-layer drafts."""
+    import time
+
+    from hsd_cli import render
+
+    real = render.with_layout
+
+    def slow(doc, page):  # noqa: ANN001, ANN202
+        time.sleep(0.3)
+        return real(doc, page)
+
+    monkeypatch.setattr(render, "with_layout", slow)
+    got = Preparer(PrepareConfig(dpi=72))(SAMPLES / "born_digital.pdf", 1)
+    assert got.draft_source == "text_layer" and got.t_draft >= 0.3 and got.t_render < 0.3
+
+
+def test_draft_crash_costs_only_the_drafts(monkeypatch):
+    """A crashing draft source: the page comes back without drafts and says why."""
+    from hsd_cli.drafts.text_layer import TextLayerSource
+
+    def boom(self, page):  # noqa: ANN001, ANN202
+        raise RuntimeError("layout model exploded")
+
+    monkeypatch.setattr(TextLayerSource, "regions", boom)
+    got = Preparer(PrepareConfig(dpi=72))(SAMPLES / "born_digital.pdf", 1)
+    assert got.regions == () and "layout model exploded" in got.draft_error
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_queue_keeps_order_and_isolates_failures(workers):
+    """Results come in task order; a failing task is its own exception, the next one still runs."""
+    got = list(PrepareQueue(PrepareConfig(dpi=72), workers).run(TASKS))
+    assert isinstance(got[0], PreparedPage) and got[0].page.source.name == "born_digital.pdf"
+    assert isinstance(got[1], Exception) and "file not found" in str(got[1])
+    assert isinstance(got[2], PreparedPage) and got[2].page.source.name == "two_columns.pdf"
+    assert got[0].regions and got[0].page.text_spans == ()  # spans stay in the worker
+
+
+def test_workers_give_the_same_markdown(tmp_path):
+    """`--workers 1` (prepare in a background process) writes byte-identical Markdown."""
+    outs = []
+    for workers in (0, 1):
+        cfg = RunConfig(inputs=(SAMPLES,), out_dir=tmp_path / f"o{workers}", method="draft", dpi=72,
+                        workers=workers)
+        summary = runner.run(cfg, DraftConverter(), quiet=True)
+        assert summary.exit_code == 0
+        outs.append({p.name: p.read_text() for p in sorted(cfg.out_dir.glob("*.md"))})
+    assert outs[0] == outs[1] and len(outs[0]) >= 4
