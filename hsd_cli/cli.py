@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 import traceback
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ except ImportError:  # pragma: no cover
     from click.exceptions import ClickException, NoArgsIsHelpError
 
 EXAMPLES = """\
+\b
 Examples:
   hsd convert paper.pdf -o out/               (out/paper.md, out/paper/*.json)
   hsd convert scans/ --glob '*.png' -o out/           (a folder, recursively)
@@ -32,7 +34,9 @@ Examples:
   hsd convert docs/ -o out/ --shard 2/8               (one machine's share)
 
 Rerunning the same command resumes: finished pages are skipped; --force redoes them.
+Every run that gets past its arguments writes out/run-summary.json, whatever failed.
 
+\b
 Exit codes:
   0        all pages ok, truncated or skipped
   1        an input or page failed, or the output folder is not writable
@@ -43,7 +47,8 @@ Exit codes:
 
 _SPEC = SpecConfig()
 _RUN = RunConfig(inputs=(), out_dir=Path("."))
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None)  # rich markup would eat "[default: ...]" notes
 
 
 def _show_version(value: bool) -> None:
@@ -105,6 +110,12 @@ RepeatGuard = Annotated[
     _opt("--repeat-guard", "Stop a page as truncated when its last N tokens loop with a period "
          "of at most N/8 tokens (0 = off).", min=0),
 ]  # fmt: skip
+OnLoop = Annotated[
+    Literal["stop", "draft"],
+    _opt("--on-loop", "When the repeat guard finds a loop: stop (the page is truncated there), or "
+         "draft: cut the loop after its first period and append the rest of the draft "
+         "(report: loop_repaired)."),
+]  # fmt: skip
 Stage1Batch = Annotated[int, _opt("--stage1-batch", "Most region crops verified in one batch.", min=1)]
 Pages = Annotated[str | None, _opt("--pages", "Pages, 1-based, e.g. 1-3,7 [default: all].")]
 Dpi = Annotated[int, _opt("--dpi", "Render resolution in dots per inch (36-600).")]
@@ -154,6 +165,7 @@ def convert(
     max_new_tokens: MaxNew = _SPEC.max_new_tokens,
     max_depth: MaxDepth = _SPEC.max_depth, max_candidates: MaxCand = _SPEC.max_candidates,
     min_window: MinWindow = _SPEC.min_window, repeat_guard: RepeatGuard = _SPEC.repeat_guard,
+    on_loop: OnLoop = "stop",
     stage1_batch: Stage1Batch = _RUN.stage1_batch, pages: Pages = None, dpi: Dpi = _RUN.dpi, max_pages: MaxPages = None,
     draft_source: DraftSrc = "auto", glob: Glob = None, shard: Shard = "1/1", force: Force = False,
     password: Password = None, device: Device = "auto", dtype: Dtype = "auto",
@@ -166,28 +178,68 @@ def convert(
         try:
             spec = SpecConfig(tau=tau, window=window, min_window=min_window, max_depth=max_depth,
                               max_candidates=max_candidates, max_new_tokens=max_new_tokens,
-                              repeat_guard=repeat_guard, max_nodes=max_nodes, cost_aware=not no_cost_trees)
+                              repeat_guard=repeat_guard, max_nodes=max_nodes, cost_aware=not no_cost_trees,
+                              on_loop=on_loop)
             cfg = RunConfig(
-                inputs=tuple(Path(p) for p in inputs), out_dir=out, model=model or DEFAULT_MODEL, method=method,
+                inputs=tuple(Path(p) for p in inputs), out_dir=out, model=_model_spelling(model or DEFAULT_MODEL), method=method,
                 spec=spec, draft_source=draft_source, dpi=dpi, pages=pages, max_pages=max_pages,
-                device=device, dtype=dtype, baseline=baseline, region_starts=not no_region_starts,
+                device=_check_device(device), dtype=dtype, baseline=baseline, region_starts=not no_region_starts,
                 stage1_batch=stage1_batch, force=force, password=password, shard=parse_shard(shard), glob=glob,
                 workers=default_workers() if workers is None else workers,
                 draft_fallback=not model and method in ("auto", "draft"),  # no model asked for
             )  # fmt: skip
+            _check_pages(pages)
         except ValueError as e:
             raise UsageError(str(e)) from e
-        converter = runner.load_converter(cfg)
-        summary = runner.run(cfg, converter, quiet=quiet, debug=debug, stdin=sys.stdin)
+        with _summary_on_failure(cfg):
+            converter = runner.load_converter(cfg)
+            summary = runner.run(cfg, converter, quiet=quiet, debug=debug, stdin=sys.stdin)
     if json_output:
         typer.echo(json.dumps(run_summary_to_json(summary), indent=2))
     elif not quiet:
         from rich.console import Console
 
-        from hsd_cli.report.table import run_table
+        from hsd_cli.report.table import print_table, run_table
 
-        Console().print(run_table(summary))
+        print_table(run_table(summary), Console())
     raise typer.Exit(summary.exit_code)
+
+
+def _model_spelling(model: str) -> str:
+    """One spelling per model, so resume sees the same model: a folder by its resolved path."""
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return str(path.resolve())
+    return model.rstrip("/") or model  # "org/name/" is the hub id "org/name"
+
+
+def _check_device(device: str) -> str:
+    """auto, cpu, mps, cuda or cuda:N; whether the machine has it is checked when the model loads."""
+    if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", device):
+        raise ValueError(f"--device must be auto, cpu, mps, cuda or cuda:N, got {device!r}")
+    return device
+
+
+def _check_pages(pages: str | None) -> None:
+    """A malformed --pages is one usage error up front, not a failure of every document."""
+    from hsd_cli.render import page_ranges
+
+    page_ranges(pages)
+
+
+@contextlib.contextmanager
+def _summary_on_failure(cfg: RunConfig) -> Iterator[None]:
+    """A run that fails before its documents (model, output folder) still leaves run-summary.json."""
+    try:
+        yield
+    except HsdError as e:
+        from hsd_cli.report import store
+        from hsd_cli.report.summary import RunSummary
+
+        failed = RunSummary((), {}, cfg.shard, error=str(e), error_code=e.exit_code)
+        with contextlib.suppress(HsdError):  # an unwritable folder is the error being reported
+            store.write_json(store.run_summary_path(cfg.out_dir, cfg.shard), run_summary_to_json(failed))
+        raise
 
 
 @app.command()

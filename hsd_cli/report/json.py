@@ -105,6 +105,7 @@ def run_summary_to_json(s: RunSummary) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "exit_code": s.exit_code,
         "interrupted": signal.Signals(s.interrupted_by).name if s.interrupted_by else None,
+        "error": s.error or None,
         "shard": f"{s.shard[0]}/{s.shard[1]}",
         "options": normalize_options(s.options),
         "documents": [_doc_brief(d) for d in docs],

@@ -46,6 +46,12 @@ def page_report_path(report_dir: Path, page: int) -> Path:
     return report_dir / f"page-{page:04d}.json"
 
 
+def run_summary_path(out_dir: Path, shard: tuple[int, int] = (1, 1)) -> Path:
+    """out/run-summary.json; shards may share one folder, so each keeps its own."""
+    i, n = shard
+    return out_dir / ("run-summary.json" if n == 1 else f"run-summary-{i}-of-{n}.json")
+
+
 def write_text(path: Path, text: str) -> None:
     """Write text atomically; OutputError (one line) when the folder cannot be written."""
     try:

@@ -77,6 +77,8 @@ class RunSummary:
     options: dict[str, object]
     shard: tuple[int, int] = (1, 1)
     interrupted_by: int = 0  # signal number that stopped the run, 0 when it ran to the end
+    error: str = ""  # why the run stopped before its documents (model not found, ...)
+    error_code: int = 0  # that error's exit code
 
     @property
     def totals(self) -> Totals:
@@ -87,6 +89,8 @@ class RunSummary:
         # 128 + signal number is the shell's convention: 130 SIGINT, 143 SIGTERM.
         if self.interrupted_by:
             return 128 + self.interrupted_by
+        if self.error_code:
+            return self.error_code
         failed = any(d.status is DocStatus.FAILED for d in self.documents)
         return EXIT_FAILED if failed else EXIT_OK
 

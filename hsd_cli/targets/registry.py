@@ -7,7 +7,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from hsd_cli.errors import ModelNotFoundError
+from hsd_cli.errors import ModelNotFoundError, UsageError
 from hsd_cli.targets import deepseek_ocr, dots_ocr, glm_ocr, hunyuan, lighton_ocr, paddle_vl, qwen_vl
 from hsd_cli.targets.base import FamilySpec, VisionTarget
 
@@ -74,6 +74,10 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
         net = auto.from_pretrained(model, dtype=resolve_dtype(dtype, dev), **kw)
     except (OSError, ValueError, ModelNotFoundError) as exc:
         raise ModelNotFoundError(f"model {model!r} cannot be loaded ({_first_line(exc)[:160]}): {WAYS_OUT}") from None
+    except Exception as exc:  # safetensors' SafetensorError (a truncated download) is a bare Exception
+        if type(exc).__name__ != "SafetensorError":
+            raise
+        raise ModelNotFoundError(f"{_bad_weights(model)}: truncated or corrupt weights ({_first_line(exc)[:120]})") from None
     target = cls(net.to(dev).eval(), processor)
     target.spec = spec
     return target
@@ -137,11 +141,32 @@ def count_params(hub_id: str, model_type: str) -> int | None:
 
 
 def resolve_device(device: str) -> str:
+    """auto -> cuda or cpu; a device this machine lacks is a one-line UsageError, not a traceback."""
     import torch
 
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
+    kind, _, index = device.partition(":")
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise UsageError(f"--device {device}: CUDA is not available here (use --device cpu or auto)")
+    if kind == "cuda" and index and int(index) >= torch.cuda.device_count():
+        raise UsageError(f"--device {device}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    if kind == "mps" and not torch.backends.mps.is_available():
+        raise UsageError(f"--device {device}: MPS is not available here (use --device cpu or auto)")
     return device
+
+
+def _bad_weights(model: str) -> str:
+    """The first .safetensors file of a model folder whose header does not read (else the folder)."""
+    from safetensors import safe_open
+
+    for path in sorted(Path(model).glob("*.safetensors")) if Path(model).is_dir() else ():
+        try:
+            with safe_open(path, "pt"):
+                pass
+        except Exception:  # noqa: BLE001 - the same SafetensorError, now tied to one file
+            return str(path)
+    return model
 
 
 def resolve_dtype(dtype: str, device: str):
