@@ -10,7 +10,12 @@ import torch
 from PIL import Image
 
 from hsd_cli.drafts.markup import DraftStyle
+from hsd_cli.targets.convert import display_math, tidy
 from hsd_cli.targets.session import HFSession
+
+# Processors the core applies per tree node (VisionTarget.repetition_penalty), so tau = 1 stays
+# equal to generate(do_sample=False) with them.
+MODELED_PROCESSORS = frozenset({"RepetitionPenaltyLogitsProcessor"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +130,22 @@ class VisionTarget:
     def to_markdown(self, text: str) -> str:
         """The model's markup -> clean Markdown; families override."""
         return text.strip() + "\n"
+
+    def element_markdown(self, kind: str, text: str, level: int = 1) -> str:
+        """One layout element's output -> Markdown, the way element-level pipelines assemble a page."""
+        # The model writes an element's content only: the layout label supplies the heading mark and
+        # the display-math fence (GLM-OCR's SDK and PaddleOCR's pipeline do the same).
+        if kind == "equation":
+            latex = text.strip().removeprefix("$$").removesuffix("$$").removeprefix("\\[").removesuffix("\\]")
+            return tidy(display_math(latex))
+        if kind == "title":
+            return tidy("#" * max(1, level) + " " + " ".join(text.split()))
+        return self.to_markdown(text)
+
+    @property
+    def unmodeled_processors(self) -> tuple[str, ...]:
+        """Greedy logits processors of the checkpoint the speculative core does not apply."""
+        return tuple(p for p in self.greedy_processors if p not in MODELED_PROCESSORS)
 
 
 def fit_pixels(image: Image.Image, max_pixels: int | None) -> Image.Image:

@@ -15,6 +15,9 @@ PAGE_PROMPT = (
     "文档中公式用latex格式表示，按照阅读顺序组织进行解析。"
 )
 REGION_PROMPT = "提取图中的文字。"
+# Model card (tencent/HunyuanOCR README, "Quick Start with Transformers"): messages = [system "", user
+# [image, prompt]], apply_chat_template(add_generation_prompt=True), generate(max_new_tokens=16384,
+# do_sample=False), batch_decode(skip_special_tokens=True); its generation_config.json is used as is.
 STYLE = DraftStyle(table="html", heading="hash", formula="brackets", figure="", drop_furniture=True)
 # vision_config.max_image_size = 2048: longer sides are resized by the processor anyway.
 MAX_PIXELS = 2048 * 2048
@@ -30,6 +33,12 @@ _CAPTION = re.compile(r"<table([^>]*)>\s*<caption[^>]*>(.*?)</caption>", re.S | 
 
 
 class HunyuanTarget(VisionTarget):
+    def chat_prompt(self, prompt: str) -> str:
+        """An empty system turn, then image + prompt: the model card's messages for every task."""
+        messages = [{"role": "system", "content": ""},
+                    {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": prompt}]}]
+        return self.processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+
     def to_markdown(self, text: str) -> str:
         """LaTeX delimiters -> $; figure coordinates dropped; table captions above the table."""
         text = _CAPTION.sub(lambda m: f"{m.group(2).strip()}\n\n<table{m.group(1)}>", text)

@@ -57,3 +57,4 @@ def test_checkpoint_processors_are_read_from_generation_config(tmp_path):
     target = load_target(str(path), "cpu", "fp32")
     assert target.repetition_penalty == 1.05
     assert target.greedy_processors == ("RepetitionPenaltyLogitsProcessor", "NoRepeatNGramLogitsProcessor")
+    assert target.unmodeled_processors == ("NoRepeatNGramLogitsProcessor",)  # the core applies only the penalty
