@@ -8,6 +8,7 @@ from pathlib import Path
 
 METHODS = ("auto", "hsd", "page", "ar", "draft")
 DRAFT_SOURCES = ("auto", "text", "ocr")
+ON_LOOP = ("stop", "draft")
 DEFAULT_MODEL = "tencent/HunyuanOCR"
 
 
@@ -24,6 +25,9 @@ class SpecConfig:
     repeat_guard: int = 512  # stop when the last this-many tokens loop with a short period (0 = off)
     max_nodes: int = 64  # node budget: most draft tokens in one row's tree per step
     cost_aware: bool = True  # size each tree by the device's measured forward cost (else: up to max_nodes)
+    # A row the repeat guard stops: "stop" keeps it as is (truncated); "draft" cuts the loop after
+    # its first period and appends the rest of the row's draft (spec/loop.py).
+    on_loop: str = "stop"
 
     def __post_init__(self) -> None:
         if not 0.0 < self.tau <= 1.0:
@@ -36,6 +40,8 @@ class SpecConfig:
             raise ValueError("max_depth, max_candidates and max_nodes must be >= 1")
         if self.max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
+        if self.on_loop not in ON_LOOP:
+            raise ValueError(f"on_loop must be one of {ON_LOOP}, got {self.on_loop!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,5 +127,8 @@ class PageResult:
     sr_e2e: float | None = None
     identical_to_ar: bool | None = None
     first_divergence: int | None = None  # token index where spec and AR first differ
+    # --on-loop draft: the output looped, and its tail after the loop's first period is the page's
+    # unverified draft (status stays truncated: the model did not finish the page by itself)
+    loop_repaired: bool = False
     error: str = ""
     draft_error: str = ""  # the draft pipeline crashed on this page; it was converted without drafts

@@ -14,7 +14,8 @@ from PIL import Image, ImageOps
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind, StageReport
 from hsd_cli.spec.decode import RowResult, ar_decode, spec_decode
-from hsd_cli.spec.stop import StopRule
+from hsd_cli.spec.loop import repair_loop
+from hsd_cli.spec.stop import StopReason, StopRule
 from hsd_cli.targets.base import VisionTarget
 
 CROP_MARGIN = 8  # pixels around a region crop: glyphs often touch the detected box
@@ -32,6 +33,7 @@ class PageDecode:
     truncated: bool
     stage1: StageReport | None
     stage2: StageReport
+    loop_repaired: bool = False  # the output looped; its tail is the draft's rest (--on-loop draft)
 
 
 def decode_rows(
@@ -63,7 +65,8 @@ def run_ar(target: VisionTarget, page: PageImage, spec: SpecConfig) -> PageDecod
 
 def run_page(target: VisionTarget, page: PageImage, drafts: list[list[int]], spec: SpecConfig) -> PageDecode:
     (row,), report = decode_rows(target, [page.image], target.spec.page_prompt, [drafts], spec)
-    return PageDecode(row.tokens, _truncated(row, target), None, report)
+    tokens, repaired = _on_loop(row, drafts, spec, ordered=False)
+    return PageDecode(tokens, _truncated(row, target), None, report, repaired)
 
 
 def run_hsd(
@@ -75,7 +78,9 @@ def run_hsd(
     (row,), stage2 = decode_rows(
         target, [page.image], target.spec.page_prompt, [outputs], cfg.spec, starts=cfg.region_starts
     )
-    return PageDecode(row.tokens, _truncated(row, target), stage1, stage2)
+    # Stage-1 outputs are the page's regions in reading order: the page's draft, one sequence.
+    tokens, repaired = _on_loop(row, outputs, cfg.spec, ordered=True, sep=target.encode("\n\n"))
+    return PageDecode(tokens, _truncated(row, target), stage1, stage2, repaired)
 
 
 def run_stage1(
@@ -95,7 +100,8 @@ def run_stage1(
             crops = [crop_region(page.image, regions[i].bbox) for i in chunk]
             results, report = decode_rows(target, crops, prompt, [region_drafts[i] for i in chunk], cfg.spec)
             for i, r in zip(chunk, results):
-                outputs[i] = [t for t in r.tokens if t not in target.eos_ids]
+                tokens, _ = _on_loop(r, region_drafts[i], cfg.spec, ordered=False)  # only drafts change
+                outputs[i] = [t for t in tokens if t not in target.eos_ids]
             total = _add(total, report)
     return [outputs[i] for i in sorted(outputs)], total
 
@@ -119,6 +125,16 @@ def _verifiable(region: Region, target: VisionTarget) -> bool:
     if region.kind in SKIP_KINDS:
         return False
     return not (target.spec.style.drop_furniture and region.kind in FURNITURE)
+
+
+def _on_loop(
+    row: RowResult, drafts: list[list[int]], spec: SpecConfig, ordered: bool, sep: list[int] | None = None
+) -> tuple[list[int], bool]:  # fmt: skip
+    """The row's tokens; with on_loop="draft" a looping row's tail is its drafts' rest (spec/loop.py)."""
+    if spec.on_loop != "draft" or row.stop is not StopReason.REPEAT:
+        return row.tokens, False
+    fixed = repair_loop(row.tokens, drafts, spec.repeat_guard, ordered=ordered, sep=sep or ())
+    return (row.tokens, False) if fixed is None else (fixed.tokens, True)
 
 
 def _truncated(row: RowResult, target: VisionTarget) -> bool:

@@ -32,6 +32,7 @@ class SpecConverter:
             "tau": s.tau, "window": s.window, "min_window": s.min_window, "max_depth": s.max_depth,
             "max_candidates": s.max_candidates, "max_new_tokens": s.max_new_tokens,
             "repeat_guard": s.repeat_guard, "region_starts": c.region_starts, "dtype": c.dtype,
+            "on_loop": s.on_loop,
         }
 
     def convert(self, prepared: PreparedPage) -> PageResult:
@@ -93,7 +94,7 @@ class SpecConverter:
             accepted_hist=hist, t_render=prepared.t_render, t_draft=t_draft,
             t_prefill=t_prefill, t_decode=t_decode, t_total=t_draft + t_prefill + t_decode,
             stage1=out.stage1, stage2=out.stage2 if out.stage1 is not None else None,
-            draft_error=prepared.draft_error,
+            draft_error=prepared.draft_error, loop_repaired=out.loop_repaired,
         )
 
 
