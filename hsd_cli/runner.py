@@ -7,6 +7,11 @@ at any point loses at most the page in flight, and a rerun skips every finished 
 report/store.py). A page that raises becomes a failed PageResult and the run goes on; a
 document that cannot be opened is one error line.
 
+Batches (issue 13): a document is worked on under its lock (store.document_lock), so runs on
+one folder take turns; its page reports are keyed by the options and the source's identity;
+its Markdown holds every finished page, also those outside this run's --pages; an output error
+fails that document alone; run-summary.json is written however the run ends.
+
 Signals: the first SIGINT/SIGTERM lets the page in flight finish and be written, then the run
 stops (exit 130/143); a second one abandons the page in flight at once. Workers ignore SIGINT
 and die with the parent.
@@ -14,31 +19,34 @@ and die with the parent.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import re
 import signal
 import sys
 import threading
-import time
-import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TextIO
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hsd_cli import inputs
 from hsd_cli.config import RunConfig
 from hsd_cli.converter import PageConverter
 from hsd_cli.datatypes import PageResult, PageStatus
-from hsd_cli.errors import HsdError, InputError, ModelNotFoundError
+from hsd_cli.errors import HsdError, InputError, ModelNotFoundError, OutputError
 from hsd_cli.inputs import InputDoc
 from hsd_cli.report import store
 from hsd_cli.report.json import doc_summary_to_json, page_to_json, run_summary_to_json
 from hsd_cli.report.markdown import render_document
-from hsd_cli.report.summary import DocSummary, RunSummary, failed_document, summarize_document
+from hsd_cli.progress import RunProgress
+from hsd_cli.report.summary import (
+    DocSummary,
+    RunSummary,
+    failed_document,
+    skipped_document,
+    summarize_document,
+)
 from hsd_cli.stages import PrepareConfig, PreparedPage, PrepareQueue
 
 
@@ -104,8 +112,11 @@ def run(
     docs = inputs.shard(found, *cfg.shard)
     stop = _Stop()
     summaries: list[DocSummary] = []
-    with _signals(stop), _Progress(len(docs), err, not quiet and err.isatty()) as progress:
-        ctx = _Context(cfg, converter, converter.options_key(), stop, progress, debug)
+    # dpi changes what OCR reads even where the converter's own key leaves it out (draft).
+    options = {**converter.options_key(), "dpi": cfg.dpi}
+    with _run_summary(cfg, options, summaries, stop) as finish, _signals(stop), \
+            RunProgress(len(docs), err, quiet) as progress:  # fmt: skip
+        ctx = _Context(cfg, converter, options, stop, progress, debug)
         # Plans are made lazily, once: the prepare queue reads them ahead of the writer.
         ahead, plans = itertools.tee(_plan(doc, ctx) for doc in docs)
         prep = prepare_config(cfg, converter)
@@ -117,15 +128,32 @@ def run(
                 if stop.signum:
                     break
                 summaries.append(_convert_document(plan, prepared, ctx))
-                progress.doc_done()
+                progress.doc_done(plan.doc.name, summaries[-1])
         finally:
             queue.close()
         if stop.signum:
             name = signal.Signals(stop.signum).name
             progress.error(f"interrupted by {name}; finished pages are saved, rerun to resume")
-    summary = RunSummary(tuple(summaries), ctx.options, cfg.shard, stop.signum)
-    store.write_json(_run_summary_path(cfg), run_summary_to_json(summary))
-    return summary
+    return finish()
+
+
+@contextmanager
+def _run_summary(cfg: RunConfig, options: dict[str, object], summaries: list[DocSummary],
+                 stop: _Stop) -> Iterator:  # fmt: skip
+    """Yield the function that writes run-summary.json; an exception on the way writes it too."""
+    path = store.run_summary_path(cfg.out_dir, cfg.shard)
+
+    def finish(error: str = "") -> RunSummary:
+        summary = RunSummary(tuple(summaries), options, cfg.shard, stop.signum, error, int(bool(error)))
+        store.write_json(path, run_summary_to_json(summary))
+        return summary
+
+    try:
+        yield finish
+    except BaseException as e:
+        with contextlib.suppress(Exception):  # the exception in flight is the one to report
+            finish(_cause(e))
+        raise
 
 
 def prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
@@ -152,7 +180,7 @@ class _Context:
     converter: PageConverter
     options: dict[str, object]
     stop: _Stop
-    progress: _Progress
+    progress: RunProgress
     debug: bool
 
 
@@ -164,6 +192,9 @@ class _Plan:
     pages: tuple[int, ...] = ()
     done: dict[int, PageResult] = field(default_factory=dict)
     error: str = ""
+    skipped: str = ""  # why there is nothing to do (no page of the document in --pages)
+    options: dict[str, object] = field(default_factory=dict)  # the run's, plus the source identity
+    kept: dict[int, PageResult] = field(default_factory=dict)  # finished pages outside --pages
 
     @property
     def todo(self) -> list[int]:
@@ -172,58 +203,93 @@ class _Plan:
 
 def _plan(doc: InputDoc, ctx: _Context) -> _Plan:
     try:
-        pages = _select_pages(doc, ctx.cfg)
+        n, pages = _select_pages(doc, ctx.cfg)
+        options = {**ctx.options, "source": store.source_identity(doc.path)}
     except InputError as e:
         return _Plan(doc, error=str(e))
+    if not pages:
+        return _Plan(doc, skipped=f"no page in --pages {ctx.cfg.pages}; it has {n}")
     report_dir = doc.report_dir(ctx.cfg.out_dir)
-    done = {} if ctx.cfg.force else store.finished_pages(report_dir, pages, ctx.options)
-    return _Plan(doc, tuple(pages), done)
+    finished = store.finished_pages(report_dir, list(range(1, n + 1)), options)
+    done = {} if ctx.cfg.force else {p: finished[p] for p in pages if p in finished}
+    kept = {p: r for p, r in finished.items() if p not in pages}
+    return _Plan(doc, tuple(pages), done, options=options, kept=kept)
 
 
 def _convert_document(plan: _Plan, prepared: Iterator, ctx: _Context) -> DocSummary:
-    """All selected pages of one document, skipping finished ones; writes its summary.json."""
-    doc, out = plan.doc, ctx.cfg.out_dir
+    """One document under its lock; an output error fails it alone (the batch goes on)."""
+    doc = plan.doc
     if plan.error:
         return _failed_document(doc, plan.error, ctx)
-    report_dir = doc.report_dir(out)
-    store.remove_stale_temps(report_dir)
-    results = dict(plan.done)
-    ctx.progress.start_doc(str(doc.path), len(plan.pages), len(plan.done))
-    for page in plan.todo:
+    if plan.skipped:
+        return skipped_document(str(doc.path), doc.key, plan.skipped)
+    todo = iter(plan.todo)
+    waited = [False]
+
+    def on_wait() -> None:
+        waited[0] = True
+        ctx.progress.note(f"{doc.name}: waiting for another run that holds it")
+
+    try:
+        with store.document_lock(doc.report_dir(ctx.cfg.out_dir), on_wait):
+            return _write_document(plan, todo, prepared, ctx, waited[0])
+    except (OutputError, OSError) as e:
+        for _ in todo:  # keep the prepare queue in step with the plans
+            next(prepared)
+        return _failed_document(doc, _cause(e), ctx)
+
+
+def _write_document(plan: _Plan, todo: Iterator[int], prepared: Iterator, ctx: _Context,
+                    waited: bool) -> DocSummary:  # fmt: skip
+    """All selected pages, skipping finished ones; writes the Markdown and summary.json."""
+    doc, out, options = plan.doc, ctx.cfg.out_dir, plan.options
+    report_dir, markdown = doc.report_dir(out), doc.markdown_path(out)
+    store.remove_stale_temps(report_dir, markdown)  # ours alone to remove: we hold the lock
+    # Pages another run finished while this one waited for the lock are taken as they are.
+    fresh = store.finished_pages(report_dir, plan.todo, options) if waited and not ctx.cfg.force else {}
+    results, converted = dict(plan.done), 0
+    ctx.progress.start_doc(doc.name, len(plan.pages), len(plan.done))
+    for page in todo:
         item = next(prepared)  # this page's prepare stage, possibly done ahead by a worker
-        result = None if ctx.stop.signum else _convert_page(doc.path, page, item, ctx)
+        if page in fresh:
+            results[page] = fresh[page]
+            continue
+        result = None if ctx.stop.signum else _convert_page(doc, page, item, ctx)
         if result is None:
             break  # interrupted
-        results[page] = result
-        report = page_to_json(result, ctx.options)
-        store.write_json(store.page_report_path(report_dir, page), report)
-        store.write_text(doc.markdown_path(out), render_document(results.values()))
+        results[page], converted = result, converted + 1
+        store.write_json(store.page_report_path(report_dir, page), page_to_json(result, options))
+        store.write_text(markdown, render_document({**plan.kept, **results}.values()))
         ctx.progress.page_done(result)
-    if results and len(results) == len(plan.done):  # all resumed: make sure the Markdown exists
-        store.write_text(doc.markdown_path(out), render_document(results.values()))
-    summary = summarize_document(str(doc.path), doc.key, len(plan.pages), results.values(), len(plan.done))
-    store.write_json(report_dir / "summary.json", doc_summary_to_json(summary, ctx.options))
+    if results and not converted:  # all resumed: make sure the Markdown exists
+        store.write_text(markdown, render_document({**plan.kept, **results}.values()))
+    resumed = len(results) - converted
+    summary = summarize_document(str(doc.path), doc.key, len(plan.pages), results.values(), resumed)
+    store.write_json(report_dir / "summary.json", doc_summary_to_json(summary, options))
     return summary
 
 
 def _failed_document(doc: InputDoc, error: str, ctx: _Context) -> DocSummary:
     """One error line; a summary.json too when the file exists (a missing one gets no folder)."""
-    ctx.progress.error(f"{doc.path}: {error}")
+    ctx.progress.error(f"{doc.name}: {error}")
     summary = failed_document(str(doc.path), doc.key, error)
     if not doc.error:
         path = doc.report_dir(ctx.cfg.out_dir) / "summary.json"
-        store.write_json(path, doc_summary_to_json(summary, ctx.options))
+        with contextlib.suppress(OutputError):  # the folder itself may be what failed
+            store.write_json(path, doc_summary_to_json(summary, ctx.options))
     return summary
 
 
-def _convert_page(path: Path, page: int, item: PreparedPage | BaseException, ctx: _Context) -> PageResult | None:
+def _convert_page(doc: InputDoc, page: int, item: PreparedPage | BaseException,
+                  ctx: _Context) -> PageResult | None:  # fmt: skip
     """Verify one prepared page; a failure is a failed PageResult, None means aborted."""
+    path, name = doc.path, doc.name
     t_render = item.t_render if isinstance(item, PreparedPage) else 0.0
     try:
         if isinstance(item, BaseException):
             raise item
         if item.draft_error:
-            ctx.progress.warn(f"{path}: page {page}: draft pipeline failed ({item.draft_error}); "
+            ctx.progress.warn(f"{name}: page {page}: draft pipeline failed ({item.draft_error}); "
                               "converting without drafts")
         ctx.stop.in_page = True
         try:
@@ -234,18 +300,19 @@ def _convert_page(path: Path, page: int, item: PreparedPage | BaseException, ctx
         return None
     except Exception as e:  # per-page isolation: record, report, go on
         cause = _cause(e)
-        ctx.progress.error(_page_line(path, page, cause), exc=e if ctx.debug else None)
+        ctx.progress.error(_page_line(name, page, cause), exc=e if ctx.debug else None)
         return PageResult(
             str(path), page, PageStatus.FAILED, method=ctx.converter.method, error=cause,
             t_render=t_render,
         )  # fmt: skip
     if result.status == PageStatus.FAILED:  # the converter's own failure value
-        ctx.progress.error(_page_line(path, page, result.error or "failed"))
+        ctx.progress.error(_page_line(name, page, result.error or "failed"))
     return replace(result, source=str(path), page=page, t_render=t_render)
 
 
-def _select_pages(doc: InputDoc, cfg: RunConfig) -> list[int]:
-    """1-based page numbers to convert: --pages, then the first --max-pages of those."""
+def _select_pages(doc: InputDoc, cfg: RunConfig) -> tuple[int, list[int]]:
+    """The page count and the 1-based pages to convert: those of --pages the document has
+    (--pages 1-2 suits a one-page document too), then the first --max-pages of those."""
     from hsd_cli.render import count_pages, parse_page_spec
 
     if doc.error:
@@ -253,11 +320,8 @@ def _select_pages(doc: InputDoc, cfg: RunConfig) -> list[int]:
     n = count_pages(doc.path, cfg.password)
     if n < 1:
         raise InputError("document has no pages")
-    try:
-        selected = [i + 1 for i in parse_page_spec(cfg.pages, n)]
-    except ValueError as e:  # a range outside this document is this document's problem
-        raise InputError(str(e)) from None
-    return selected[: cfg.max_pages] if cfg.max_pages else selected
+    selected = [i + 1 for i in parse_page_spec(cfg.pages, n, clip=True)]  # syntax: checked by the CLI
+    return n, selected[: cfg.max_pages] if cfg.max_pages else selected
 
 
 def _cause(e: BaseException) -> str:
@@ -266,17 +330,10 @@ def _cause(e: BaseException) -> str:
     return " ".join(text.split()) or type(e).__name__
 
 
-def _page_line(path: Path, page: int, cause: str) -> str:
-    # Render errors already start with "page N ..."; don't say it twice.
-    where = "" if cause.startswith(f"page {page} ") else f"page {page}: "
-    return f"{path}: {where}{cause}"
-
-
-def _run_summary_path(cfg: RunConfig) -> Path:
-    # Shards may share one out dir; each keeps its own run summary.
-    i, n = cfg.shard
-    name = "run-summary.json" if n == 1 else f"run-summary-{i}-of-{n}.json"
-    return cfg.out_dir / name
+def _page_line(name: str, page: int, cause: str) -> str:
+    # Render errors already start with "page N ..." or "page N: ..."; don't say it twice.
+    where = "" if re.match(rf"page {page}\b", cause) else f"page {page}: "
+    return f"{name}: {where}{cause}"
 
 
 @contextmanager
@@ -298,62 +355,3 @@ def _signals(stop: _Stop) -> Iterator[None]:
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
-
-
-class _Progress:
-    """Progress bars on stderr (documents, pages, tokens/s, AAL); error lines print above them."""
-
-    def __init__(self, num_docs: int, err: TextIO, enabled: bool) -> None:
-        self.err = err
-        self.tokens, self.seconds = 0, 0.0
-        self.bar: Progress | None = None
-        if enabled:
-            self.bar = Progress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
-                console=Console(file=err),
-            )  # fmt: skip
-            self.docs = self.bar.add_task("documents", total=num_docs, rate="")
-            self.pages = self.bar.add_task("pages", total=0, rate="")
-
-    def __enter__(self) -> _Progress:
-        if self.bar:
-            self.bar.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar:
-            self.bar.stop()
-
-    def error(self, line: str, exc: BaseException | None = None) -> None:
-        text = f"hsd: error: {line}"
-        if exc is not None:
-            text += "\n" + "".join(traceback.format_exception(exc)).rstrip()
-        if self.bar:
-            self.bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
-        else:
-            print(text, file=self.err, flush=True)
-
-    def warn(self, line: str) -> None:
-        text = f"hsd: warning: {line}"
-        if self.bar:
-            self.bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
-        else:
-            print(text, file=self.err, flush=True)
-
-    def start_doc(self, name: str, total: int, done: int) -> None:
-        if self.bar:
-            short = name if len(name) <= 40 else "..." + name[-37:]
-            self.bar.reset(self.pages, total=total, completed=done, description=short, rate="")
-
-    def page_done(self, result: PageResult) -> None:
-        self.tokens += result.tokens
-        self.seconds += result.t_total
-        if self.bar:
-            speed = self.tokens / self.seconds if self.seconds > 0 else 0.0
-            rate = f"{speed:.1f} tok/s  AAL {result.aal:.2f}"
-            self.bar.update(self.pages, advance=1, rate=rate)
-
-    def doc_done(self) -> None:
-        if self.bar:
-            self.bar.advance(self.docs)

@@ -200,7 +200,9 @@ def test_mixed_folder_subprocess(tmp_path: Path) -> None:
     proc = run_cli("convert", src, "-o", tmp_path / "o", "--json")
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "Traceback" not in stderr
-    assert len(stderr.splitlines()) == 3 and (tmp_path / "o" / "good.md").exists()
+    lines = stderr.splitlines()  # one per bad file, and the good one's progress line (no terminal)
+    assert [ln.startswith("hsd: error: ") for ln in lines].count(True) == 3 and len(lines) == 4
+    assert (tmp_path / "o" / "good.md").exists()
     assert json.loads(stdout)["documents_failed"] == 3
 
 

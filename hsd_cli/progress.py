@@ -1,0 +1,89 @@
+"""What a run shows on stderr while it works: rich bars on a terminal, one line per document
+elsewhere (CI logs, `2> log`), and error / warning lines in both cases."""
+
+from __future__ import annotations
+
+import traceback
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from hsd_cli.datatypes import PageResult
+from hsd_cli.report.summary import DocStatus, DocSummary
+
+
+class RunProgress:
+    """Progress on stderr (documents, pages, tokens/s, AAL); error lines print above the bars."""
+
+    def __init__(self, num_docs: int, err: TextIO, quiet: bool) -> None:
+        self.err = err
+        self.num_docs, self.done_docs = num_docs, 0
+        self.tokens, self.seconds = 0, 0.0
+        self.lines = not quiet and not err.isatty()  # no terminal: a line per document instead
+        self.bar: Progress | None = None
+        if not quiet and err.isatty():
+            self.bar = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+                console=Console(file=err),
+            )  # fmt: skip
+            self.docs = self.bar.add_task("documents", total=num_docs, rate="")
+            self.pages = self.bar.add_task("pages", total=0, rate="")
+
+    def __enter__(self) -> RunProgress:
+        if self.bar:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar:
+            self.bar.stop()
+
+    def error(self, line: str, exc: BaseException | None = None) -> None:
+        text = f"hsd: error: {line}"
+        if exc is not None:
+            text += "\n" + "".join(traceback.format_exception(exc)).rstrip()
+        self._print(text)
+
+    def warn(self, line: str) -> None:
+        self._print(f"hsd: warning: {line}")
+
+    def note(self, line: str) -> None:
+        self._print(f"hsd: {line}")
+
+    def start_doc(self, name: str, total: int, done: int) -> None:
+        if self.bar:
+            short = name if len(name) <= 40 else "..." + name[-37:]
+            self.bar.reset(self.pages, total=total, completed=done, description=short, rate="")
+
+    def page_done(self, result: PageResult) -> None:
+        self.tokens += result.tokens
+        self.seconds += result.t_total
+        if self.bar:
+            # Without a model (--method draft) there are no tokens: "0.0 tok/s" would be noise.
+            speed = self.tokens / self.seconds if self.seconds > 0 else 0.0
+            rate = f"{speed:.1f} tok/s  AAL {result.aal:.2f}" if self.tokens else ""
+            self.bar.update(self.pages, advance=1, rate=rate)
+
+    def doc_done(self, name: str, summary: DocSummary) -> None:
+        """Advance the bar, or print the document's line; a failed one has its error lines already."""
+        self.done_docs += 1
+        if self.bar:
+            self.bar.advance(self.docs)
+        elif self.lines and summary.status is not DocStatus.FAILED:
+            self.note(f"[{self.done_docs}/{self.num_docs}] {name}: {_outcome(summary)}")
+
+    def _print(self, text: str) -> None:
+        if self.bar:
+            self.bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(text, file=self.err, flush=True)
+
+
+def _outcome(s: DocSummary) -> str:
+    if s.status is DocStatus.SKIPPED:
+        return f"skipped ({s.error})"
+    resumed = f", {s.resumed} resumed" if s.resumed else ""
+    tokens = f", {s.totals.tokens} tokens, AAL {s.totals.aal:.2f}" if s.totals.tokens else ""
+    return f"{s.status.value} ({s.pages} page{'s' * (s.pages != 1)}{resumed}{tokens}, {s.totals.t_total:.1f} s)"
