@@ -13,15 +13,19 @@ from PIL import Image, ImageOps
 
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind, StageReport
-from hsd_cli.spec.decode import RowResult, ar_decode, spec_decode
+from hsd_cli.spec.decode import DecodeOptions, RowResult, ar_decode, spec_decode
 from hsd_cli.spec.loop import repair_loop
 from hsd_cli.spec.stop import StopReason, StopRule
 from hsd_cli.targets.base import VisionTarget
+from hsd_cli.targets.costs import sync
 
 CROP_MARGIN = 8  # pixels around a region crop: glyphs often touch the detected box
 MIN_CROP_SIDE = 32  # processors reject tiny or extremely thin images
 MAX_ASPECT = 20.0
 SKIP_KINDS = {RegionKind.FIGURE}
+TEXT_LAYER = "text_layer"  # regions drafted from the PDF's own text: exact, Stage 1 adds nothing
+STAGE1_SLACK, STAGE1_EXTRA = 1.5, 16  # a region's Stage-1 budget: 1.5 x its draft + 16 tokens
+GIVE_UP_STEPS, GIVE_UP_AAL = 4, 1.0  # cut a row whose drafts give < 1 token per step after 4 steps
 FURNITURE = {RegionKind.HEADER, RegionKind.FOOTER}
 
 
@@ -38,17 +42,21 @@ class PageDecode:
 
 def decode_rows(
     target: VisionTarget, images: list[Image.Image], prompt: str, drafts: list[list[list[int]]] | None,
-    spec: SpecConfig, starts: bool = False,
+    spec: SpecConfig, starts: bool = False, give_up=None,
 ) -> tuple[list[RowResult], StageReport]:
-    """Prefill a batch and decode it (AR when `drafts` is None); time both parts."""
+    """Prefill a batch and decode it (AR when `drafts` is None); time both parts (device-synced)."""
     rule = StopRule(target.eos_ids, spec.max_new_tokens, spec.repeat_guard)
+    sync(target.device)
     t0 = time.perf_counter()
     session, first = target.prefill(images, prompt)
+    sync(target.device)
     t1 = time.perf_counter()
-    if drafts is None:
-        rows = ar_decode(session, first, rule)
-    else:
-        rows = spec_decode(session, first, drafts, spec, rule, starts, target.boundary_ids)
+    opts = DecodeOptions(
+        starts, target.boundary_ids, target.cost if spec.cost_aware and drafts is not None else None,
+        target.repetition_penalty, session.prompt_ids, give_up,
+    )  # fmt: skip
+    rows = ar_decode(session, first, rule, opts) if drafts is None else spec_decode(session, first, drafts, spec, rule, opts)
+    sync(target.device)
     report = StageReport(
         steps=session.forward_calls, tokens=sum(len(r.tokens) for r in rows),
         accepted=sum(r.stats.accepted for r in rows), t_prefill=t1 - t0,
@@ -87,23 +95,49 @@ def run_stage1(
     target: VisionTarget, page: PageImage, regions: list[Region], region_drafts: list[list[list[int]]],
     cfg: RunConfig,
 ) -> tuple[list[list[int]], StageReport]:
-    """Verified token outputs of every text region, `stage1_batch` rows (of one prompt) at a time."""
+    """Stage-2 drafts from every region: its verified crop output, or its own drafts.
+
+    Stage 1 only makes drafts, so at tau = 1 it may stop anywhere without changing the page's
+    output. Its cost is bounded: a row's budget is `stage1_budget(draft)` tokens, so Stage 1 takes
+    at most max over rows of that many forward passes per batch; a row whose acceptance collapses
+    (AAL < GIVE_UP_AAL after GIVE_UP_STEPS steps) is cut, and regions drafted from a trusted
+    text layer skip it: both pass their own drafts on.
+    """
     by_prompt: dict[str, list[int]] = {}
+    own = {i for i, r in enumerate(regions) if _verifiable(r, target) and r.source == TEXT_LAYER}
     for i, r in enumerate(regions):
-        if _verifiable(r, target):
+        if _verifiable(r, target) and i not in own:
             by_prompt.setdefault(target.spec.prompt_for(r.kind.value), []).append(i)
-    outputs: dict[int, list[int]] = {}
+    outputs: dict[int, list[list[int]]] = {i: region_drafts[i][:1] for i in own}
     total = StageReport()
     for prompt, rows in by_prompt.items():
         for start in range(0, len(rows), cfg.stage1_batch):
             chunk = rows[start : start + cfg.stage1_batch]
             crops = [crop_region(page.image, regions[i].bbox) for i in chunk]
-            results, report = decode_rows(target, crops, prompt, [region_drafts[i] for i in chunk], cfg.spec)
+            drafts = [region_drafts[i] for i in chunk]
+            spec = replace(cfg.spec, max_new_tokens=min(cfg.spec.max_new_tokens, max(map(stage1_budget, drafts))))
+            results, report = decode_rows(target, crops, prompt, drafts, spec, give_up=_gives_up)
             for i, r in zip(chunk, results):
-                tokens, _ = _on_loop(r, region_drafts[i], cfg.spec, ordered=False)  # only drafts change
-                outputs[i] = [t for t in tokens if t not in target.eos_ids]
+                outputs[i] = _stage1_drafts(r, region_drafts[i], cfg.spec, target)
             total = _add(total, report)
-    return [outputs[i] for i in sorted(outputs)], total
+    return [d for i in sorted(outputs) for d in outputs[i]], total
+
+
+def stage1_budget(drafts: list[list[int]]) -> int:
+    """Most tokens Stage 1 spends on a region: its longest draft, with room for the model's edits."""
+    return int(STAGE1_SLACK * max((len(d) for d in drafts), default=0)) + STAGE1_EXTRA
+
+
+def _gives_up(stats, tokens: int) -> bool:
+    return stats.steps >= GIVE_UP_STEPS and stats.aal < GIVE_UP_AAL
+
+
+def _stage1_drafts(row: RowResult, drafts: list[list[int]], spec: SpecConfig, target: VisionTarget) -> list[list[int]]:
+    """What a Stage-1 row hands to Stage 2: its output when it finished, else its own drafts."""
+    if row.stop is StopReason.CUT:
+        return drafts[:1]
+    tokens, _ = _on_loop(row, drafts, spec, ordered=False)  # only drafts change
+    return [[t for t in tokens if t not in target.eos_ids]]
 
 
 def crop_region(image: Image.Image, bbox: tuple[float, float, float, float]) -> Image.Image:

@@ -25,7 +25,7 @@ def test_stage1_groups_rows_by_kind_prompt(monkeypatch):
     """Tables get the table prompt; figures and furniture are skipped; outputs keep region order."""
     calls = []
 
-    def fake_decode_rows(target, images, prompt, drafts, spec, starts=False):
+    def fake_decode_rows(target, images, prompt, drafts, spec, starts=False, give_up=None):
         calls.append((prompt, len(images)))
         rows = [RowResult([d[0][0], 99], StopReason.EOS, DecodeStats()) for d in drafts]
         return rows, StageReport(steps=1, regions=len(rows))

@@ -42,6 +42,10 @@ class OracleSession:
     def forward_calls(self) -> int:
         return self.inner.forward_calls
 
+    @property
+    def prompt_ids(self) -> list[list[int]]:
+        return self.inner.prompt_ids
+
     def wanted(self, depth: torch.Tensor) -> torch.Tensor:
         """Forced token per node: [B, K] depths -> [B, K] token ids."""
         rows = [[self._ref(b, self.n_gen[b] + d) for d in row] for b, row in enumerate(depth.tolist())]
@@ -79,6 +83,7 @@ class OracleTarget:
     def __init__(self, inner: VisionTarget):
         self.inner = inner
         self.eos = min(inner.eos_ids)
+        self.repetition_penalty = 1.0  # the reference is the output; nothing may move its argmax
         self._refs: dict[bytes, list[int]] = {}
 
     def __getattr__(self, name: str):

@@ -17,14 +17,18 @@ class Acceptance:
 
 
 def accept_path(tree: DraftTree, logits: torch.Tensor, tau: float) -> Acceptance:
-    """Greedy walk over `logits` [num_nodes, vocab]; tau = 1 accepts only u_star == u_hat.
+    """Greedy walk over `logits` [num_nodes, vocab]; tau = 1 accepts only u_star == u_hat."""
+    assert logits.ndim == 2 and logits.shape[0] == tree.num_nodes
+    logp = torch.log_softmax(logits.float(), -1) if tau < 1.0 else None
+    return accept_nodes(tree, logits.argmax(-1).tolist(), tau, logp)
+
+
+def accept_nodes(tree: DraftTree, u_hat: list[int], tau: float, logp: torch.Tensor | None = None) -> Acceptance:
+    """Greedy walk given each node's argmax `u_hat` (and log-probs [num_nodes, vocab] if tau < 1).
 
     Rule (paper eq. 10): accept u_star, the most probable child, iff
     log p(u_hat) / log p(u_star) >= tau, where u_hat is the argmax over the vocabulary.
     """
-    assert logits.ndim == 2 and logits.shape[0] == tree.num_nodes
-    u_hat = logits.argmax(-1).tolist()  # [num_nodes]
-    logp = torch.log_softmax(logits.float(), -1) if tau < 1.0 else None
     node, path, tokens = 0, [0], []
     while tree.children[node]:
         child = _choose(tree.children[node], u_hat[node], logp, node, tau)

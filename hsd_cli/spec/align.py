@@ -30,15 +30,17 @@ def build_index(drafts: list[list[int]], n: int, min_n: int = 1) -> NgramIndex:
 
 def align_window(
     index: NgramIndex, prefix: list[int], max_depth: int, max_candidates: int
-) -> list[list[int]]:
-    """Continuations after the longest window (n, then shorter) that occurs in a draft."""
+) -> tuple[list[list[int]], int]:
+    """Continuations after the longest window (n, then shorter) that occurs in a draft, and its length.
+
+    Continuations that several drafts agree on come back once per draft (the tree counts the
+    agreement); at most `max_candidates` distinct ones.
+    """
     for k in range(min(index.n, len(prefix)), index.min_n - 1, -1):
         hits = index.table.get(tuple(prefix[-k:]))
         if hits:
-            return _unique(
-                (index.drafts[d][j : j + max_depth] for d, j in hits), max_candidates
-            )
-    return []
+            return _agreeing((index.drafts[d][j : j + max_depth] for d, j in hits), max_candidates), k
+    return [], 0
 
 
 def region_starts(index: NgramIndex, max_depth: int, max_candidates: int) -> list[list[int]]:
@@ -49,14 +51,15 @@ def region_starts(index: NgramIndex, max_depth: int, max_candidates: int) -> lis
     return [index.drafts[d][:max_depth] for d in chosen]
 
 
-def _unique(candidates, limit: int) -> list[list[int]]:
+def _agreeing(candidates, limit: int) -> list[list[int]]:
+    """Candidates in order, duplicates kept, stopping before the (limit + 1)-th distinct one."""
     seen: set[Ngram] = set()
     out: list[list[int]] = []
     for cand in candidates:
         key = tuple(cand)
         if key not in seen:
-            seen.add(key)
-            out.append(cand)
-            if len(out) == limit:
+            if len(seen) == limit:
                 break
+            seen.add(key)
+        out.append(cand)
     return out

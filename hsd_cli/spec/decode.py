@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import torch
 
 from hsd_cli.config import SpecConfig
-from hsd_cli.spec.accept import accept_path
+from hsd_cli.spec.accept import accept_nodes
 from hsd_cli.spec.align import NgramIndex, align_window, build_index, region_starts
+from hsd_cli.spec.budget import AcceptStats, CostModel, best_size, node_probs
+from hsd_cli.spec.penalty import path_tokens, penalize
 from hsd_cli.spec.stats import DecodeStats
 from hsd_cli.spec.stop import StopReason, StopRule
-from hsd_cli.spec.tree import DraftTree, build_tree, pack_trees
+from hsd_cli.spec.tree import DraftTree, build_trie, linearize, pack_trees
 
 
 class TargetSession(Protocol):
@@ -31,6 +34,18 @@ class TargetSession(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class DecodeOptions:
+    """What the loop needs besides the spec settings; all optional."""
+
+    starts: bool = False  # offer draft beginnings after a boundary token
+    boundary_ids: frozenset[int] = frozenset()
+    cost: CostModel | None = None  # the device's forward cost; None: trees up to max_nodes
+    penalty: float = 1.0  # the checkpoint's repetition penalty (1.0 = none)
+    prompts: list[list[int]] | None = None  # per row: prompt token ids (needed with a penalty)
+    give_up: Callable[[DecodeStats, int], bool] | None = None  # (stats, tokens) -> stop this row
+
+
 @dataclass(slots=True)
 class RowResult:
     tokens: list[int]  # generated tokens, the stopping EOS included
@@ -44,11 +59,14 @@ class _Row:
     tokens: list[int] = field(default_factory=list)
     stop: StopReason = StopReason.NONE
     stats: DecodeStats = field(default_factory=DecodeStats)
+    accept: AcceptStats = field(default_factory=AcceptStats)
+    seen: set[int] = field(default_factory=set)  # prompt + generated tokens (repetition penalty)
 
     def push(self, new: list[int], rule: StopRule) -> None:
         # Token by token, so every method stops at exactly the same place.
         for tok in new:
             self.tokens.append(tok)
+            self.seen.add(tok)
             self.stop = rule.check(self.tokens)
             if self.stop is not StopReason.NONE:
                 return
@@ -60,26 +78,38 @@ def spec_decode(
     drafts: list[list[list[int]]],  # per row: its draft token lists
     cfg: SpecConfig,
     rule: StopRule,
-    starts: bool = False,  # offer draft beginnings after a boundary token
-    boundary_ids: frozenset[int] = frozenset(),
+    opts: DecodeOptions = DecodeOptions(),
 ) -> list[RowResult]:
     """Greedy decoding that verifies draft trees; with tau = 1 it equals `ar_decode`."""
     assert first_logits.ndim == 2 and first_logits.shape[0] == len(drafts)
     rows = [_Row(build_index(d, cfg.window, cfg.min_window)) for d in drafts]
+    if opts.penalty != 1.0:
+        for row, prompt in zip(rows, opts.prompts):
+            row.seen.update(prompt)
+        penalize(first_logits[:, None], [sorted(r.seen) for r in rows], [[[]] for _ in rows], opts.penalty)
     for row, tok in zip(rows, first_logits.argmax(-1).tolist()):
         row.push([tok], rule)
     active = _drop_finished(session, list(range(len(rows))), rows)
     while active:
-        # 1. align + 2. build tree, per row
-        trees = [_propose(rows[i], cfg, starts, boundary_ids) for i in active]
+        # 1. align + 2. build trees sized by the step's cost
+        trees, ks = _propose([rows[i] for i in active], cfg, opts)
         # 3. one forward pass over all rows' trees
         logits = session.step(*pack_trees(trees))
+        if opts.penalty != 1.0:
+            seen = [sorted(rows[i].seen) for i in active]
+            extra = [path_tokens(t, rows[i].seen) for i, t in zip(active, trees)]
+            penalize(logits, seen, extra, opts.penalty)
+        u_hat = logits.argmax(-1).tolist()  # [B, K]: the step's one device sync
+        logp = torch.log_softmax(logits.float(), -1) if cfg.tau < 1.0 else None
         # 4. accept, per row
         keep = []
-        for i, tree, row_logits in zip(active, trees, logits):
-            acc = accept_path(tree, row_logits[: tree.num_nodes], cfg.tau)
+        for b, (i, tree) in enumerate(zip(active, trees)):
+            acc = accept_nodes(tree, u_hat[b], cfg.tau, None if logp is None else logp[b])
             rows[i].stats.observe_step(tree.num_nodes - 1, len(acc.tokens))
+            rows[i].accept.observe(tree, ks[b], acc.path)
             rows[i].push(acc.tokens + [acc.bonus], rule)
+            if rows[i].stop is StopReason.NONE and opts.give_up and opts.give_up(rows[i].stats, len(rows[i].tokens)):
+                rows[i].stop = StopReason.CUT
             keep.append(acc.path)
         # 5. commit the accepted paths in the KV cache
         session.commit(keep)
@@ -87,18 +117,39 @@ def spec_decode(
     return [RowResult(r.tokens, r.stop, r.stats) for r in rows]
 
 
-def ar_decode(session: TargetSession, first_logits: torch.Tensor, rule: StopRule) -> list[RowResult]:
+def ar_decode(
+    session: TargetSession, first_logits: torch.Tensor, rule: StopRule, opts: DecodeOptions = DecodeOptions()
+) -> list[RowResult]:
     """Plain greedy decoding, one token per step: the same loop with no drafts."""
     cfg = SpecConfig(window=1, max_new_tokens=rule.max_new_tokens)
-    return spec_decode(session, first_logits, [[] for _ in range(first_logits.shape[0])], cfg, rule)
+    empty = [[] for _ in range(first_logits.shape[0])]
+    return spec_decode(session, first_logits, empty, cfg, rule, DecodeOptions(penalty=opts.penalty, prompts=opts.prompts))
 
 
-def _propose(row: _Row, cfg: SpecConfig, starts: bool, boundary_ids: frozenset[int]) -> DraftTree:
-    cands = align_window(row.index, row.tokens, cfg.max_depth, cfg.max_candidates)
+def _propose(rows: list[_Row], cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[DraftTree], list[int]]:
+    """Each row's tree: its candidates' trie pruned to the node count the step's cost favours."""
+    tries, ks, probs = [], [], []
+    for row in rows:
+        cands, k = _candidates(row, cfg, opts)
+        trie = build_trie(row.tokens[-1], cands)
+        tries.append(trie)
+        ks.append(k)
+        probs.append(node_probs(trie, row.accept.p_first(k), row.accept.p_cont()))
+    order = [sorted(range(1, len(p)), key=lambda i: -p[i]) for p in probs]
+    gains = [[p[i] for i in o] for p, o in zip(probs, order)]
+    n = best_size(gains, opts.cost if cfg.cost_aware else None, cfg.max_nodes)
+    trees = [linearize(t, {0, *o[:n]}) for t, o in zip(tries, order)]
+    return trees, ks
+
+
+def _candidates(row: _Row, cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[list[int]], int]:
+    """Continuations after the longest matching window (and its length k; 0 = region starts)."""
+    cands, k = align_window(row.index, row.tokens, cfg.max_depth, cfg.max_candidates)
     room = cfg.max_candidates - len(cands)
-    if starts and room > 0 and (not cands or row.tokens[-1] in boundary_ids):
-        cands += region_starts(row.index, cfg.max_depth, room)
-    return build_tree(row.tokens[-1], cands)
+    if opts.starts and room > 0 and (not cands or row.tokens[-1] in opts.boundary_ids):
+        starts = region_starts(row.index, cfg.max_depth, room)
+        cands, k = cands + starts, (k if cands else 0)
+    return cands, k
 
 
 def _drop_finished(session: TargetSession, active: list[int], rows: list[_Row]) -> list[int]:

@@ -1,4 +1,8 @@
-"""Prefix tree over candidates, linearized with parents before children."""
+"""Prefix tree over candidates: merge, prune to a node budget, linearize in DFS order.
+
+In DFS (pre)order every subtree is a contiguous run of nodes, so node j is an ancestor of
+node i (or i itself) iff j <= i < j + size[j]: the whole ancestry mask is one comparison.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,8 @@ class DraftTree:
     parent: list[int]  # [num_nodes], -1 for the root
     depth: list[int]  # [num_nodes], root = 0
     children: list[dict[int, int]] = field(default_factory=list)  # token -> node index
+    count: list[int] = field(default_factory=list)  # [num_nodes] candidates through the node
+    size: list[int] = field(default_factory=list)  # [num_nodes] subtree size (DFS-ordered trees)
 
     @property
     def num_nodes(self) -> int:
@@ -22,8 +28,13 @@ class DraftTree:
 
 
 def build_tree(root_token: int, candidates: list[list[int]]) -> DraftTree:
-    """Merge candidates that share prefixes into one trie (each node a unique prefix)."""
-    tree = DraftTree([root_token], [-1], [0], [{}])
+    """Merge candidates that share prefixes into one trie (each node a unique prefix), DFS order."""
+    return linearize(build_trie(root_token, candidates))
+
+
+def build_trie(root_token: int, candidates: list[list[int]]) -> DraftTree:
+    """The trie in insertion order; `count` says how many candidates agree on each prefix."""
+    tree = DraftTree([root_token], [-1], [0], [{}], [len(candidates)])
     for cand in candidates:
         node = 0
         for tok in cand:
@@ -35,36 +46,54 @@ def build_tree(root_token: int, candidates: list[list[int]]) -> DraftTree:
                 tree.parent.append(node)
                 tree.depth.append(tree.depth[node] + 1)
                 tree.children.append({})
+                tree.count.append(0)
+            tree.count[child] += 1
             node = child
     return tree
 
 
+def linearize(trie: DraftTree, keep: set[int] | None = None) -> DraftTree:
+    """The trie (or its nodes in `keep`, a set closed under parents) renumbered in DFS order."""
+    out = DraftTree([], [], [], [], [], [])
+    stack = [(0, -1)]
+    while stack:
+        node, parent = stack.pop()
+        new = out.num_nodes
+        out.tokens.append(trie.tokens[node])
+        out.parent.append(parent)
+        out.depth.append(trie.depth[node])
+        out.children.append({})
+        out.count.append(trie.count[node])
+        out.size.append(1)
+        if parent >= 0:
+            out.children[parent][trie.tokens[node]] = new
+        kids = [c for c in trie.children[node].values() if keep is None or c in keep]
+        stack.extend((c, new) for c in reversed(kids))  # first-inserted child first
+    for i in range(out.num_nodes - 1, 0, -1):  # children follow parents: sizes bottom-up
+        out.size[out.parent[i]] += out.size[i]
+    return out
+
+
 def ancestry_mask(tree: DraftTree) -> torch.Tensor:
     """[num_nodes, num_nodes] bool: entry [i, j] is True iff j is i or an ancestor of i."""
-    k = tree.num_nodes
-    mask = torch.zeros(k, k, dtype=torch.bool)
-    for i in range(k):
-        mask[i, i] = True
-        p = tree.parent[i]
-        if p >= 0:
-            mask[i] |= mask[p]  # parents precede children, so mask[p] is complete
-    return mask
+    return _mask(torch.tensor([tree.size]))[0]
 
 
 def pack_trees(trees: list[DraftTree]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Pad trees to one batch: ids [B, K], ancestry [B, K, K], depth [B, K].
 
-    Padding nodes repeat the root token at depth 0 and see only themselves, so no real node
-    attends to them and their logits are ignored.
+    Padding nodes repeat the root token at depth 0 with subtree size 1: they see only
+    themselves, no real node attends to them, and their logits are ignored.
     """
     k = max(t.num_nodes for t in trees)
-    ids = torch.zeros(len(trees), k, dtype=torch.long)
-    depth = torch.zeros(len(trees), k, dtype=torch.long)
-    anc = torch.eye(k, dtype=torch.bool).repeat(len(trees), 1, 1)
-    for b, t in enumerate(trees):
-        n = t.num_nodes
-        ids[b, :n] = torch.tensor(t.tokens)
-        ids[b, n:] = t.tokens[0]
-        depth[b, :n] = torch.tensor(t.depth)
-        anc[b, :n, :n] = ancestry_mask(t)
-    return ids, anc, depth
+    ids = torch.tensor([t.tokens + [t.tokens[0]] * (k - t.num_nodes) for t in trees])
+    depth = torch.tensor([t.depth + [0] * (k - t.num_nodes) for t in trees])
+    size = torch.tensor([t.size + [1] * (k - t.num_nodes) for t in trees])
+    return ids, _mask(size), depth
+
+
+def _mask(size: torch.Tensor) -> torch.Tensor:
+    """[B, K] DFS subtree sizes -> [B, K, K] ancestry: j <= i < j + size[j]."""
+    pos = torch.arange(size.shape[1])
+    i, j = pos[:, None], pos[None, :]
+    return (j <= i) & (i < (j + size[:, None, :]))

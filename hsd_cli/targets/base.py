@@ -69,6 +69,13 @@ class VisionTarget:
     def device(self) -> torch.device:
         return self.model.device
 
+    @cached_property
+    def cost(self):
+        """This model's forward cost against tree size on its device (measured once, cached on disk)."""
+        from hsd_cli.targets.costs import cost_model
+
+        return cost_model(self.model, self.spec.n_axes)
+
     def chat_prompt(self, prompt: str) -> str:
         """The chat-formatted text for one image followed by `prompt`."""
         messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": prompt}]}]
@@ -95,8 +102,9 @@ class VisionTarget:
         # Left padding: the last slot is the row's last prompt token, the same on every axis.
         next_pos = pos[:, :, -1].max(0).values + 1
         valid = inputs["attention_mask"].bool()
-        session = HFSession(self.model, cache, valid, next_pos, self.spec.n_axes and pos.shape[0])
-        return session, out.logits[:, -1].float()
+        prompts = [ids[m].tolist() for ids, m in zip(inputs["input_ids"], valid)]
+        session = HFSession(self.model, cache, valid, next_pos, self.spec.n_axes and pos.shape[0], prompts)
+        return session, out.logits[:, -1]
 
     def rope_index(self, inputs) -> torch.Tensor:
         """M-RoPE position ids [n_axes, B, S] for the prefill."""

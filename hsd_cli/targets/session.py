@@ -13,8 +13,10 @@ import torch
 class HFSession:
     """Implements spec.decode.TargetSession for one batch of sequences."""
 
-    def __init__(self, model, cache, valid: torch.Tensor, next_pos: torch.Tensor, n_axes: int):
+    def __init__(self, model, cache, valid: torch.Tensor, next_pos: torch.Tensor, n_axes: int,
+                 prompt_ids: list[list[int]] | None = None):
         self.model = model
+        self.prompt_ids = prompt_ids or []  # per row: its prompt token ids (repetition penalty)
         self.cache = cache
         self.valid = valid  # [B, L] bool: which cache slots hold real tokens of the row
         self.next_pos = next_pos  # [B] long: rope position of the row's next token
@@ -22,7 +24,11 @@ class HFSession:
         self.forward_calls = 0
 
     def step(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
-        """One forward over packed trees: [B, K], [B, K, K], [B, K] -> float logits [B, K, V]."""
+        """One forward over packed trees: [B, K], [B, K, K], [B, K] -> logits [B, K, V] (model dtype).
+
+        The logits stay in the model's dtype: tau = 1 needs only their argmax, and an up-cast of
+        K x vocabulary floats per step is pure cost.
+        """
         b, k = ids.shape
         dev = self.valid.device
         allowed = torch.cat([self.valid[:, None, :].expand(b, k, -1), ancestry.to(dev)], dim=2)
@@ -39,21 +45,19 @@ class HFSession:
                 input_ids=ids.to(dev), attention_mask=mask[:, None], position_ids=pos,
                 past_key_values=self.cache, use_cache=True,
             )
-        return out.logits.float()
+        return out.logits
 
     def commit(self, keep: list[list[int]]) -> None:
         """Keep the old slots plus each row's path; shorter rows get masked filler slots."""
         length = self.valid.shape[1]  # the cache also holds the K tree nodes after it
         width = max(len(p) for p in keep)
         dev = self.valid.device
-        idx = torch.empty(len(keep), length + width, dtype=torch.long, device=dev)
-        idx[:, :length] = torch.arange(length, device=dev)
-        new_valid = torch.zeros(len(keep), width, dtype=torch.bool, device=dev)
-        for b, path in enumerate(keep):
-            padded = path + [path[-1]] * (width - len(path))
-            idx[b, length:] = length + torch.tensor(padded, device=dev)
-            new_valid[b, : len(path)] = True
-        self._gather(idx)
+        # One tensor from Python lists, one copy to the device: no per-row tensors.
+        paths = torch.tensor([p + [p[-1]] * (width - len(p)) for p in keep], device=dev)  # [B, W]
+        lengths = torch.tensor([len(p) for p in keep], device=dev)  # [B]
+        new_valid = torch.arange(width, device=dev)[None, :] < lengths[:, None]  # [B, W]
+        old = torch.arange(length, device=dev).expand(len(keep), length)
+        self._gather(torch.cat([old, length + paths], dim=1))
         self.valid = torch.cat([self.valid[:, :length], new_valid], dim=1)
         self.next_pos = self.next_pos + new_valid.sum(1)
         self._compact()

@@ -3,14 +3,18 @@
 import random
 
 import pytest
+import torch
 
 from hsd_cli.config import SpecConfig
-from hsd_cli.spec.decode import ar_decode, spec_decode
+from hsd_cli.spec.budget import CostModel
+from hsd_cli.spec.decode import DecodeOptions, ar_decode, spec_decode
 from hsd_cli.spec.stop import StopReason, StopRule
 
 from fake_target import EOS, VOCAB, FakeSession
 
 PROMPTS = [[1, 2, 3], [4, 5], [6, 7, 8, 9]]
+# No cost model, a flat (GPU-like) one and a steep (CPU-like) one: tree sizes change, output never.
+COSTS = [None, CostModel(((1, 1.0), (256, 1.2))), CostModel(((1, 1.0), (2, 1.3), (64, 8.0)))]
 
 
 def _ar(prompts, rule):
@@ -55,11 +59,12 @@ def test_tau_one_equals_ar_over_random_drafts(seed):
     window = rng.randint(1, 4)
     cfg = SpecConfig(
         window=window, min_window=rng.randint(1, window), max_depth=rng.randint(1, 12),
-        max_candidates=rng.randint(1, 6), max_new_tokens=rule.max_new_tokens,
+        max_candidates=rng.randint(1, 6), max_new_tokens=rule.max_new_tokens, max_nodes=rng.randint(1, 40),
     )
     drafts = [_random_drafts(r.tokens, rng) for r in ref]
     s = FakeSession(PROMPTS)
-    got = spec_decode(s, s.first_logits(), drafts, cfg, rule, starts=rng.random() < 0.5, boundary_ids=frozenset({0}))
+    opts = DecodeOptions(starts=rng.random() < 0.5, boundary_ids=frozenset({0}), cost=rng.choice(COSTS))
+    got = spec_decode(s, s.first_logits(), drafts, cfg, rule, opts)
     assert [g.tokens for g in got] == [r.tokens for r in ref]
     assert [g.stop for g in got] == [r.stop for r in ref]
 
@@ -86,3 +91,35 @@ def test_batched_rows_step_together():
     assert s.calls < sum(g.stats.steps for g in got)
 
 
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_repetition_penalty_stays_lossless(seed):
+    """With a checkpoint's repetition penalty, each tree node is penalized over its own context."""
+    rng = random.Random(seed)
+    rule = StopRule(frozenset({EOS}), max_new_tokens=40)
+    penalty = rng.choice([1.05, 1.3, 2.0])
+    ar_opts = DecodeOptions(penalty=penalty, prompts=PROMPTS)
+    s = FakeSession(PROMPTS)
+    ref = ar_decode(s, s.first_logits(), rule, ar_opts)
+    plain = _ar(PROMPTS, rule)
+    drafts = [_random_drafts(r.tokens, rng) for r in ref]
+    s = FakeSession(PROMPTS)
+    opts = DecodeOptions(penalty=penalty, prompts=PROMPTS, cost=rng.choice(COSTS))
+    got = spec_decode(s, s.first_logits(), drafts, SpecConfig(max_new_tokens=40), rule, opts)
+    assert [g.tokens for g in got] == [r.tokens for r in ref]
+    if seed == 0:
+        assert [r.tokens for r in ref] != [p.tokens for p in plain]  # Not a no-op: the penalty bites
+
+
+def test_penalty_covers_prompt_accepted_and_path_tokens():
+    """Node i's context is the row's seen tokens plus its own path; siblings' tokens don't count."""
+    from hsd_cli.spec.penalty import path_tokens, penalize
+    from hsd_cli.spec.tree import build_tree
+
+    tree = build_tree(0, [[1, 2], [3]])  # nodes: 0, 1, 2, 3 (DFS)
+    extra = path_tokens(tree, seen={0, 5})
+    assert extra == [[], [1], [1, 2], [3]]  # Not [1, 2, 3] for node 3: 1 and 2 are a sibling branch
+    logits = torch.full((1, 4, 6), 2.0)
+    penalize(logits, [[0, 5]], [extra], 2.0)
+    assert logits[0, 3].tolist() == [1.0, 2.0, 2.0, 1.0, 2.0, 1.0]

@@ -13,7 +13,7 @@ def test_spec_imports_only_torch_and_core_records():
             if line.startswith(("import ", "from ")):
                 assert not FORBIDDEN.search(line), f"{path.name}: {line}"
                 mod = line.split()[1]
-                assert mod.split(".")[0] in {"__future__", "dataclasses", "enum", "typing", "torch", "hsd_cli"}, line
+                assert mod.split(".")[0] in {"__future__", "bisect", "collections", "dataclasses", "enum", "typing", "torch", "hsd_cli"}, line
                 if mod.startswith("hsd_cli"):
                     assert mod.startswith(("hsd_cli.spec", "hsd_cli.config", "hsd_cli.datatypes")), line
 

@@ -1,0 +1,98 @@
+"""Trees sized by what a forward pass costs: expected accepted tokens per second, maximised.
+
+A step over a tree yields 1 + (accepted draft tokens) tokens. The expected number of accepted
+draft tokens is the sum over nodes of P(node is accepted), because the accepted nodes are one
+root path. P(node) = P(parent) * p(node | parent), where p is the row's observed acceptance rate
+(first token after a window match of length k, or a continuation) times the share of candidates
+that agree on the node. Nodes sorted by P form valid subtrees at every prefix (P falls along a
+path), so the best tree of n nodes is the top n, and the batch takes the n that maximises
+sum over rows of (1 + E_b(n)) / cost(B * (n + 1)).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from hsd_cli.spec.tree import DraftTree
+
+# Prior acceptance of a candidate's first token by the window length that found it (0: a
+# region start), and of a continuation; each prior weighs as PRIOR_WEIGHT observations.
+FIRST_PRIOR = {0: 0.3, 1: 0.2, 2: 0.4, 3: 0.6}
+CONT_PRIOR = 0.8
+PRIOR_WEIGHT = 4.0
+
+
+@dataclass(frozen=True, slots=True)
+class CostModel:
+    """Seconds of one forward over `tokens` tree tokens (all rows), from measured points."""
+
+    points: tuple[tuple[int, float], ...]  # (tokens, seconds), sorted by tokens, first = 1
+
+    def __call__(self, tokens: int) -> float:
+        ks = [k for k, _ in self.points]
+        i = min(max(bisect.bisect_left(ks, tokens), 1), len(ks) - 1)
+        (k0, t0), (k1, t1) = self.points[i - 1], self.points[i]
+        return max(t0 + (t1 - t0) * (tokens - k0) / (k1 - k0), self.points[0][1])
+
+    def ratio(self, tokens: int) -> float:
+        """Cost relative to one plain AR step."""
+        return self(tokens) / self.points[0][1]
+
+
+@dataclass(slots=True)
+class AcceptStats:
+    """One row's observed acceptance: first tokens by window length, and continuations."""
+
+    first: dict[int, list[float]] = field(default_factory=dict)  # k -> [hits, trials]
+    cont: list[float] = field(default_factory=lambda: [0.0, 0.0])
+
+    def p_first(self, k: int) -> float:
+        k = min(k, 3)
+        hits, trials = self.first.get(k, (0.0, 0.0))
+        return (hits + PRIOR_WEIGHT * FIRST_PRIOR[k]) / (trials + PRIOR_WEIGHT)
+
+    def p_cont(self) -> float:
+        return (self.cont[0] + PRIOR_WEIGHT * CONT_PRIOR) / (self.cont[1] + PRIOR_WEIGHT)
+
+    def observe(self, tree: DraftTree, k: int, path: list[int]) -> None:
+        """Record which levels of `tree` (found with window length k) were accepted."""
+        if tree.num_nodes <= 1:
+            return
+        rec = self.first.setdefault(min(k, 3), [0.0, 0.0])
+        rec[1] += 1
+        rec[0] += len(path) > 1
+        for node in path[1:]:
+            if tree.children[node]:
+                self.cont[1] += 1
+                self.cont[0] += node != path[-1]
+
+
+def node_probs(tree: DraftTree, p_first: float, p_cont: float) -> list[float]:
+    """P(node accepted) for every node of a DFS-ordered tree (root = 1)."""
+    probs = [1.0] * tree.num_nodes
+    for i in range(1, tree.num_nodes):
+        parent = tree.parent[i]
+        siblings = sum(tree.count[c] for c in tree.children[parent].values())
+        rate = p_first if parent == 0 else p_cont
+        probs[i] = probs[parent] * rate * tree.count[i] / siblings
+    return probs
+
+
+def best_size(gains: list[list[float]], cost: CostModel | None, max_nodes: int) -> int:
+    """Draft nodes per row (n) maximising sum_b (1 + E_b(n)) / cost(B * (n + 1)).
+
+    `gains[b]` are row b's node probabilities, best first (root excluded).
+    """
+    longest = min(max((len(g) for g in gains), default=0), max_nodes)
+    if cost is None or longest == 0:
+        return longest
+    rows = len(gains)
+    cum = [0.0] * (longest + 1)  # sum over rows of E_b(n)
+    for g in gains:
+        run = 0.0
+        for n in range(1, longest + 1):
+            run += g[n - 1] if n <= len(g) else 0.0
+            cum[n] += run
+    rates = [(rows + cum[n]) / cost(rows * (n + 1)) for n in range(longest + 1)]
+    return max(range(longest + 1), key=lambda n: (rates[n], -n))

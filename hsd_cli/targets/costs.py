@@ -1,0 +1,112 @@
+"""What one verification forward costs on this device: measured once per model, device, dtype.
+
+An image-free prompt fills the KV cache; each point is the fastest of a few `step + commit`
+runs (mask, forward, KV gather: what the decode loop pays per step) for a tree of K tokens.
+The curve is cached as JSON under $HSD_CACHE_DIR (default ~/.cache/hsd) so a run measures it
+once; trees are then sized by it (spec/budget.py) and `--method auto` reads it (policy.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+import torch
+
+from hsd_cli.spec.budget import CostModel
+from hsd_cli.spec.tree import build_tree, pack_trees
+from hsd_cli.targets.session import HFSession
+
+SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+PROMPT_TOKENS = 256
+REPS = 3
+BRANCH_DEPTH = 16  # measured trees are chains of this depth off the root, like merged candidates
+
+
+def cost_model(model, n_axes: int) -> CostModel:
+    """The cached curve of `model` on its device and dtype, measuring it on first use."""
+    path = _cache_path(model)
+    try:
+        return CostModel(tuple(tuple(p) for p in json.loads(path.read_text())["points"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    points = measure(model, n_axes)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"key": _key(model), "points": points}))
+    except OSError:  # an unwritable cache only costs a re-measurement next run
+        pass
+    return CostModel(tuple(tuple(p) for p in points))
+
+
+def measure(model, n_axes: int, sizes=SIZES, reps: int = REPS, prompt_tokens: int = PROMPT_TOKENS) -> list:
+    """[(K, seconds)] for every tree size: the fastest of `reps` runs, round robin."""
+    session = prefill_text(model, prompt_tokens, n_axes)
+    time_step(session, 1)  # warm-up
+    times: dict[int, list[float]] = {k: [] for k in sizes}
+    for _ in range(reps):  # round robin: a burst of others' load hits every size alike
+        for k in sizes:
+            times[k].append(time_step(session, k))
+    return [(k, min(ts)) for k, ts in times.items()]
+
+
+def prefill_text(model, prompt_tokens: int, n_axes: int) -> HFSession:
+    """A session whose cache holds `prompt_tokens` random text tokens."""
+    from transformers import DynamicCache
+
+    dev = model.device
+    vocab = model.config.get_text_config().vocab_size
+    ids = torch.randint(min(100, vocab // 2), vocab - 1, (1, prompt_tokens), device=dev)
+    pos = torch.arange(prompt_tokens, device=dev)[None]  # [1, S]; M-RoPE: equal on every axis
+    pos = pos.expand(n_axes, 1, prompt_tokens) if n_axes else pos
+    cache = DynamicCache(config=model.config)
+    with torch.inference_mode():
+        model(input_ids=ids, position_ids=pos, past_key_values=cache, use_cache=True, logits_to_keep=1)
+    valid = torch.ones(1, prompt_tokens, dtype=torch.bool, device=dev)
+    return HFSession(model, cache, valid, torch.tensor([prompt_tokens], device=dev), n_axes)
+
+
+def time_step(session: HFSession, k: int) -> float:
+    """Seconds of one step + commit over a tree of `k` tokens (the tree is dropped again)."""
+    ids, anc, depth = tree_of(k, session.model.config.get_text_config().vocab_size)
+    sync(session.model.device)
+    t0 = time.perf_counter()
+    session.step(ids, anc, depth).argmax(-1).tolist()  # the loop's one sync per step
+    session.commit([[0]])
+    sync(session.model.device)
+    return time.perf_counter() - t0
+
+
+def tree_of(num_nodes: int, vocab: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """A packed tree of exactly `num_nodes` nodes: root + chains of BRANCH_DEPTH tokens."""
+    drafts = num_nodes - 1
+    cands, left = [], drafts
+    for b in range(math.ceil(drafts / BRANCH_DEPTH) if drafts else 0):
+        n = min(BRANCH_DEPTH, left)
+        cands.append([(1000 + b * BRANCH_DEPTH + j) % vocab for j in range(n)])
+        left -= n
+    tree = build_tree(7, cands)
+    assert tree.num_nodes == num_nodes
+    return pack_trees([tree])
+
+
+def sync(device) -> None:
+    """Wait for the device, so a timer read after it counts the work queued before it."""
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _key(model) -> str:
+    config = model.config.to_json_string(use_diff=False)
+    threads = torch.get_num_threads() if model.device.type == "cpu" else 0
+    name = torch.cuda.get_device_name(model.device) if model.device.type == "cuda" else "cpu"
+    return f"{config}|{name}|{model.dtype}|{torch.__version__}|{threads}|{SIZES}|{PROMPT_TOKENS}"
+
+
+def _cache_path(model) -> Path:
+    root = Path(os.environ.get("HSD_CACHE_DIR") or Path.home() / ".cache" / "hsd")
+    return root / "costs" / (hashlib.sha256(_key(model).encode()).hexdigest()[:20] + ".json")
