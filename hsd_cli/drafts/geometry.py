@@ -9,6 +9,8 @@ from hsd_cli.datatypes import BBox, TableCell, TextSpan
 
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 _CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")  # not Hangul: Korean spaces words
+_WORD = re.compile(r"[^\W\d_]{3,}")  # three letters or more: "the", "where", not "x" or "dx"
+PROSE_CELL_CHARS = 60
 
 
 def area(b: BBox) -> float:
@@ -127,6 +129,40 @@ def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
     return tuple(cells)
 
 
+def is_text_table(lines: list[TextSpan], cells: tuple[TableCell, ...] = ()) -> bool:
+    """A "table" that is text: one column of lines, or cells holding whole paragraphs.
+
+    Layout models take ordinary columns of prose (an abstract beside article info, a
+    numbered list, a caption) for tables; as a grid their text comes out row by row.
+    """
+    filled = [c for c in cells or cells_from_lines(lines) if c.text.strip()]
+    if not filled:
+        return False
+    if len({c.col for c in filled}) == 1:
+        return True
+    # Real table cells on the dev corpus hold 40 characters at most on average (description
+    # columns); two columns of prose set side by side hold over 100.
+    return sum(len(c.text) for c in filled) / len(filled) >= PROSE_CELL_CHARS
+
+
+def prose_lines(lines: list[TextSpan]) -> tuple[list[TextSpan], list[TextSpan]]:
+    """Split a formula's lines into (formula, prose): prose is a run of ordinary words."""
+    formula, prose = [], []
+    for line in lines:
+        (prose if is_prose(line.text) else formula).append(line)
+    return formula, prose
+
+
+def is_prose(text: str) -> bool:
+    """Several real words in a row and few symbols: a sentence, not mathematics."""
+    chars = [c for c in text if not c.isspace()]
+    if len(_CJK.findall(text)) >= 6:
+        return True
+    words = _WORD.findall(text)
+    letters = sum(len(w) for w in words)
+    return len(words) >= 4 and letters >= 0.7 * len(chars)
+
+
 def reading_order(boxes: list[BBox], rtl: bool = False) -> list[int]:
     """Indices of `boxes` in reading order by recursive XY-cut (columns before rows)."""
     return _xy_cut(list(range(len(boxes))), boxes, rtl)
@@ -140,16 +176,31 @@ def _xy_cut(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
     if len(columns) > 1:
         columns = columns[::-1] if rtl else columns
         return [i for part in columns for i in _xy_cut(part, boxes, rtl)]
-    # Then rows, at the widest gaps only: a paragraph break in one column that lines up with the
-    # end of the other column must not cut both columns into rows. (Cutting at all the equally
-    # widest gaps at once keeps the recursion shallow on evenly spaced lines.)
+    # Then rows: around the boxes that span the gutter between the other boxes' columns (a
+    # title, a wide figure, a footnote), else at the widest gaps only. Either way a paragraph
+    # break in one column that lines up with one in the other column, however wide, must not
+    # cut both columns into rows. (Cutting at all the equally widest gaps at once keeps the
+    # recursion shallow on evenly spaced lines.)
     rows, gaps = _split(ids, boxes, 1)
     if len(rows) > 1:
+        spanning = _spanning_rows(rows, boxes)
         widest = max(gaps[1:])
-        cuts = [0] + [j for j in range(1, len(rows)) if gaps[j] >= widest - 1] + [len(rows)]
+        inner = {j for s in spanning for j in (s, s + 1)} if spanning else {
+            j for j in range(1, len(rows)) if gaps[j] >= widest - 1}
+        cuts = [0] + sorted(j for j in inner if 0 < j < len(rows)) + [len(rows)]
         bands = [[i for r in rows[a:b] for i in r] for a, b in zip(cuts, cuts[1:])]
         return [i for band in bands for i in _xy_cut(band, boxes, rtl)]
     return sorted(ids, key=lambda i: (boxes[i][1], -boxes[i][2] if rtl else boxes[i][0]))
+
+
+def _spanning_rows(rows: list[list[int]], boxes: list[BBox]) -> list[int]:
+    """Rows holding a box that crosses the gutter between side-by-side boxes of another row."""
+    gutters = [[(max(_shrunk(boxes[i], 0)[1] for i in a), min(_shrunk(boxes[i], 0)[0] for i in b))
+                for a, b in zip(cols, cols[1:])]
+               for cols in (_split(row, boxes, 0)[0] for row in rows)]  # fmt: skip
+    return [j for j, row in enumerate(rows)
+            if any(_shrunk(boxes[i], 0)[0] < lo and _shrunk(boxes[i], 0)[1] > hi
+                   for k, gaps in enumerate(gutters) if k != j for lo, hi in gaps for i in row)]
 
 
 def _split(ids: list[int], boxes: list[BBox], axis: int) -> tuple[list[list[int]], list[float]]:

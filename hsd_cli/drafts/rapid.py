@@ -114,14 +114,18 @@ class RapidOcrSource:
     def _regions(self, image: Image.Image, lines: list[TextSpan]) -> list[Region]:
         boxes, kinds = self._layout_boxes(image)
         inside, leftovers = geo.assign_lines(lines, boxes)
+        groups = [leftovers]  # lines regrouped into paragraphs below
         for i, (box, kind) in enumerate(zip(boxes, kinds)):
             if kind is RegionKind.FIGURE and _is_text_area(box, inside[i], image.size):
-                leftovers += inside[i]  # regrouped into paragraphs below
+                leftovers += inside[i]
                 inside[i], kinds[i] = [], RegionKind.TEXT  # an empty text box is dropped
+            elif loose := _loose_lines(kind, inside[i]):  # blocks of their own
+                groups.append(loose)
+                inside[i] = [s for s in inside[i] if s not in loose]
         regions = [_region(b, k, ls) for b, k, ls in zip(boxes, kinds, inside)]
         regions = [r for r in regions if r.text or r.kind in _KEEP_EMPTY]
         regions += [_region(geo.union_box([s.bbox for s in block]), RegionKind.TEXT, block)
-                    for block in geo.group_lines(leftovers)]
+                    for g in groups for block in geo.group_lines(g)]
         rtl = geo.is_rtl(" ".join(s.text for s in lines))
         order = geo.reading_order([r.bbox for r in regions], rtl=rtl)
         return [replace(regions[i], order=n) for n, i in enumerate(order)]
@@ -170,6 +174,13 @@ def _load_engines(layout_conf: float):
         return RapidOCR(params=params), layout
     finally:
         logging.disable(logging.NOTSET)
+
+
+def _loose_lines(kind: RegionKind, lines: list[TextSpan]) -> list[TextSpan]:
+    """Lines a box holds that are ordinary text: a table of prose, or a formula box's prose."""
+    if kind is RegionKind.TABLE and geo.is_text_table(lines):
+        return lines
+    return geo.prose_lines(lines)[1] if kind is RegionKind.EQUATION else []
 
 
 def _is_text_area(box: BBox, lines: list[TextSpan], size: tuple[int, int]) -> bool:

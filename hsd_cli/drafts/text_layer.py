@@ -23,16 +23,23 @@ class TextLayerSource:
     name = "text_layer"
 
     def regions(self, page: PageImage) -> list[Region]:
-        lines = list(page.text_spans)
+        # Glyphs without Unicode (U+FFFD) are no letters a model would write: left out.
+        lines = [s for s in map(_readable, page.text_spans) if s.text]
         if not lines:
             return []
-        boxes = [r.bbox for r in page.layout]
-        inside, leftovers = geo.assign_lines(lines, boxes)
-        found = [_fill(r, ls) for r, ls in zip(page.layout, inside)]
+        layout = list(page.layout)
+        inside, leftovers = geo.assign_lines(lines, [r.bbox for r in layout])
+        groups = [leftovers]
+        for i, region in enumerate(layout):
+            loose = _loose_lines(region, inside[i])
+            if loose:  # prose the layout model put in a table or formula: blocks of their own
+                groups.append(loose)
+                inside[i] = [s for s in inside[i] if s not in loose]
+        found = [_fill(r, ls) for r, ls in zip(layout, inside)]
         found = [r for r in found if r.text or r.cells or r.kind is RegionKind.FIGURE]
         body = body_size(lines)
         height = page.image.height
-        extra = [_block_region(b, body, height) for b in geo.group_lines(leftovers)]
+        extra = [_block_region(b, body, height) for g in groups for b in geo.group_lines(g)]
         return _in_reading_order(found + extra)
 
 
@@ -44,6 +51,19 @@ def body_size(lines: list[TextSpan]) -> float:
     return sizes.most_common(1)[0][0]
 
 
+def _readable(line: TextSpan) -> TextSpan:
+    return replace(line, text=line.text.replace("\ufffd", "").strip()) if "\ufffd" in line.text else line
+
+
+def _loose_lines(region: Region, lines: list[TextSpan]) -> list[TextSpan]:
+    """Lines of a table that is really text, or prose lines inside a formula box."""
+    if region.kind is RegionKind.TABLE and geo.is_text_table(lines, region.cells):
+        return lines
+    if region.kind is RegionKind.EQUATION:
+        return geo.prose_lines(lines)[1]
+    return []
+
+
 def _fill(region: Region, lines: list[TextSpan]) -> Region:
     """A layout region with the text of its lines."""
     if region.kind is RegionKind.CODE:
@@ -51,7 +71,7 @@ def _fill(region: Region, lines: list[TextSpan]) -> Region:
     else:
         text = geo.join_lines(lines)
     level = heading_level(text, region.level) if region.kind is RegionKind.TITLE else 0
-    cells = region.cells
+    cells = region.cells if lines else ()  # a table whose lines all left keeps no cells
     if region.kind is RegionKind.TABLE and not cells and lines:
         cells = geo.cells_from_lines(lines)
     return replace(region, text=text, level=level, cells=cells, source=TextLayerSource.name)

@@ -11,7 +11,7 @@ from hsd_cli.datatypes import PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import AutoSource, TextLayerSource, has_text_layer, page_markdown
 from hsd_cli.drafts.auto import unreadable_share
 from hsd_cli.drafts.base import heading_level
-from hsd_cli.drafts.geometry import reading_order
+from hsd_cli.drafts.geometry import is_prose, reading_order
 from hsd_cli.pdftext import visible_lines
 from hsd_cli.render import iter_pages
 
@@ -153,3 +153,61 @@ def test_symbol_bullets_do_not_make_a_layer_unreadable() -> None:
     spans = [line(80, 100 + 30 * i, "\uf0b7 An item of an ordinary bulleted list") for i in range(6)]
     assert unreadable_share("".join(s.text for s in spans)) < 0.05
     assert has_text_layer(page_of(*spans))
+
+
+PROSE = ("Mechanical properties of new composites were investigated in detail here",
+         "and the composites which consisted of two kinds of reinforcement grew",
+         "harder with every pass of the extrusion through the twisted channel die")  # fmt: skip
+
+
+def test_prose_in_columns_is_not_a_table() -> None:
+    """A "table" box over two columns of prose reads as two paragraphs, column by column."""
+    left = [line(60, 200 + 24 * i, t, width=420) for i, t in enumerate(PROSE)]
+    right = [line(520, 200 + 24 * i, t.upper(), width=420) for i, t in enumerate(PROSE)]
+    table = Region((50, 190, 950, 280), RegionKind.TABLE, 0, "")
+    regions = TextLayerSource().regions(page_of(*right, *left, layout=(table,)))
+    assert [k for k, _ in texts(regions)] == ["text", "text"]
+    assert texts(regions)[0][1] == " ".join(PROSE)  # the left column whole, then the right
+
+
+def test_one_column_table_is_text_and_real_table_stays() -> None:
+    """One column of lines is a paragraph; short cells in several columns stay a table."""
+    one = [line(60, 200 + 24 * i, t, width=800) for i, t in enumerate(PROSE)]
+    table = Region((50, 190, 950, 280), RegionKind.TABLE, 0, "")
+    assert texts(TextLayerSource().regions(page_of(*one, layout=(table,))))[0][0] == "text"
+    grid = [line(60 + 300 * c, 200 + 24 * r, f"{r}.{c}", width=60) for r in range(3) for c in range(3)]
+    regions = TextLayerSource().regions(page_of(*grid, layout=(table,)))
+    assert [r.kind for r in regions] == [RegionKind.TABLE] and len(regions[0].cells) == 9
+
+
+def test_formula_box_gives_back_the_prose_it_swallowed() -> None:
+    """Prose lines caught in a formula box become text; the formula keeps its own lines."""
+    formula = line(300, 300, "E = m c^2 + \u222b f(x) dx", width=300)
+    prose = line(60, 330, "which is the energy of the system at rest in its frame", width=800)
+    box = Region((50, 290, 950, 360), RegionKind.EQUATION, 0, "")
+    regions = TextLayerSource().regions(page_of(formula, prose, layout=(box,)))
+    assert texts(regions) == [("equation", formula.text), ("text", prose.text)]
+
+
+def test_is_prose() -> None:
+    assert is_prose("where the sum runs over all pairs of words")
+    assert is_prose("这个绑着火种的木架子四面都有谜语")
+    assert not is_prose("f(x) = \u2211 sin(x_i) + cos(x_i)")
+    assert not is_prose("x = 1, y = 2")
+
+
+def test_aligned_paragraph_breaks_do_not_cut_columns() -> None:
+    """Both columns break at the same height, wider than any other gap: still column by column.
+
+    Title and footnote span the gutter, so the rows are cut around them and nowhere else.
+    """
+    boxes = [(100, 50, 900, 100), (100, 150, 480, 400), (100, 500, 480, 800),
+             (520, 150, 900, 400), (520, 500, 900, 800), (100, 840, 900, 880)]  # fmt: skip
+    assert reading_order(boxes) == [0, 1, 2, 3, 4, 5]  # not row by row: [0, 1, 3, 2, 4, 5]
+    assert reading_order(boxes, rtl=True) == [0, 3, 4, 1, 2, 5]
+
+
+def test_unmapped_glyphs_are_left_out_of_drafts() -> None:
+    """A bullet without Unicode (U+FFFD) in an otherwise readable layer is not written."""
+    page = page_of(line(80, 200, "\ufffd Security fundamentals"), line(80, 260, "\ufffd"))
+    assert texts(TextLayerSource().regions(page)) == [("text", "Security fundamentals")]
