@@ -167,7 +167,7 @@ def _read_head(path: Path) -> bytes:
 
 def _open_pdf(path: Path, password: str | None) -> Document:
     try:
-        pdf = pymupdf.open(path, filetype="pdf")
+        pdf = pymupdf.open(*_pdf_source(path), filetype="pdf")
     except Exception as e:  # MuPDF raises several types for broken files
         raise InputError(f"corrupted PDF, cannot be opened ({_short(e)})") from None
     if pdf.needs_pass:
@@ -181,6 +181,15 @@ def _open_pdf(path: Path, password: str | None) -> Document:
         pdf.close()
         raise InputError("the PDF has zero pages")
     return Document(path, pdf.page_count, pdf=pdf)
+
+
+def _pdf_source(path: Path) -> tuple:
+    """MuPDF takes UTF-8 file names only: a name with other bytes is read into memory instead."""
+    try:
+        str(path).encode("utf-8")
+        return (path,)
+    except UnicodeEncodeError:
+        return (None, path.read_bytes())
 
 
 def _open_image(path: Path) -> Document:

@@ -326,7 +326,7 @@ def _select_pages(doc: InputDoc, cfg: RunConfig) -> tuple[int, list[int]]:
 
 def _cause(e: BaseException) -> str:
     """One line naming the cause: our own messages as they are, others with their type."""
-    text = str(e) if isinstance(e, HsdError) else f"{type(e).__name__}: {e}"
+    text = str(e) if isinstance(e, HsdError) or not str(e) else f"{type(e).__name__}: {e}"
     return " ".join(text.split()) or type(e).__name__
 
 

@@ -61,6 +61,8 @@ def write_text(path: Path, text: str) -> None:
         raise OutputError(f"{path.parent}: cannot write: {_reason(e)}") from e
     try:
         os.fchmod(fd, 0o666 & ~_umask())
+        if _has_surrogates(text):  # a non-UTF-8 file name echoed in the text: its bytes as \xNN
+            text = _escape_surrogates(text)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
@@ -77,6 +79,8 @@ def write_text(path: Path, text: str) -> None:
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """Indented JSON, with lists of numbers (accepted_hist) kept on one line."""
     text = json.dumps(data, indent=2, ensure_ascii=False)
+    if not text.isascii() and _has_surrogates(text):  # keep the JSON valid: escape them all
+        text = json.dumps(data, indent=2, ensure_ascii=True)
     text = _NUMBER_LIST.sub(lambda m: "[" + " ".join(m[0][1:-1].split()) + "]", text)
     write_text(path, text + "\n")
 
@@ -152,6 +156,21 @@ def finished_pages(
         if result is not None and result.page == page:
             done[page] = result
     return done
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _escape_surrogates(text: str) -> str:
+    try:  # os.fsdecode's escapes back to their bytes, shown as \xNN
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # other lone surrogates: \udNNN
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _reason(e: OSError) -> str:

@@ -163,3 +163,12 @@ def test_number_lists_stay_on_one_line(tmp_path: Path) -> None:
     text = (tmp_path / "x.json").read_text()
     assert '"hist": [1, 0, 12],' in text and '"window": [3, 1]' in text
     assert json.loads(text) == data
+
+
+def test_non_utf8_text_is_written_escaped(tmp_path: Path) -> None:
+    """Issue 13.3: a lone surrogate (a non-UTF-8 name echoed in text) never fails a write."""
+    name = os.fsdecode(b"x\xff.pdf")
+    store.write_text(tmp_path / "a.md", f"# {name}\n")
+    assert (tmp_path / "a.md").read_text(encoding="utf-8") == "# x\\xff.pdf\n"
+    store.write_json(tmp_path / "a.json", {"markdown": name, "other": "é"})
+    assert json.loads((tmp_path / "a.json").read_bytes().decode("utf-8")) == {"markdown": name, "other": "é"}
