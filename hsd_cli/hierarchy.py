@@ -104,9 +104,9 @@ def run_stage1(
     text layer skip it: both pass their own drafts on.
     """
     by_prompt: dict[str, list[int]] = {}
-    own = {i for i, r in enumerate(regions) if _verifiable(r, target) and r.source == TEXT_LAYER}
+    own = {i for i, r in enumerate(regions) if verifiable(r, target) and r.source == TEXT_LAYER}
     for i, r in enumerate(regions):
-        if _verifiable(r, target) and i not in own:
+        if verifiable(r, target) and i not in own:
             by_prompt.setdefault(target.spec.prompt_for(r.kind.value), []).append(i)
     outputs: dict[int, list[list[int]]] = {i: region_drafts[i][:1] for i in own}
     total = StageReport()
@@ -155,7 +155,7 @@ def crop_region(image: Image.Image, bbox: tuple[float, float, float, float]) -> 
     return crop
 
 
-def _verifiable(region: Region, target: VisionTarget) -> bool:
+def verifiable(region: Region, target: VisionTarget) -> bool:
     if region.kind in SKIP_KINDS:
         return False
     return not (target.spec.style.drop_furniture and region.kind in FURNITURE)

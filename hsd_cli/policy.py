@@ -1,11 +1,25 @@
-"""`--method auto`: per page, `page` or `hsd`, from the drafts and the device's measured costs."""
+"""`--method auto`: per page, `page` or `hsd`, from the drafts and the device's measured costs.
+
+Stage 1 pays one extra prefill per region crop and one batched forward over every region per
+step; it pays off only where those drafts are not already exact (not a PDF text layer) and the
+device verifies a batch of all regions at about the price of one page step (a GPU; on a CPU a
+forward's cost grows with its tokens, so Stage 1 costs about as much as decoding the page).
+"""
 
 from __future__ import annotations
 
 from hsd_cli.config import RunConfig
+from hsd_cli.hierarchy import TEXT_LAYER, verifiable
 from hsd_cli.stages import PreparedPage
+
+STAGE1_TREE = 8  # tokens per region row in a typical Stage-1 step
+PARALLEL_RATIO = 2.0  # a batched Stage-1 step may cost at most this many AR steps
 
 
 def choose_method(prepared: PreparedPage, target, cfg: RunConfig) -> str:
-    """Placeholder until the cost model lands: page-level verification."""
-    return "page"
+    """`hsd` when Stage 1 can sharpen drafts at little cost on this device, else `page`."""
+    rows = [r for r in prepared.regions if verifiable(r, target) and r.source != TEXT_LAYER]
+    if len(rows) < 2:
+        return "page"  # nothing to verify in parallel, or exact text-layer drafts already
+    batch = min(len(rows), cfg.stage1_batch) * STAGE1_TREE
+    return "hsd" if target.cost.ratio(batch) <= PARALLEL_RATIO else "page"

@@ -1,0 +1,44 @@
+"""`--method auto`: page for exact drafts or costly batches, hsd where Stage 1 is nearly free."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from PIL import Image
+
+from hsd_cli.config import RunConfig
+from hsd_cli.datatypes import PageImage, Region, RegionKind
+from hsd_cli.policy import choose_method
+from hsd_cli.spec.budget import CostModel
+from hsd_cli.stages import PreparedPage
+from hsd_cli.targets.qwen_vl import SPECS
+
+GPU = CostModel(((1, 0.02), (256, 0.025)))  # flat: a batch costs what one step costs
+CPU = CostModel(((1, 0.3), (2, 0.33), (128, 3.0), (256, 5.8)))  # grows with the tokens
+CFG = RunConfig(inputs=(), out_dir=Path("."))
+
+
+def _page(source: str, n: int = 4) -> PreparedPage:
+    regions = tuple(Region((0, 30 * i, 100, 30 * i + 20), RegionKind.TEXT, i, f"r{i}", source=source) for i in range(n))
+    return PreparedPage(PageImage(Path("p.png"), 0, Image.new("RGB", (100, 200)), 72), regions, source)
+
+
+def _target(cost: CostModel) -> SimpleNamespace:
+    return SimpleNamespace(spec=SPECS[0], cost=cost)
+
+
+def test_ocr_drafts_on_a_parallel_device_take_hsd():
+    assert choose_method(_page("rapidocr"), _target(GPU), CFG) == "hsd"
+
+
+def test_ocr_drafts_on_a_cpu_take_page():
+    assert choose_method(_page("rapidocr"), _target(CPU), CFG) == "page"  # Not hsd: Stage 1 ~ a second decode
+
+
+def test_text_layer_drafts_take_page_anywhere():
+    assert choose_method(_page("text_layer"), _target(GPU), CFG) == "page"
+
+
+def test_one_region_takes_page():
+    assert choose_method(_page("rapidocr", n=1), _target(GPU), CFG) == "page"
