@@ -176,31 +176,16 @@ def _xy_cut(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
     if len(columns) > 1:
         columns = columns[::-1] if rtl else columns
         return [i for part in columns for i in _xy_cut(part, boxes, rtl)]
-    # Then rows: around the boxes that span the gutter between the other boxes' columns (a
-    # title, a wide figure, a footnote), else at the widest gaps only. Either way a paragraph
-    # break in one column that lines up with one in the other column, however wide, must not
-    # cut both columns into rows. (Cutting at all the equally widest gaps at once keeps the
-    # recursion shallow on evenly spaced lines.)
+    # Then rows, at the widest gaps only: a paragraph break in one column that lines up with the
+    # end of the other column must not cut both columns into rows. (Cutting at all the equally
+    # widest gaps at once keeps the recursion shallow on evenly spaced lines.)
     rows, gaps = _split(ids, boxes, 1)
     if len(rows) > 1:
-        spanning = _spanning_rows(rows, boxes)
         widest = max(gaps[1:])
-        inner = {j for s in spanning for j in (s, s + 1)} if spanning else {
-            j for j in range(1, len(rows)) if gaps[j] >= widest - 1}
-        cuts = [0] + sorted(j for j in inner if 0 < j < len(rows)) + [len(rows)]
+        cuts = [0] + [j for j in range(1, len(rows)) if gaps[j] >= widest - 1] + [len(rows)]
         bands = [[i for r in rows[a:b] for i in r] for a, b in zip(cuts, cuts[1:])]
         return [i for band in bands for i in _xy_cut(band, boxes, rtl)]
     return sorted(ids, key=lambda i: (boxes[i][1], -boxes[i][2] if rtl else boxes[i][0]))
-
-
-def _spanning_rows(rows: list[list[int]], boxes: list[BBox]) -> list[int]:
-    """Rows holding a box that crosses the gutter between side-by-side boxes of another row."""
-    gutters = [[(max(_shrunk(boxes[i], 0)[1] for i in a), min(_shrunk(boxes[i], 0)[0] for i in b))
-                for a, b in zip(cols, cols[1:])]
-               for cols in (_split(row, boxes, 0)[0] for row in rows)]  # fmt: skip
-    return [j for j, row in enumerate(rows)
-            if any(_shrunk(boxes[i], 0)[0] < lo and _shrunk(boxes[i], 0)[1] > hi
-                   for k, gaps in enumerate(gutters) if k != j for lo, hi in gaps for i in row)]
 
 
 def _split(ids: list[int], boxes: list[BBox], axis: int) -> tuple[list[list[int]], list[float]]:

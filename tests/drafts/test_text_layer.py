@@ -196,17 +196,6 @@ def test_is_prose() -> None:
     assert not is_prose("x = 1, y = 2")
 
 
-def test_aligned_paragraph_breaks_do_not_cut_columns() -> None:
-    """Both columns break at the same height, wider than any other gap: still column by column.
-
-    Title and footnote span the gutter, so the rows are cut around them and nowhere else.
-    """
-    boxes = [(100, 50, 900, 100), (100, 150, 480, 400), (100, 500, 480, 800),
-             (520, 150, 900, 400), (520, 500, 900, 800), (100, 840, 900, 880)]  # fmt: skip
-    assert reading_order(boxes) == [0, 1, 2, 3, 4, 5]  # not row by row: [0, 1, 3, 2, 4, 5]
-    assert reading_order(boxes, rtl=True) == [0, 3, 4, 1, 2, 5]
-
-
 def test_unmapped_glyphs_are_left_out_of_drafts() -> None:
     """A bullet without Unicode (U+FFFD) in an otherwise readable layer is not written."""
     page = page_of(line(80, 200, "\ufffd Security fundamentals"), line(80, 260, "\ufffd"))
