@@ -17,7 +17,7 @@ class RunProgress:
     """Progress on stderr (documents, pages, tokens/s, AAL); error lines print above the bars."""
 
     def __init__(self, num_docs: int, err: TextIO, quiet: bool) -> None:
-        self.err = err
+        self.err, self.quiet = err, quiet
         self.num_docs, self.done_docs = num_docs, 0
         self.tokens, self.seconds = 0, 0.0
         self.lines = not quiet and not err.isatty()  # no terminal: a line per document instead
@@ -50,7 +50,9 @@ class RunProgress:
         self._print(f"hsd: warning: {line}")
 
     def note(self, line: str) -> None:
-        self._print(f"hsd: {line}")
+        """Progress news (not an error): silent with --quiet."""
+        if not self.quiet:
+            self._print(f"hsd: {line}")
 
     def start_doc(self, name: str, total: int, done: int) -> None:
         if self.bar:
