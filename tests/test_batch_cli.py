@@ -126,3 +126,13 @@ def test_run_summary_written_when_the_model_fails(tmp_path: Path, monkeypatch: p
     assert result.exit_code == 3
     data = json.loads((tmp_path / "o" / "run-summary-2-of-3.json").read_text())
     assert data["exit_code"] == 3 and data["error"] == "model 'nope/nope' not found"
+
+
+def test_readme_examples_do_not_share_an_output_folder() -> None:
+    """Issue 13.12: the tiny-model and draft examples must not replace the main command's Markdown."""
+    import re
+
+    text = (REPO / "README.md").read_text()
+    setup = text[text.index("## Set-up"):text.index("Install and run the tests")]
+    outs = re.findall(r"hsd convert sample_docs/ -o (\S+)", setup)
+    assert len(outs) >= 3 and len(set(outs)) == len(outs), outs
