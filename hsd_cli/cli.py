@@ -264,22 +264,25 @@ def models(sizes: Annotated[bool, _opt("--sizes", "Also show model sizes.")] = F
 def bench(
     inputs: Annotated[list[str] | None, typer.Argument(help="PDF/image files or folders.", show_default=False)] = None,
     model: Model = DEFAULT_MODEL,
-    methods: Annotated[str, _opt("--methods", "Comma list of ar, page, hsd, lookup (HF prompt lookup).")] = "ar,page,hsd",
+    methods: Annotated[str, _opt("--methods", "Comma list of ar, page, hsd, auto, lookup (HF prompt lookup).")] = "ar,page,hsd,auto",
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the full report (JSON) here.", envvar="HSD_BENCH_JSON")] = None,
     markdown: Annotated[Path | None, _opt("--markdown", "Replace this run's section of a results file (Markdown).")] = None,
     max_new_tokens: MaxNew = 512, pages: Pages = None, max_pages: MaxPages = None, dpi: Dpi = _RUN.dpi,
-    tau: Tau = _SPEC.tau,
+    tau: Tau = _SPEC.tau, window: Window = _SPEC.window, min_window: MinWindow = _SPEC.min_window,
+    max_depth: MaxDepth = _SPEC.max_depth, max_candidates: MaxCand = _SPEC.max_candidates,
+    max_nodes: MaxNodes = _SPEC.max_nodes, no_cost_trees: NoCostTrees = False, no_region_starts: NoStarts = False,
+    crop_noise: Annotated[float, _opt("--crop-noise", "With --oracle: Stage-1 crop references are the region's span of the page truth corrupted at this rate (0-1).")] = 0.05,
     oracle: Annotated[bool, _opt("--oracle", "Force the target's greedy choice to the ground truth (corpus files).")] = False,
     noise: Annotated[float | None, _opt("--noise", "With --oracle: drafts = the reference corrupted at this rate (0-1).")] = None,
     noise_sweep: Annotated[str | None, _opt("--noise-sweep", "With --oracle: comma list of noise rates to measure, e.g. 0,0.05,0.1,0.2,0.4.")] = None,
     plot: Annotated[Path | None, _opt("--plot", "With --noise-sweep: write the PNG plot here.")] = None,
     warmup: Annotated[int, _opt("--warmup", "Untimed warm-up runs of every method on the first page.", min=0)] = 1,
     repeat: Annotated[int, _opt("--repeat", "Timed runs per page and method; the fastest counts.", min=1)] = 1,
-    full_size: Annotated[str | None, _opt("--full-size", "Time tree verification of this family at full size, random weights.")] = None,
+    full_size: Annotated[str | None, _opt("--full-size", "Full-size random-weight network of this family: with inputs, the target (tokenizer and processor from --model DIR of the same family); alone, the cost curve.")] = None,
     cost_prompt: Annotated[int, _opt("--cost-prompt", "With --full-size: prompt tokens in the KV cache.", min=1)] = 1024,
     cost_reps: Annotated[int, _opt("--cost-reps", "With --full-size: repetitions per tree size (the fastest counts).", min=1)] = 3,
     device: Device = "auto", dtype: Dtype = "auto",
-    threads: Annotated[int | None, _opt("--threads", "Torch CPU threads [default: torch's choice].", min=1)] = None,
+    threads: Annotated[int | None, _opt("--threads", "Torch CPU threads [default: every core].", min=1)] = None,
 ) -> None:  # fmt: skip
     """Measure AAL, steps, SR_decode and SR_e2e of each method on the same pages (paper sec. 4.2)."""
     from hsd_cli.bench.config import BenchConfig
@@ -289,7 +292,9 @@ def bench(
         try:
             cfg = BenchConfig(
                 inputs=tuple(Path(p) for p in inputs or ()), model=model, methods=tuple(methods.split(",")),
-                max_new_tokens=max_new_tokens, pages=pages, max_pages=max_pages, dpi=dpi, tau=tau,
+                max_new_tokens=max_new_tokens, pages=pages, max_pages=max_pages, dpi=dpi, tau=tau, window=window,
+                min_window=min_window, max_depth=max_depth, max_candidates=max_candidates, max_nodes=max_nodes,
+                cost_aware=not no_cost_trees, region_starts=not no_region_starts, crop_noise=crop_noise,
                 oracle=oracle, noise=noise, noise_sweep=tuple(float(x) for x in (noise_sweep or "").split(",") if x),
                 warmup=warmup, repeat=repeat, device=device, dtype=dtype, json_path=json_path, markdown_path=markdown,
                 plot_path=plot, full_size=full_size, cost_prompt=cost_prompt, cost_reps=cost_reps, threads=threads,

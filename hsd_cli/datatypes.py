@@ -11,6 +11,13 @@ from PIL import Image
 BBox = tuple[float, float, float, float]  # x0, y0, x1, y1 in page-image pixels
 
 
+def aal(accepted: int, seq_steps: int) -> float:
+    """AAL (HSD paper 4.2): accepted draft tokens per sequence-step; the bonus token is not
+    counted, a fully rejected step counts 0, and a batched forward is one step of each of its rows.
+    """
+    return accepted / seq_steps if seq_steps else 0.0
+
+
 class PageStatus(str, Enum):
     OK = "ok"
     TRUNCATED = "truncated"
@@ -92,12 +99,11 @@ class StageReport:
     t_prefill: float = 0.0
     t_decode: float = 0.0
     regions: int = 0
+    drafted: int = 0  # draft tokens (tree nodes below the root) sent to the target, all steps
 
     @property
     def aal(self) -> float:
-        # Accepted draft tokens per sequence-step (a batched forward is one step of each of
-        # its rows); the bonus token is not counted.
-        return self.accepted / len(self.accepted_hist) if self.accepted_hist else 0.0
+        return aal(self.accepted, len(self.accepted_hist))
 
 
 @dataclass(slots=True)

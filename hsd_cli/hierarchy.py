@@ -35,8 +35,8 @@ class PageDecode:
 
     tokens: list[int]
     truncated: bool
-    stage1: StageReport | None
-    stage2: StageReport
+    stage1: StageReport | None  # hsd: the region crops
+    page: StageReport  # the page-level decode: hsd's Stage 2, or the only stage of page / ar
     loop_repaired: bool = False  # the output looped; its tail is the draft's rest (--on-loop draft)
 
 
@@ -61,7 +61,7 @@ def decode_rows(
         steps=session.forward_calls, tokens=sum(len(r.tokens) for r in rows),
         accepted=sum(r.stats.accepted for r in rows), t_prefill=t1 - t0,
         t_decode=time.perf_counter() - t1, regions=len(rows),
-        accepted_hist=[a for r in rows for a in r.stats.accepted_hist],
+        accepted_hist=[a for r in rows for a in r.stats.accepted_hist], drafted=sum(r.stats.drafted for r in rows),
     )
     return rows, report
 
@@ -179,5 +179,5 @@ def _add(a: StageReport, b: StageReport) -> StageReport:
     return replace(
         a, steps=a.steps + b.steps, tokens=a.tokens + b.tokens, accepted=a.accepted + b.accepted,
         accepted_hist=a.accepted_hist + b.accepted_hist, t_prefill=a.t_prefill + b.t_prefill,
-        t_decode=a.t_decode + b.t_decode, regions=a.regions + b.regions,
+        t_decode=a.t_decode + b.t_decode, regions=a.regions + b.regions, drafted=a.drafted + b.drafted,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from hsd_cli.config import RunConfig
-from hsd_cli.datatypes import PageResult, PageStatus, Region
+from hsd_cli.datatypes import PageResult, PageStatus, Region, aal
 from hsd_cli.hierarchy import PageDecode, run_ar, run_hsd, run_page
 from hsd_cli.report.summary import spec_decode_time
 from hsd_cli.stages import PreparedPage
@@ -80,29 +80,29 @@ class SpecConverter:
     def _result(self, prepared: PreparedPage, out: PageDecode, method: str, t_draft: float) -> PageResult:
         page = prepared.page
         text = self.target.decode(out.tokens)
-        stages = [s for s in (out.stage1, out.stage2) if s is not None]
+        stages = [s for s in (out.stage1, out.page) if s is not None]
         t_prefill = sum(s.t_prefill for s in stages)
         t_decode = sum(s.t_decode for s in stages)
-        hist = [a for s in stages for a in s.accepted_hist]
+        hist = [a for s in stages for a in s.accepted_hist]  # sequence-steps of every stage
         return PageResult(
             source=str(page.source), page=page.number,
             status=PageStatus.TRUNCATED if out.truncated else PageStatus.OK,
             markdown=self.target.to_markdown(text), method=method,
             draft_source=prepared.draft_source if method != "ar" else "",
             tau=self.cfg.spec.tau, window=self.cfg.spec.window, tokens=len(out.tokens),
-            steps=sum(s.steps for s in stages), aal=sum(hist) / len(hist) if hist else 0.0,
+            steps=sum(s.steps for s in stages), aal=aal(sum(hist), len(hist)),
             accepted_hist=hist, t_render=prepared.t_render, t_draft=t_draft,
             t_prefill=t_prefill, t_decode=t_decode, t_total=t_draft + t_prefill + t_decode,
-            stage1=out.stage1, stage2=out.stage2 if out.stage1 is not None else None,
+            stage1=out.stage1, stage2=out.page if out.stage1 is not None else None,
             draft_error=prepared.draft_error, loop_repaired=out.loop_repaired,
         )
 
 
 def _add_baseline(result: PageResult, spec: PageDecode, ar: PageDecode) -> None:
     """SR_decode and SR_e2e (paper 4.2); draft generation counts on the spec side in both."""
-    ar_full = ar.stage2.t_prefill + ar.stage2.t_decode
+    ar_full = ar.page.t_prefill + ar.page.t_decode
     spec_decode = spec_decode_time(result)
-    result.sr_decode = ar.stage2.t_decode / spec_decode if spec_decode else None
+    result.sr_decode = ar.page.t_decode / spec_decode if spec_decode else None
     result.sr_e2e = ar_full / result.t_total if result.t_total else None
     result.identical_to_ar = spec.tokens == ar.tokens
     if not result.identical_to_ar:

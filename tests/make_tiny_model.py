@@ -213,15 +213,15 @@ IMAGE_PROCESSORS = {
 }
 
 
-def build_tokenizer(family: str) -> PreTrainedTokenizerFast:
-    """Train a byte-level BPE on CORPUS with the family's special tokens (ids 0..k-1)."""
+def build_tokenizer(family: str, text: list[str] | None = None, vocab: int = 600) -> PreTrainedTokenizerFast:
+    """Train a byte-level BPE on CORPUS (or `text`) with the family's special tokens (ids 0..k-1)."""
     spec = TOKENIZER_SPECS[family]
     bpe = Tokenizer(models.BPE())
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=spec["special"], show_progress=False,
+    trainer = trainers.BpeTrainer(vocab_size=vocab, special_tokens=spec["special"], show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    bpe.train_from_iterator(CORPUS.splitlines(), trainer=trainer)
+    bpe.train_from_iterator(text or CORPUS.splitlines(), trainer=trainer)
     if family == "deepseek_ocr2":  # a Llama-style tokenizer: BOS on every encode
         bos = spec["roles"]["bos_token"]
         bpe.post_processor = post_processors.TemplateProcessing(single=f"{bos} $A", special_tokens=[(bos, 0)])
@@ -378,7 +378,10 @@ def _reinit(model: torch.nn.Module, seed: int, sharp_qk: tuple[str, ...] = ()) -
                 p.mul_(3.0**0.5)
 
 
-def build_tiny_model(family: str, out_dir: Path, seed: int = 0, generation: dict | None = None) -> Path:
+def build_tiny_model(
+    family: str, out_dir: Path, seed: int = 0, generation: dict | None = None,
+    text: list[str] | None = None, vocab: int = 600, real_images: bool = False,
+) -> Path:
     """Write a tiny random-weight checkpoint of `family` (a transformers model_type) to `out_dir`.
 
     `generation` adds generation_config.json fields, e.g. {"repetition_penalty": 1.05} as Qwen2.5-VL sets.
@@ -386,8 +389,10 @@ def build_tiny_model(family: str, out_dir: Path, seed: int = 0, generation: dict
     if family not in FAMILIES + REMOTE_FAMILIES:
         raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES + REMOTE_FAMILIES)}")
     out_dir = Path(out_dir)
-    tok = build_tokenizer(family)
+    tok = build_tokenizer(family, text, vocab)
     config = build_config(family, tok)
+    if vocab > VOCAB_SIZE:
+        config.get_text_config().vocab_size = len(tok)
     torch.manual_seed(seed)
     model_class = _dots_model_class() if family == "dots_ocr" else MODEL_CLASSES[family]
     model = model_class(config).eval()
@@ -397,7 +402,8 @@ def build_tiny_model(family: str, out_dir: Path, seed: int = 0, generation: dict
         gen["eos_token_id"] = [tok.convert_tokens_to_ids(t) for t in ("<|endoftext|>", "<|endofassistant|>")]
     model.generation_config = GenerationConfig(**{**gen, **(generation or {})})
     model.save_pretrained(out_dir)
-    processor = PROCESSOR_CLASSES[family](image_processor=IMAGE_PROCESSORS[family](), tokenizer=tok,
+    images = type(IMAGE_PROCESSORS[family]())() if real_images else IMAGE_PROCESSORS[family]()
+    processor = PROCESSOR_CLASSES[family](image_processor=images, tokenizer=tok,
                                           chat_template=tok.chat_template)
     processor.save_pretrained(out_dir)
     return out_dir
@@ -407,10 +413,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--family", required=True, choices=FAMILIES + REMOTE_FAMILIES, help="transformers model_type")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tokenizer-text", type=Path, help="train the tokenizer on the .md files below this folder")
+    parser.add_argument("--vocab", type=int, default=600, help="tokenizer vocabulary size")
+    parser.add_argument("--real-images", action="store_true",
+                        help="the processor's own image sizes (full-size page images; for hsd bench --full-size)")
     parser.add_argument("out_dir", type=Path)
     args = parser.parse_args(argv)
     hf_logging.disable_progress_bar()  # stdout carries only the output directory
-    print(build_tiny_model(args.family, args.out_dir, args.seed))
+    text = None
+    if args.tokenizer_text:
+        text = [line for f in sorted(args.tokenizer_text.rglob("*.md")) for line in f.read_text("utf-8").splitlines()]
+    print(build_tiny_model(args.family, args.out_dir, args.seed, text=text, vocab=args.vocab,
+                           real_images=args.real_images))
 
 
 if __name__ == "__main__":

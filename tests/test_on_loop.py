@@ -59,7 +59,7 @@ def _looping(tokens: list[int], k: int) -> list[int]:
 
 def _outcome(out) -> tuple:
     """What a setting could change: the tokens, the flags, the steps (timings aside)."""
-    return out.tokens, out.truncated, out.loop_repaired, out.stage1.steps, out.stage2.steps
+    return out.tokens, out.truncated, out.loop_repaired, out.stage1.steps, out.page.steps
 
 
 def _hsd(target, page, texts, on_loop: str):

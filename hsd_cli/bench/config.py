@@ -6,9 +6,9 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from hsd_cli.config import DEFAULT_MODEL
+from hsd_cli.config import DEFAULT_MODEL, SpecConfig
 
-BENCH_METHODS = ("ar", "page", "hsd", "lookup")
+BENCH_METHODS = ("ar", "page", "hsd", "auto", "lookup")
 NOISE_SWEEP = (0.0, 0.05, 0.1, 0.2, 0.4)
 
 
@@ -24,7 +24,15 @@ class BenchConfig:
     max_pages: int | None = None  # at most the first N selected pages per document
     dpi: int = 144
     tau: float = 1.0
+    window: int = 3  # the speculative knobs, as `hsd convert` takes them (SpecConfig)
+    min_window: int = 1
+    max_depth: int = 24
+    max_candidates: int = 8
+    max_nodes: int = 64
+    cost_aware: bool = True
+    region_starts: bool = True
     oracle: bool = False
+    crop_noise: float = 0.05  # oracle: Stage-1 crop references = the page's spans corrupted at this rate
     noise: float | None = None  # draft-noise rate (oracle mode): drafts = corrupted reference
     noise_sweep: tuple[float, ...] = ()  # run every rate and draw the curve
     warmup: int = 1  # untimed warm-up runs of every method before measuring
@@ -33,12 +41,12 @@ class BenchConfig:
     draft_source: str = "auto"
     device: str = "auto"
     dtype: str = "auto"
-    threads: int | None = None  # torch CPU threads (None: torch's default)
+    threads: int | None = None  # torch CPU threads (None: every core); always pinned and recorded
     seed: int = 0
     json_path: Path | None = None
     markdown_path: Path | None = None  # RESULTS.md: this run's section is replaced
     plot_path: Path | None = None  # noise sweep: PNG of SR and AAL against the noise rate
-    full_size: str | None = None  # model family: time tree verification at full size instead
+    full_size: str | None = None  # family: full-size random weights (with inputs: the target; else: cost curve)
     cost_prompt: int = 1024  # full-size timing: prompt tokens in the cache
     cost_reps: int = 3
 
@@ -50,17 +58,23 @@ class BenchConfig:
             raise ValueError("max_new_tokens, lookup_tokens and repeat must be >= 1, warmup >= 0")
         if not 0.0 < self.tau <= 1.0:
             raise ValueError(f"tau must be in (0, 1], got {self.tau}")
-        for rate in (*self.noise_sweep, *(() if self.noise is None else (self.noise,))):
+        for rate in (*self.noise_sweep, *(() if self.noise is None else (self.noise,)), self.crop_noise):
             if not 0.0 <= rate <= 1.0:
                 raise ValueError(f"noise rates must be in [0, 1], got {rate}")
         if (self.noise is not None or self.noise_sweep) and not self.oracle:
             raise ValueError("--noise and --noise-sweep need --oracle (the reference is the clean draft)")
-        if not self.full_size and not self.inputs:
+        if not self.full_size and not self.inputs:  # (--full-size alone: the cost curve)
             raise ValueError("give input files or folders (or --full-size FAMILY)")
+
+    def spec(self) -> SpecConfig:
+        """The speculative settings every method of this run decodes with."""
+        return SpecConfig(tau=self.tau, window=self.window, min_window=self.min_window, max_depth=self.max_depth,
+                          max_candidates=self.max_candidates, max_new_tokens=self.max_new_tokens,
+                          max_nodes=self.max_nodes, cost_aware=self.cost_aware)
 
     def command_line(self) -> str:
         """The `hsd bench` command that reproduces this run."""
-        if self.full_size:
+        if self.full_size and not self.inputs:
             return (f"hsd bench --full-size {self.full_size} --device {self.device} --dtype "
                     f"{self.dtype} --cost-prompt {self.cost_prompt} --cost-reps {self.cost_reps}"
                     + " ".join(["", *_flag("--threads", self.threads)]) + _path_flags(self))
@@ -69,7 +83,12 @@ class BenchConfig:
                  "--max-new-tokens", str(self.max_new_tokens), "--dpi", str(self.dpi),
                  "--tau", str(self.tau), "--warmup", str(self.warmup), "--repeat", str(self.repeat)]
         parts += _flag("--pages", self.pages) + _flag("--max-pages", self.max_pages)
-        parts += ["--oracle"] if self.oracle else []
+        parts += ["--window", str(self.window), "--min-window", str(self.min_window), "--max-depth",
+                  str(self.max_depth), "--max-candidates", str(self.max_candidates), "--max-nodes", str(self.max_nodes)]
+        parts += [] if self.cost_aware else ["--no-cost-trees"]
+        parts += [] if self.region_starts else ["--no-region-starts"]
+        parts += ["--oracle", "--crop-noise", str(self.crop_noise)] if self.oracle else []
+        parts += _flag("--full-size", self.full_size)
         parts += _flag("--noise", self.noise)
         parts += _flag("--noise-sweep", ",".join(map(str, self.noise_sweep)) or None)
         if self.device != "auto" or self.dtype != "auto":

@@ -7,17 +7,12 @@ and the KV gather: what our decode loop pays per step); the tree is dropped agai
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 
 import torch
 
-from hsd_cli.spec.tree import build_tree, pack_trees
-from hsd_cli.targets.session import HFSession
-
-TREE_SIZES = (8, 16, 32, 64, 128)
-BRANCH_DEPTH = 16  # trees are chains of this depth hanging off the root, like merged candidates
+from hsd_cli.targets.costs import measure, prefill_text, sync
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,75 +35,22 @@ class CostCurve:
     points: tuple[CostPoint, ...]
 
 
-def measure_curve(
-    model, prompt_tokens: int, reps: int, n_axes: int = 3, sizes=TREE_SIZES
-) -> tuple[float, list[CostPoint]]:
-    """Prefill time (ms) and the step cost for K = 1 and every tree size."""
-    session, prefill_ms = _prefill(model, prompt_tokens, n_axes)
-    _time_step(session, 1, model.device)  # warm-up
-    times: dict[int, list[float]] = {k: [] for k in (1, *sizes)}
-    for _ in range(reps):  # round robin: a burst of others' load hits every size alike
-        for k in times:
-            times[k].append(_time_step(session, k, model.device))
-    ar_ms = min(times[1])
-    points = [CostPoint(k, min(ts), min(ts) / ar_ms) for k, ts in times.items()]
-    return prefill_ms, points
-
-
-def tree_of(num_nodes: int, vocab: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """A packed tree of exactly `num_nodes` nodes: root + chains of BRANCH_DEPTH tokens."""
-    drafts = num_nodes - 1
-    branches = math.ceil(drafts / BRANCH_DEPTH) if drafts else 0
-    cands, left = [], drafts
-    for b in range(branches):
-        n = min(BRANCH_DEPTH, left)
-        cands.append([(1000 + b * BRANCH_DEPTH + j) % vocab for j in range(n)])
-        left -= n
-    tree = build_tree(7, cands)
-    assert tree.num_nodes == num_nodes
-    return pack_trees([tree])
-
-
-def _prefill(model, prompt_tokens: int, n_axes: int) -> tuple[HFSession, float]:
-    from transformers import DynamicCache
-
-    dev = model.device
-    vocab = model.config.get_text_config().vocab_size
-    ids = torch.randint(100, vocab - 100, (1, prompt_tokens), device=dev)
-    pos = torch.arange(prompt_tokens, device=dev)[None]  # [1, S]; M-RoPE: equal on every axis
-    pos = pos.expand(n_axes, 1, prompt_tokens) if n_axes else pos
-    cache = DynamicCache(config=model.config)
-    _sync(dev)
+def measure_curve(model, prompt_tokens: int, reps: int, n_axes: int = 3) -> tuple[float, list[CostPoint]]:
+    """Prefill time (ms) and the step cost for K = 1 and every tree size (targets/costs.py)."""
     t0 = time.perf_counter()
-    with torch.inference_mode():
-        model(input_ids=ids, position_ids=pos, past_key_values=cache, use_cache=True, logits_to_keep=1)
-    _sync(dev)
-    ms = (time.perf_counter() - t0) * 1000
-    valid = torch.ones(1, prompt_tokens, dtype=torch.bool, device=dev)
-    return HFSession(model, cache, valid, torch.tensor([prompt_tokens], device=dev), n_axes), ms
-
-
-def _time_step(session: HFSession, k: int, dev) -> float:
-    ids, anc, depth = tree_of(k, session.model.config.get_text_config().vocab_size)
-    _sync(dev)
-    t0 = time.perf_counter()
-    session.step(ids, anc, depth)
-    session.commit([[0]])  # keep the root only: the cache grows by one token per measurement
-    _sync(dev)
-    return (time.perf_counter() - t0) * 1000
-
-
-def _sync(dev) -> None:
-    if torch.device(dev).type == "cuda":
-        torch.cuda.synchronize(dev)
-
+    prefill_text(model, prompt_tokens, n_axes)
+    sync(model.device)
+    prefill_ms = (time.perf_counter() - t0) * 1000
+    points = measure(model, n_axes, reps=reps, prompt_tokens=prompt_tokens)
+    ar = points[0][1]
+    return prefill_ms, [CostPoint(k, t * 1000, t / ar) for k, t in points]
 
 
 def run_cost(cfg) -> int:
     """`hsd bench --full-size FAMILY`: build, measure, print, write JSON and the results section."""
     from dataclasses import asdict
 
-    from hsd_cli.bench.fullsize import build_language_model, text_params
+    from hsd_cli.bench.fullsize import build_model, text_params
     from hsd_cli.bench.machine import machine_info, machine_line
     from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
     from hsd_cli.targets.registry import FAMILIES, resolve_device, resolve_dtype
@@ -117,7 +59,7 @@ def run_cost(cfg) -> int:
     device = resolve_device(cfg.device)
     dtype = resolve_dtype(cfg.dtype, device)
     torch.manual_seed(cfg.seed)
-    hub_id, model = build_language_model(cfg.full_size, device, dtype)
+    hub_id, model = build_model(cfg.full_size, device, dtype, shrink_vision=True)
     n_axes = FAMILIES[cfg.full_size][0].n_axes
     prefill_ms, points = measure_curve(model, cfg.cost_prompt, cfg.cost_reps, n_axes)
     curve = CostCurve(cfg.full_size, hub_id, text_params(model), device, str(dtype).removeprefix("torch."),

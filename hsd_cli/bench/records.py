@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hsd_cli.datatypes import aal
+
 
 @dataclass(slots=True)
 class MethodRun:
     """One method on one page. Times in seconds; `error` set means the method failed there."""
 
     method: str
+    chosen: str = ""  # the method that ran (auto picks page or hsd per page)
     tokens: int = 0
     steps: int = 0  # target forward passes in the decode loop (prefill excluded)
     stage1_steps: int = 0  # hsd: the part of `steps` spent on the batched region crops
     seq_steps: int = 0  # sequence-steps: a batched Stage-1 forward counts once per row
     accepted: int = 0  # accepted draft tokens, summed over sequence-steps
+    drafted: int = 0  # draft tokens sent to the target (tree nodes below the roots), summed
     t_draft: float = 0.0
     t_prefill: float = 0.0
     t_decode_loop: float = 0.0  # T_decode: drafts + every decode loop (Stage 1 and 2), no prefill
@@ -26,7 +30,7 @@ class MethodRun:
 
     @property
     def aal(self) -> float:
-        return self.accepted / self.seq_steps if self.seq_steps else 0.0
+        return aal(self.accepted, self.seq_steps)
 
 
 @dataclass(slots=True)
@@ -53,6 +57,8 @@ class MethodTotals:
     stage1_steps: int = 0
     seq_steps: int = 0
     accepted: int = 0
+    drafted: int = 0
+    t_draft: float = 0.0
     t_decode_loop: float = 0.0
     t_full: float = 0.0
     ar_decode_loop: float = 0.0
@@ -63,7 +69,12 @@ class MethodTotals:
 
     @property
     def aal(self) -> float:
-        return self.accepted / self.seq_steps if self.seq_steps else 0.0
+        return aal(self.accepted, self.seq_steps)
+
+    @property
+    def tree_tokens(self) -> float:
+        """Tokens per sequence-step in the verification forward: the root plus its draft nodes."""
+        return 1 + self.drafted / self.seq_steps if self.seq_steps else 0.0
 
     @property
     def sr_decode(self) -> float | None:
@@ -99,6 +110,8 @@ def _add(tot: MethodTotals, run: MethodRun, ar: MethodRun | None) -> None:
     tot.stage1_steps += run.stage1_steps
     tot.seq_steps += run.seq_steps
     tot.accepted += run.accepted
+    tot.drafted += run.drafted
+    tot.t_draft += run.t_draft
     if ar is not None and not ar.error:
         tot.t_decode_loop += run.t_decode_loop
         tot.t_full += run.t_full

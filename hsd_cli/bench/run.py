@@ -11,7 +11,7 @@ from rapidfuzz.distance import Levenshtein
 
 from hsd_cli.bench.config import BenchConfig
 from hsd_cli.bench.lookup import run_lookup
-from hsd_cli.bench.noise import noisy_regions
+from hsd_cli.bench.noise import corrupt_text, noisy_regions
 from hsd_cli.bench.oracle import OracleTarget
 from hsd_cli.bench.pages import BenchPage
 from hsd_cli.bench.records import MethodRun, PageBench
@@ -51,7 +51,7 @@ class Bench:
 
     def run(self, pages: list[BenchPage], on_page=None) -> list[PageBench]:
         """Warm up on the first page, then measure every page; `on_page` sees each result."""
-        spec = SpecConfig(tau=self.cfg.tau, max_new_tokens=self.cfg.max_new_tokens)
+        spec = self.cfg.spec()
         results = []
         for k, bp in enumerate(pages):
             drafts = self.drafts(bp)
@@ -68,13 +68,18 @@ class Bench:
         if self.cfg.noise is not None:
             size = bp.page.image.size
             regions, refs = noisy_regions(bp.reference or "", size, self.cfg.noise, self.rng)
-            return Drafts(PreparedPage(bp.page, tuple(regions), "noise"), refs)
+            return Drafts(PreparedPage(bp.page, tuple(regions), "noise"), self._crop_refs(refs, self.cfg.noise))
         if self._prepare is None:
             self._prepare = Preparer(PrepareConfig(self.cfg.dpi, None, self.cfg.draft_source))
         prepared = self._prepare(bp.page.source, bp.page.number)
         prepared = replace(prepared, page=bp.page)  # the same image object the oracle keys on
         refs = region_references(list(prepared.regions), bp.reference, self.style) if bp.reference is not None else None
-        return Drafts(prepared, refs)
+        return Drafts(prepared, self._crop_refs(refs, self.cfg.crop_noise))
+
+    def _crop_refs(self, refs: list[str] | None, rate: float) -> list[str] | None:
+        """What the oracle writes for a region crop: its span of the page truth, corrupted at `rate`
+        (a model reading a crop sees less context than on the page, so it is not exact)."""
+        return None if refs is None else [corrupt_text(r, rate, self.rng) for r in refs]
 
     def measure(self, bp: BenchPage, drafts: Drafts, spec: SpecConfig) -> PageBench:
         """Every method on the page; AR first, the others compared with it token for token."""
@@ -117,15 +122,16 @@ class Bench:
         run_cfg = RunConfig(
             inputs=(), out_dir=Path("."), model=self.cfg.model, method=method, spec=spec,
             draft_source=self.cfg.draft_source, dpi=self.cfg.dpi, device=self.cfg.device,
-            dtype=self.cfg.dtype,
+            dtype=self.cfg.dtype, region_starts=self.cfg.region_starts,
         )
         conv = SpecConverter(self.target, run_cfg)
         result, out = conv.verify(drafts.prepared)
         t_draft = result.t_draft
         return MethodRun(
-            method, tokens=len(out.tokens), steps=result.steps,
+            method, chosen=result.method, tokens=len(out.tokens), steps=result.steps,
             stage1_steps=out.stage1.steps if out.stage1 else 0, seq_steps=len(result.accepted_hist),
-            accepted=sum(result.accepted_hist), t_draft=t_draft, t_prefill=result.t_prefill,
+            accepted=sum(result.accepted_hist), drafted=sum(s.drafted for s in (out.stage1, out.page) if s),
+            t_draft=t_draft, t_prefill=result.t_prefill,
             t_decode_loop=spec_decode_time(result), t_full=result.t_total,
             truncated=out.truncated, token_ids=list(out.tokens),
         )

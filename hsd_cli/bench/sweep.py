@@ -11,7 +11,7 @@ from rich.console import Console
 
 from hsd_cli.bench.config import BenchConfig
 from hsd_cli.bench.machine import machine_info, machine_line
-from hsd_cli.bench.main import lossless_exit, progress_line, run_notes, target_note
+from hsd_cli.bench.notes import lossless_exit, progress_line, run_notes, target_note
 from hsd_cli.bench.pages import BenchPage
 from hsd_cli.bench.records import MethodTotals, totals
 from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs

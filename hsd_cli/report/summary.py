@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from enum import Enum
 
-from hsd_cli.datatypes import PageResult, PageStatus
+from hsd_cli.datatypes import PageResult, PageStatus, aal
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -42,8 +42,7 @@ class Totals:
 
     @property
     def aal(self) -> float:
-        # As StageReport.aal: accepted draft tokens per sequence-step, bonus token not counted.
-        return self.accepted / self.seq_steps if self.seq_steps else 0.0
+        return aal(self.accepted, self.seq_steps)
 
     @property
     def sr_decode(self) -> float | None:

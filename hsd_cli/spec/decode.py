@@ -86,7 +86,7 @@ def spec_decode(
     if opts.penalty != 1.0:
         for row, prompt in zip(rows, opts.prompts):
             row.seen.update(prompt)
-        penalize(first_logits[:, None], [sorted(r.seen) for r in rows], [[[]] for _ in rows], opts.penalty)
+        first_logits = penalize(first_logits[:, None], [sorted(r.seen) for r in rows], [[[]] for _ in rows], opts.penalty)[:, 0]
     for row, tok in zip(rows, first_logits.argmax(-1).tolist()):
         row.push([tok], rule)
     active = _drop_finished(session, list(range(len(rows))), rows)
@@ -98,7 +98,7 @@ def spec_decode(
         if opts.penalty != 1.0:
             seen = [sorted(rows[i].seen) for i in active]
             extra = [path_tokens(t, rows[i].seen) for i, t in zip(active, trees)]
-            penalize(logits, seen, extra, opts.penalty)
+            logits = penalize(logits, seen, extra, opts.penalty)
         u_hat = logits.argmax(-1).tolist()  # [B, K]: the step's one device sync
         logp = torch.log_softmax(logits.float(), -1) if cfg.tau < 1.0 else None
         # 4. accept, per row

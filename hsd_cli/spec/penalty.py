@@ -24,12 +24,12 @@ def path_tokens(tree: DraftTree, seen: set[int]) -> list[list[int]]:
 
 
 def penalize(
-    logits: torch.Tensor,  # [B, K, V], changed in place
+    logits: torch.Tensor,  # [B, K, V]
     seen: list[list[int]],  # per row: distinct prompt + accepted tokens
     extra: list[list[list[int]]],  # per row, per node: further distinct tokens (not in seen)
     penalty: float,
 ) -> torch.Tensor:
-    """HF's repetition penalty for every node; returns `logits`."""
+    """The logits with the repetition penalty applied at every node (a new tensor)."""
     b, k, _ = logits.shape
     width = max((len(e) for row in extra for e in row), default=0)
     most = max(len(row) for row in seen)
@@ -43,4 +43,4 @@ def penalize(
     idx = torch.tensor(idx, device=logits.device)  # [B, K, most + width]
     scores = logits.gather(-1, idx)
     scores = torch.where(scores < 0, scores * penalty, scores / penalty)
-    return logits.scatter_(-1, idx, scores)
+    return logits.scatter(-1, idx, scores)

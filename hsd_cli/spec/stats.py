@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hsd_cli.datatypes import aal
+
 
 @dataclass(slots=True)
 class DecodeStats:
@@ -22,5 +24,4 @@ class DecodeStats:
 
     @property
     def aal(self) -> float:
-        """Accepted draft tokens per step; the bonus token is not counted, a rejection counts 0."""
-        return self.accepted / self.steps if self.steps else 0.0
+        return aal(self.accepted, self.steps)

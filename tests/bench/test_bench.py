@@ -173,9 +173,9 @@ def test_noise_needs_the_oracle():
 
 def test_cost_trees_have_exactly_the_asked_size():
     """The full-size cost curve times trees of exactly K tokens (root included)."""
-    from hsd_cli.bench.cost import TREE_SIZES, tree_of
+    from hsd_cli.targets.costs import SIZES, tree_of
 
-    for k in (1, *TREE_SIZES):
+    for k in SIZES:
         ids, anc, depth = tree_of(k, vocab=5000)
         assert ids.shape == (1, k) and anc.shape == (1, k, k)
         assert int(depth.max()) <= 16

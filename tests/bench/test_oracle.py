@@ -104,7 +104,7 @@ def test_oracle_on_a_real_tiny_model_reproduces_the_reference(tiny_target):
     drafts = [[target.encode(r.text)] for r in regions]
     out = run_hsd(target, page, regions, drafts, cfg)
     assert out.tokens == want
-    assert out.stage2.steps < len(want) - 1  # the Stage-1 drafts were accepted
+    assert out.page.steps < len(want) - 1  # the Stage-1 drafts were accepted
 
 
 def test_unknown_image_is_a_clear_error(tiny_target):

@@ -121,5 +121,5 @@ def test_penalty_covers_prompt_accepted_and_path_tokens():
     extra = path_tokens(tree, seen={0, 5})
     assert extra == [[], [1], [1, 2], [3]]  # Not [1, 2, 3] for node 3: 1 and 2 are a sibling branch
     logits = torch.full((1, 4, 6), 2.0)
-    penalize(logits, [[0, 5]], [extra], 2.0)
+    logits = penalize(logits, [[0, 5]], [extra], 2.0)
     assert logits[0, 3].tolist() == [1.0, 2.0, 2.0, 1.0, 2.0, 1.0]
