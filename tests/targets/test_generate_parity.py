@@ -60,19 +60,7 @@ def test_checkpoint_processors_are_read_from_generation_config(tmp_path):
     assert target.unmodeled_processors == ("NoRepeatNGramLogitsProcessor",)  # the core applies only the penalty
 
 
-def _core_applies_penalty() -> bool:
-    # Until the core reads VisionTarget.repetition_penalty (commit "core: repetition penalty"), the
-    # penalty tests below are expected to fail; the marker goes when it lands.
-    import inspect
-
-    import hsd_cli.hierarchy
-    import hsd_cli.spec.decode
-
-    return any("repetition_penalty" in inspect.getsource(m) for m in (hsd_cli.hierarchy, hsd_cli.spec.decode))
-
-
 PENALTY_FAMILIES = ("qwen2_5_vl", "hunyuan_vl", "deepseek_ocr2")  # Qwen2.5-VL's checkpoints set 1.05
-_needs_core = pytest.mark.xfail(not _core_applies_penalty(), reason="core: repetition penalty not landed yet")
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +80,6 @@ def penalized(tmp_path_factory):
     return get
 
 
-@_needs_core
 @pytest.mark.parametrize("family", PENALTY_FAMILIES)
 def test_ar_equals_generate_with_repetition_penalty(family, penalized, tiny_target):
     """repetition_penalty 1.05 changes greedy output; `ar` follows it exactly."""
@@ -103,7 +90,6 @@ def test_ar_equals_generate_with_repetition_penalty(family, penalized, tiny_targ
     assert ar_tokens(target, page, 2 * N) == ref
 
 
-@_needs_core
 @pytest.mark.parametrize("family", PENALTY_FAMILIES)
 def test_spec_methods_equal_ar_with_repetition_penalty(family, penalized):
     """page and hsd at tau = 1 stay equal to the penalized AR (the penalty per tree node, over its ancestry)."""
