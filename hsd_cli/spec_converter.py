@@ -23,7 +23,10 @@ class SpecConverter:
     def load(cls, cfg: RunConfig) -> SpecConverter:
         from hsd_cli.targets.registry import load_target
 
-        return cls(load_target(cfg.model, cfg.device, cfg.dtype), cfg)
+        target = load_target(cfg.model, cfg.device, cfg.dtype)
+        if cfg.spec.cost_aware and cfg.method != "ar":
+            target.cost  # measured once per model and device (cached), at load, not in a page's time
+        return cls(target, cfg)
 
     def options_key(self) -> dict[str, object]:
         s, c = self.cfg.spec, self.cfg

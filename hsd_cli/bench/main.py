@@ -38,6 +38,8 @@ def bench(cfg: BenchConfig) -> int:
         from hsd_cli.bench.fullsize import full_size_target
 
         target = full_size_target(target, cfg.full_size)
+    if cfg.cost_aware:
+        target.cost  # measured (or read from the cache) now, not inside the first timed run
     style = target.spec.style if cfg.oracle else None
     pages, skipped = collect_pages(cfg.inputs, cfg.pages, cfg.max_pages, cfg.dpi, style)
     if not pages:
