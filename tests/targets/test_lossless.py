@@ -109,3 +109,24 @@ def test_self_drafts_cut_forward_passes(family, tiny_target):
     fast = run_page(target, page, [ar.tokens], spec)
     assert fast.tokens == ar.tokens
     assert fast.page.steps * 8 <= ar.page.steps + 1  # + 1: AR's first token comes from the prefill
+
+
+@pytest.mark.parametrize("kind", ["random", "exact"])
+def test_stage1_forward_passes_are_bounded(kind, tiny_target):
+    """Stage 1 costs at most max over regions of stage1_budget(drafts) forward passes; regions
+    whose drafts are useless are cut after GIVE_UP_STEPS (Not: decoded to the full token budget)."""
+    from hsd_cli.hierarchy import GIVE_UP_STEPS, run_stage1, stage1_budget
+
+    target, page, rng = tiny_target("qwen2_5_vl"), _page(), random.Random(0)
+    vocab = target.model.config.get_text_config().vocab_size
+    regions = REGIONS[:3]
+    if kind == "random":
+        drafts = [[[rng.randrange(vocab) for _ in range(60)]] for _ in regions]
+    else:  # the crops' own AR outputs: Stage 1 runs them through
+        drafts = [[decode_rows(target, [crop_region(page.image, r.bbox)], target.spec.prompt_for(r.kind.value),
+                               None, SpecConfig(max_new_tokens=BUDGET))[0][0].tokens] for r in regions]
+    cfg = RunConfig(inputs=(), out_dir=Path("."), spec=SpecConfig(max_new_tokens=512))
+    _, report = run_stage1(target, page, regions, drafts, cfg)
+    assert report.steps <= max(stage1_budget(d) for d in drafts)
+    if kind == "random":
+        assert report.steps <= GIVE_UP_STEPS  # measured: 4 here, 105 without the give-up rule
