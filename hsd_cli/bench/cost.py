@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from hsd_cli.targets.costs import measure, prefill_text, sync
+from hsd_cli.targets.costs import measure_session, prefill_text, sync
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +38,10 @@ class CostCurve:
 def measure_curve(model, prompt_tokens: int, reps: int, n_axes: int = 3) -> tuple[float, list[CostPoint]]:
     """Prefill time (ms) and the step cost for K = 1 and every tree size (targets/costs.py)."""
     t0 = time.perf_counter()
-    prefill_text(model, prompt_tokens, n_axes)
+    session = prefill_text(model, prompt_tokens, n_axes)
     sync(model.device)
     prefill_ms = (time.perf_counter() - t0) * 1000
-    points = measure(model, n_axes, reps=reps, prompt_tokens=prompt_tokens)
+    points = measure_session(session, reps=reps)
     ar = points[0][1]
     return prefill_ms, [CostPoint(k, t * 1000, t / ar) for k, t in points]
 

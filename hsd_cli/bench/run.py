@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from random import Random
@@ -126,12 +125,11 @@ class Bench:
         )
         conv = SpecConverter(self.target, run_cfg)
         result, out = conv.verify(drafts.prepared)
-        t_draft = result.t_draft
         return MethodRun(
             method, chosen=result.method, tokens=len(out.tokens), steps=result.steps,
             stage1_steps=out.stage1.steps if out.stage1 else 0, seq_steps=len(result.accepted_hist),
             accepted=sum(result.accepted_hist), drafted=sum(s.drafted for s in (out.stage1, out.page) if s),
-            t_draft=t_draft, t_prefill=result.t_prefill,
+            t_draft=result.t_draft, t_prefill=result.t_prefill,
             t_decode_loop=spec_decode_time(result), t_full=result.t_total,
             truncated=out.truncated, token_ids=list(out.tokens),
         )

@@ -45,7 +45,11 @@ def cost_model(model, n_axes: int) -> CostModel:
 
 def measure(model, n_axes: int, sizes=SIZES, reps: int = REPS, prompt_tokens: int = PROMPT_TOKENS) -> list:
     """[(K, seconds)] for every tree size: the fastest of `reps` runs, round robin."""
-    session = prefill_text(model, prompt_tokens, n_axes)
+    return measure_session(prefill_text(model, prompt_tokens, n_axes), sizes, reps)
+
+
+def measure_session(session: HFSession, sizes=SIZES, reps: int = REPS) -> list:
+    """`measure` on an already prefilled session."""
     time_step(session, 1)  # warm-up
     times: dict[int, list[float]] = {k: [] for k in sizes}
     for _ in range(reps):  # round robin: a burst of others' load hits every size alike
