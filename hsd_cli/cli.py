@@ -281,6 +281,7 @@ def bench(
     full_size: Annotated[str | None, _opt("--full-size", "Full-size random-weight network of this family: with inputs, the target (tokenizer and processor from --model DIR of the same family); alone, the cost curve.")] = None,
     cost_prompt: Annotated[int, _opt("--cost-prompt", "With --full-size: prompt tokens in the KV cache.", min=1)] = 1024,
     cost_reps: Annotated[int, _opt("--cost-reps", "With --full-size: repetitions per tree size (the fastest counts).", min=1)] = 3,
+    max_pixels: Annotated[int | None, _opt("--max-pixels", "Downscale the page image the target sees to at most this many pixels (drafts still come from the full --dpi render) [default: the model's own cap].", min=784)] = None,
     device: Device = "auto", dtype: Dtype = "auto",
     threads: Annotated[int | None, _opt("--threads", "Torch CPU threads [default: every core].", min=1)] = None,
 ) -> None:  # fmt: skip
@@ -298,6 +299,7 @@ def bench(
                 oracle=oracle, noise=noise, noise_sweep=tuple(float(x) for x in (noise_sweep or "").split(",") if x),
                 warmup=warmup, repeat=repeat, device=device, dtype=dtype, json_path=json_path, markdown_path=markdown,
                 plot_path=plot, full_size=full_size, cost_prompt=cost_prompt, cost_reps=cost_reps, threads=threads,
+                max_pixels=max_pixels,
             )  # fmt: skip
         except ValueError as e:
             raise UsageError(str(e)) from e

@@ -138,3 +138,4 @@ class PageResult:
     loop_repaired: bool = False
     error: str = ""
     draft_error: str = ""  # the draft pipeline crashed on this page; it was converted without drafts
+    fault: str = ""  # a failure on the way that the page got around (e.g. Stage 1 out of memory)

@@ -13,6 +13,8 @@ from PIL import Image, ImageOps
 
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind, StageReport
+from hsd_cli.drafts.markup import page_markdown
+from hsd_cli.memory import is_oom, release
 from hsd_cli.spec.decode import DecodeOptions, RowResult, ar_decode, spec_decode
 from hsd_cli.spec.loop import repair_loop
 from hsd_cli.spec.stop import StopReason, StopRule
@@ -38,6 +40,14 @@ class PageDecode:
     stage1: StageReport | None  # hsd: the region crops
     page: StageReport  # the page-level decode: hsd's Stage 2, or the only stage of page / ar
     loop_repaired: bool = False  # the output looped; its tail is the draft's rest (--on-loop draft)
+    fault: str = ""  # what went wrong on the way and how the page got around it
+
+
+class Stage1OutOfMemory(Exception):
+    """A single Stage-1 region did not fit in memory."""
+
+
+STAGE1_OOM = "Stage 1 ran out of memory even one region at a time; verified the page with the page method"
 
 
 def decode_rows(
@@ -81,8 +91,16 @@ def run_hsd(
     target: VisionTarget, page: PageImage, regions: list[Region], region_drafts: list[list[list[int]]],
     cfg: RunConfig,
 ) -> PageDecode:
-    """Stage 1 over region crops (batched), then Stage 2 over the page with their outputs."""
-    outputs, stage1 = run_stage1(target, page, regions, region_drafts, cfg)
+    """Stage 1 over region crops (batched), then Stage 2 over the page with their outputs.
+
+    Out of memory in Stage 1, a batch is retried in halves; when one region alone does not fit,
+    the page falls back to the `page` method (same output at tau = 1, the report says so).
+    """
+    try:
+        outputs, stage1 = run_stage1(target, page, regions, region_drafts, cfg)
+    except Stage1OutOfMemory:
+        fallback = run_page(target, page, [target.encode(page_markdown(regions, target.spec.style))], cfg.spec)
+        return replace(fallback, fault=STAGE1_OOM)
     (row,), stage2 = decode_rows(
         target, [page.image], target.spec.page_prompt, [outputs], cfg.spec, starts=cfg.region_starts
     )
@@ -112,15 +130,43 @@ def run_stage1(
     total = StageReport()
     for prompt, rows in by_prompt.items():
         for start in range(0, len(rows), cfg.stage1_batch):
-            chunk = rows[start : start + cfg.stage1_batch]
-            crops = [crop_region(page.image, regions[i].bbox) for i in chunk]
-            drafts = [region_drafts[i] for i in chunk]
-            spec = replace(cfg.spec, max_new_tokens=min(cfg.spec.max_new_tokens, max(map(stage1_budget, drafts))))
-            results, report = decode_rows(target, crops, prompt, drafts, spec, give_up=_gives_up)
-            for i, r in zip(chunk, results):
-                outputs[i] = _stage1_drafts(r, region_drafts[i], cfg.spec, target)
-            total = _add(total, report)
+            batch = _Stage1Batch(target, page, regions, region_drafts, prompt, cfg)
+            total = _add(total, batch.decode(rows[start : start + cfg.stage1_batch], outputs))
     return [d for i in sorted(outputs) for d in outputs[i]], total
+
+
+@dataclass(slots=True)
+class _Stage1Batch:
+    """One prompt's Stage-1 rows of a page, decoded in batches that halve when out of memory."""
+
+    target: VisionTarget
+    page: PageImage
+    regions: list[Region]
+    region_drafts: list[list[list[int]]]
+    prompt: str
+    cfg: RunConfig
+
+    def decode(self, chunk: list[int], outputs: dict[int, list[list[int]]]) -> StageReport:
+        """Decode rows `chunk` into `outputs`; Stage1OutOfMemory when a single row does not fit."""
+        drafts = [self.region_drafts[i] for i in chunk]
+        spec = self.cfg.spec
+        spec = replace(spec, max_new_tokens=min(spec.max_new_tokens, max(map(stage1_budget, drafts))))
+        crops = [crop_region(self.page.image, self.regions[i].bbox) for i in chunk]
+        try:
+            results, report = decode_rows(self.target, crops, self.prompt, drafts, spec, give_up=_gives_up)
+        except Exception as e:
+            if not is_oom(e):
+                raise
+            results = None  # retried below, once this frame's tensors are gone
+        if results is None:
+            release()
+            if len(chunk) == 1:
+                raise Stage1OutOfMemory
+            half = len(chunk) // 2
+            return _add(self.decode(chunk[:half], outputs), self.decode(chunk[half:], outputs))
+        for i, r in zip(chunk, results):
+            outputs[i] = _stage1_drafts(r, self.region_drafts[i], self.cfg.spec, self.target)
+        return report
 
 
 def stage1_budget(drafts: list[list[int]]) -> int:

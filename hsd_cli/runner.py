@@ -36,6 +36,7 @@ from hsd_cli.converter import PageConverter
 from hsd_cli.datatypes import PageResult, PageStatus
 from hsd_cli.errors import HsdError, InputError, ModelNotFoundError, OutputError
 from hsd_cli.inputs import InputDoc
+from hsd_cli.memory import is_oom, oom_line, release
 from hsd_cli.report import store
 from hsd_cli.report.json import doc_summary_to_json, page_to_json, run_summary_to_json
 from hsd_cli.report.markdown import render_document
@@ -300,6 +301,9 @@ def _convert_page(doc: InputDoc, page: int, item: PreparedPage | BaseException,
         return None
     except Exception as e:  # per-page isolation: record, report, go on
         cause = _cause(e)
+        if is_oom(e):
+            release()
+            cause = oom_line(e)
         ctx.progress.error(_page_line(name, page, cause), exc=e if ctx.debug else None)
         return PageResult(
             str(path), page, PageStatus.FAILED, method=ctx.converter.method, error=cause,
@@ -307,6 +311,8 @@ def _convert_page(doc: InputDoc, page: int, item: PreparedPage | BaseException,
         )  # fmt: skip
     if result.status == PageStatus.FAILED:  # the converter's own failure value
         ctx.progress.error(_page_line(name, page, result.error or "failed"))
+    if result.fault:
+        ctx.progress.warn(_page_line(name, page, result.fault))
     return replace(result, source=str(path), page=page, t_render=t_render)
 
 

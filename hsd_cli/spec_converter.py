@@ -97,7 +97,7 @@ class SpecConverter:
             accepted_hist=hist, t_render=prepared.t_render, t_draft=t_draft,
             t_prefill=t_prefill, t_decode=t_decode, t_total=t_draft + t_prefill + t_decode,
             stage1=out.stage1, stage2=out.page if out.stage1 is not None else None,
-            draft_error=prepared.draft_error, loop_repaired=out.loop_repaired,
+            draft_error=prepared.draft_error, loop_repaired=out.loop_repaired, fault=out.fault,
         )
 
 

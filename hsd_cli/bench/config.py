@@ -49,6 +49,7 @@ class BenchConfig:
     full_size: str | None = None  # family: full-size random weights (with inputs: the target; else: cost curve)
     cost_prompt: int = 1024  # full-size timing: prompt tokens in the cache
     cost_reps: int = 3
+    max_pixels: int | None = None  # cap on the page image the target sees (drafts still use the full render)
 
     def __post_init__(self) -> None:
         bad = [m for m in self.methods if m not in BENCH_METHODS]
@@ -56,6 +57,8 @@ class BenchConfig:
             raise ValueError(f"methods must be a comma list of {BENCH_METHODS}, got {self.methods}")
         if min(self.max_new_tokens, self.lookup_tokens, self.repeat, self.threads or 1) < 1 or self.warmup < 0:
             raise ValueError("max_new_tokens, lookup_tokens and repeat must be >= 1, warmup >= 0")
+        if self.max_pixels is not None and self.max_pixels < 28 * 28:
+            raise ValueError(f"max_pixels must be at least 784, got {self.max_pixels}")
         if not 0.0 < self.tau <= 1.0:
             raise ValueError(f"tau must be in (0, 1], got {self.tau}")
         for rate in (*self.noise_sweep, *(() if self.noise is None else (self.noise,)), self.crop_noise):
@@ -88,7 +91,7 @@ class BenchConfig:
         parts += [] if self.cost_aware else ["--no-cost-trees"]
         parts += [] if self.region_starts else ["--no-region-starts"]
         parts += ["--oracle", "--crop-noise", str(self.crop_noise)] if self.oracle else []
-        parts += _flag("--full-size", self.full_size)
+        parts += _flag("--full-size", self.full_size) + _flag("--max-pixels", self.max_pixels)
         parts += _flag("--noise", self.noise)
         parts += _flag("--noise-sweep", ",".join(map(str, self.noise_sweep)) or None)
         if self.device != "auto" or self.dtype != "auto":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from rich.console import Console
 
@@ -37,6 +37,8 @@ def bench(cfg: BenchConfig) -> int:
         from hsd_cli.bench.fullsize import full_size_target
 
         target = full_size_target(target, cfg.full_size)
+    if cfg.max_pixels is not None:
+        target.spec = replace(target.spec, max_pixels=cfg.max_pixels)
     if cfg.cost_aware:
         target.cost  # measured (or read from the cache) now, not inside the first timed run
     style = target.spec.style if cfg.oracle else None
@@ -80,7 +82,8 @@ def run_title(cfg: BenchConfig) -> str:
 def section_name(cfg: BenchConfig) -> str:
     """One results section per kind of run and token cap, so capped and full runs sit side by side."""
     kind = f"noise-{cfg.noise:g}" if cfg.noise is not None else "oracle" if cfg.oracle else "real"
-    return f"{kind}-{cfg.max_new_tokens}"
+    size = f"-fullsize-{cfg.full_size}" if cfg.full_size else ""
+    return f"{kind}{size}-{cfg.max_new_tokens}"
 
 
 def _config_json(cfg: BenchConfig) -> dict:

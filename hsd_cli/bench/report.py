@@ -14,8 +14,8 @@ from hsd_cli.bench.records import MethodTotals, PageBench, totals
 SCHEMA_VERSION = 1
 ORACLE_NOTE = ("oracle target: real forward passes of the model, its greedy choice forced to the "
                "page's ground truth (so acceptance = what a model writing the ground truth gets)")
-COLUMNS = ("kind", "method", "pages", "tokens", "steps", "of which S1", "AAL", "SR_decode", "SR_e2e", "= AR",
-           "note")
+COLUMNS = ("kind", "method", "pages", "tokens", "steps", "of which S1", "AAL", "tree tok/step", "t_draft s",
+           "SR_decode", "SR_e2e", "= AR", "note")
 
 
 def group_totals(pages: list[PageBench], methods: tuple[str, ...]) -> dict[str, list[MethodTotals]]:
@@ -95,11 +95,12 @@ output is meaningless, so its speed is measured with the oracle target.
 
 def _numbers(t: MethodTotals) -> list[str]:
     if not t.pages:
-        return ["0", "-", "-", "-", "-", "-", "-", "-"]
+        return ["0", *["-"] * (len(COLUMNS) - 4)]
     same = f"{t.identical}/{t.compared}" if t.compared else "-"
     s1 = str(t.stage1_steps) if t.stage1_steps else "-"
-    return [str(t.pages), str(t.tokens), str(t.steps), s1, f"{t.aal:.2f}", _ratio(t.sr_decode),
-            _ratio(t.sr_e2e), same]
+    tree = f"{t.tree_tokens:.1f}" if t.drafted else "1"
+    return [str(t.pages), str(t.tokens), str(t.steps), s1, f"{t.aal:.2f}", tree, f"{t.t_draft:.1f}",
+            _ratio(t.sr_decode), _ratio(t.sr_e2e), same]
 
 
 def _note(t: MethodTotals) -> str:

@@ -1,0 +1,142 @@
+"""Faults cost a page at most: Stage-1 out of memory halves its batch, then falls back to `page`;
+out of memory on the page fails that page in one line; a batch with each fault finishes the rest."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import torch
+from PIL import Image, ImageDraw
+from typer.testing import CliRunner
+
+from hsd_cli import runner, stages
+from hsd_cli.bench.oracle import OracleTarget, image_key
+from hsd_cli.cli import app
+from hsd_cli.config import RunConfig, SpecConfig
+from hsd_cli.datatypes import PageImage, Region, RegionKind
+from hsd_cli.hierarchy import STAGE1_OOM, crop_region, run_hsd
+from hsd_cli.memory import is_oom, oom_line
+from hsd_cli.spec_converter import SpecConverter
+
+SPEC = SpecConfig(max_new_tokens=24, repeat_guard=16)
+OOM = "CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.10 GiB total capacity)"
+
+
+class FaultyTarget(OracleTarget):
+    """The tiny target with injected faults: out of memory for images of the listed sizes, or
+    for Stage-1 batches of more than `max_rows` crops; pages with an expectation are forced."""
+
+    def __init__(self, inner, oom_sizes=(), max_rows: int | None = None):
+        super().__init__(inner)
+        self.repetition_penalty = inner.repetition_penalty
+        self.oom_sizes, self.max_rows = set(oom_sizes), max_rows
+        self.batches: list[int] = []  # Stage-1 batch sizes that reached the model
+
+    def prefill(self, images: list[Image.Image], prompt: str):
+        crops = prompt != self.spec.page_prompt
+        if any(im.size in self.oom_sizes for im in images) or (crops and self.max_rows and len(images) > self.max_rows):
+            raise torch.OutOfMemoryError(OOM)
+        if crops:
+            self.batches.append(len(images))
+        if all(image_key(im) in self._refs for im in images):
+            return super().prefill(images, prompt)
+        return self.inner.prefill(images, prompt)
+
+
+def _image(width: int, label: str) -> Image.Image:
+    img = Image.new("RGB", (width, 240), "white")
+    draw = ImageDraw.Draw(img)
+    for i in range(4):
+        draw.text((20, 20 + 50 * i), f"{label} line {i}", fill="black")
+    return img
+
+
+def _regions(width: int) -> tuple[Region, ...]:
+    return tuple(Region((10, 10 + 55 * i, width - 20, 60 + 55 * i), RegionKind.TEXT, i, f"line {i} of the page")
+                 for i in range(3))
+
+
+def _hsd(target, page: PageImage, batch: int = 4):
+    regions = list(_regions(page.image.width))
+    drafts = [[target.encode(r.text)] for r in regions]
+    cfg = RunConfig(inputs=(), out_dir=Path("."), spec=SPEC, stage1_batch=batch)
+    return run_hsd(target, page, regions, drafts, cfg)
+
+
+@pytest.fixture
+def page() -> PageImage:
+    return PageImage(Path("p.png"), 0, _image(320, "page"), 72)
+
+
+def test_stage1_out_of_memory_retries_in_halves(tiny_target, page):
+    target = tiny_target("qwen2_5_vl")
+    clean = _hsd(FaultyTarget(target), page)
+    faulty = FaultyTarget(target, max_rows=1)
+    out = _hsd(faulty, page)
+    assert faulty.batches == [1, 1, 1]  # 3 rows -> 1 + 2 -> 1 + 1 + 1
+    assert out.tokens == clean.tokens and out.stage1.regions == 3 and not out.fault
+
+
+def test_stage1_out_of_memory_for_one_region_falls_back_to_page(tiny_target, page):
+    target = tiny_target("qwen2_5_vl")
+    clean = _hsd(FaultyTarget(target), page)
+    crops = {crop_region(page.image, r.bbox).size for r in _regions(320)}
+    out = _hsd(FaultyTarget(target, oom_sizes=crops), page)
+    assert out.fault == STAGE1_OOM and out.stage1 is None
+    assert out.tokens == clean.tokens  # tau = 1: the fallback changes speed, not output
+
+
+def test_page_out_of_memory_propagates(tiny_target, page):
+    target = FaultyTarget(tiny_target("qwen2_5_vl"), oom_sizes={page.image.size})
+    with pytest.raises(torch.OutOfMemoryError):
+        _hsd(target, page)
+
+
+def test_out_of_memory_is_recognised_and_said_in_one_line():
+    assert is_oom(torch.OutOfMemoryError(OOM))
+    assert is_oom(RuntimeError("[enforce fail at alloc_cpu.cpp:117] DefaultCPUAllocator: can't allocate memory"))
+    assert not is_oom(RuntimeError("shape mismatch")) and not is_oom(ValueError("out of memory"))
+    line = oom_line(torch.OutOfMemoryError(OOM))
+    assert line.startswith("out of memory (tried to allocate 2.00 GiB)") and "\n" not in line
+
+
+def test_a_batch_with_every_fault_finishes_every_other_page(tmp_path, monkeypatch, tiny_target):
+    """Draft crash, Stage-1 OOM, page OOM and a looping page, each in its own document."""
+    widths = {"ok1": 320, "crash": 322, "s1oom": 330, "pageoom": 340, "loop": 350, "ok2": 360}
+    src = tmp_path / "in"
+    src.mkdir()
+    for name, width in widths.items():
+        _image(width, name).save(src / f"{name}.png")
+    s1_crops = {crop_region(_image(330, "s1oom"), r.bbox).size for r in _regions(330)}
+    target = FaultyTarget(tiny_target("qwen2_5_vl"), oom_sizes=s1_crops | {(340, 240)})
+    loop_page = Image.open(src / "loop.png").convert("RGB")
+    text = target.encode("A page that loops")
+    target.expect(loop_page, text + text[-2:] * 16)
+
+    def fake_draft(self, doc, image):  # noqa: ANN001, ANN202 - the draft stage, faults included
+        if doc.path.stem == "crash":
+            raise RuntimeError("layout engine crashed")
+        return image, list(_regions(image.image.width)), "test"
+
+    monkeypatch.setattr(stages.Preparer, "_draft", fake_draft)
+    monkeypatch.setattr(runner, "load_converter", lambda cfg: SpecConverter(target, cfg))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["convert", str(src), "-o", str(out), "--method", "hsd", "--workers", "0",
+                                      "--max-new-tokens", "24", "--repeat-guard", "16"])
+    assert result.exit_code == 1  # one page failed
+    err = result.stderr.splitlines()
+    (page_oom,) = [line for line in err if "pageoom" in line]
+    assert page_oom.endswith("pageoom.png: page 1: " + oom_line(torch.OutOfMemoryError(OOM)))
+    assert any("crash.png: page 1: draft pipeline failed" in line for line in err)
+    assert any(f"s1oom.png: page 1: {STAGE1_OOM}" in line for line in err)
+    assert "Traceback" not in result.output + result.stderr
+    for name in widths:
+        pages = json.loads(next((out / name).rglob("summary.json")).read_text())
+        assert (pages["failed_pages"] == [1]) == (name == "pageoom"), name
+    report = json.loads(next((out / "s1oom").rglob("page-0001.json")).read_text())
+    assert report["fault"] == STAGE1_OOM and report["status"] != "failed"
+    loop = json.loads(next((out / "loop").rglob("page-0001.json")).read_text())
+    assert loop["status"] == "truncated"
