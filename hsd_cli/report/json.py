@@ -47,7 +47,7 @@ def page_from_json(data: dict[str, Any]) -> PageResult:
     """Rebuild a PageResult; ValueError/KeyError/TypeError when the report is not usable."""
     if data.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"schema_version {data.get('schema_version')!r} != {SCHEMA_VERSION}")
-    kwargs = {name: data[name] for name in _PAGE_FIELDS if name in data}  # newer fields have defaults
+    kwargs = {name: data[name] for name in _PAGE_FIELDS}
     kwargs["status"] = PageStatus(kwargs["status"])
     for stage in ("stage1", "stage2"):
         if kwargs[stage] is not None:
