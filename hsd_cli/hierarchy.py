@@ -40,11 +40,15 @@ class PageDecode:
     stage1: StageReport | None  # hsd: the region crops
     page: StageReport  # the page-level decode: hsd's Stage 2, or the only stage of page / ar
     loop_repaired: bool = False  # the output looped; its tail is the draft's rest (--on-loop draft)
+    markdown: str | None = None  # element-level targets: the page assembled from its elements
     fault: str = ""  # what went wrong on the way and how the page got around it
 
 
-class Stage1OutOfMemory(Exception):
-    """A single Stage-1 region did not fit in memory."""
+class CropOutOfMemory(RuntimeError):
+    """A single region crop did not fit in memory (even a batch of one)."""
+
+    def __init__(self) -> None:
+        super().__init__("out of memory on a single region crop")
 
 
 STAGE1_OOM = "Stage 1 ran out of memory even one region at a time; verified the page with the page method"
@@ -98,7 +102,7 @@ def run_hsd(
     """
     try:
         outputs, stage1 = run_stage1(target, page, regions, region_drafts, cfg)
-    except Stage1OutOfMemory:
+    except CropOutOfMemory:
         fallback = run_page(target, page, [target.encode(page_markdown(regions, target.spec.style))], cfg.spec)
         return replace(fallback, fault=STAGE1_OOM)
     (row,), stage2 = decode_rows(
@@ -128,32 +132,75 @@ def run_stage1(
             by_prompt.setdefault(target.spec.prompt_for(r.kind.value), []).append(i)
     outputs: dict[int, list[list[int]]] = {i: region_drafts[i][:1] for i in own}
     total = StageReport()
-    for prompt, rows in by_prompt.items():
-        for start in range(0, len(rows), cfg.stage1_batch):
-            batch = _Stage1Batch(target, page, regions, region_drafts, prompt, cfg)
-            total = _add(total, batch.decode(rows[start : start + cfg.stage1_batch], outputs))
+    rows, total = _decode_crops(target, page, regions, region_drafts, by_prompt, cfg, final=False)
+    for i, row in rows.items():
+        outputs[i] = _stage1_drafts(row, region_drafts[i], cfg.spec, target)
     return [d for i in sorted(outputs) for d in outputs[i]], total
 
 
+def run_elements(
+    target: VisionTarget, page: PageImage, regions: list[Region], region_drafts: list[list[list[int]]] | None,
+    cfg: RunConfig,
+) -> PageDecode:
+    """Element-level parsers (PaddleOCR-VL, GLM-OCR), used as their official pipelines use them:
+    each layout element's crop with its kind's prompt, AR (`region_drafts` None) or verified
+    against its drafts to the end (no budget, no cut: these outputs are the page), then the
+    elements' Markdown in reading order."""
+    by_prompt: dict[str, list[int]] = {}
+    for i, r in enumerate(regions):
+        if verifiable(r, target):
+            by_prompt.setdefault(target.spec.prompt_for(r.kind.value), []).append(i)
+    rows, report = _decode_crops(target, page, regions, region_drafts, by_prompt, cfg, final=True)
+    tokens, blocks, truncated, repaired = [], [], False, False
+    for i in sorted(rows):
+        own, fixed = _on_loop(rows[i], region_drafts[i] if region_drafts else [], cfg.spec, ordered=False)
+        body = [t for t in own if t not in target.eos_ids]
+        tokens += body
+        truncated |= _truncated(rows[i], target)
+        repaired |= fixed
+        blocks.append(target.element_markdown(regions[i].kind.value, target.decode(body), regions[i].level or 1))
+    return PageDecode(tokens, truncated, None, report, repaired, markdown="\n".join(blocks))
+
+
+def _decode_crops(
+    target: VisionTarget, page: PageImage, regions: list[Region], region_drafts: list[list[list[int]]] | None,
+    by_prompt: dict[str, list[int]], cfg: RunConfig, final: bool,
+) -> tuple[dict[int, RowResult], StageReport]:
+    """Every listed region's crop decoded with its prompt, `stage1_batch` crops per forward."""
+    rows: dict[int, RowResult] = {}
+    total = StageReport()
+    for prompt, chosen in by_prompt.items():
+        batch = _CropBatch(target, page, regions, region_drafts, prompt, cfg, final)
+        for start in range(0, len(chosen), cfg.stage1_batch):
+            total = _add(total, batch.decode(chosen[start : start + cfg.stage1_batch], rows))
+    return rows, total
+
+
 @dataclass(slots=True)
-class _Stage1Batch:
-    """One prompt's Stage-1 rows of a page, decoded in batches that halve when out of memory."""
+class _CropBatch:
+    """Region crops of one prompt, decoded in batches that halve when out of memory.
+
+    Stage 1 (`final` False) bounds each batch by its drafts' budget and cuts useless rows;
+    element-level outputs (`final` True) are the page's, so they run to the end."""
 
     target: VisionTarget
     page: PageImage
     regions: list[Region]
-    region_drafts: list[list[list[int]]]
+    region_drafts: list[list[list[int]]] | None  # None: AR
     prompt: str
     cfg: RunConfig
+    final: bool
 
-    def decode(self, chunk: list[int], outputs: dict[int, list[list[int]]]) -> StageReport:
-        """Decode rows `chunk` into `outputs`; Stage1OutOfMemory when a single row does not fit."""
-        drafts = [self.region_drafts[i] for i in chunk]
-        spec = self.cfg.spec
-        spec = replace(spec, max_new_tokens=min(spec.max_new_tokens, max(map(stage1_budget, drafts))))
+    def decode(self, chunk: list[int], rows: dict[int, RowResult]) -> StageReport:
+        """Decode regions `chunk` into `rows`; CropOutOfMemory when a single crop does not fit."""
+        drafts = None if self.region_drafts is None else [self.region_drafts[i] for i in chunk]
+        spec, give_up = self.cfg.spec, None
+        if not self.final:
+            spec = replace(spec, max_new_tokens=min(spec.max_new_tokens, max(map(stage1_budget, drafts))))
+            give_up = _gives_up
         crops = [crop_region(self.page.image, self.regions[i].bbox) for i in chunk]
         try:
-            results, report = decode_rows(self.target, crops, self.prompt, drafts, spec, give_up=_gives_up)
+            results, report = decode_rows(self.target, crops, self.prompt, drafts, spec, give_up=give_up)
         except Exception as e:
             if not is_oom(e):
                 raise
@@ -161,11 +208,10 @@ class _Stage1Batch:
         if results is None:
             release()
             if len(chunk) == 1:
-                raise Stage1OutOfMemory
+                raise CropOutOfMemory
             half = len(chunk) // 2
-            return _add(self.decode(chunk[:half], outputs), self.decode(chunk[half:], outputs))
-        for i, r in zip(chunk, results):
-            outputs[i] = _stage1_drafts(r, self.region_drafts[i], self.cfg.spec, self.target)
+            return _add(self.decode(chunk[:half], rows), self.decode(chunk[half:], rows))
+        rows.update(zip(chunk, results))
         return report
 
 

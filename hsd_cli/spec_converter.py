@@ -6,7 +6,7 @@ import time
 
 from hsd_cli.config import RunConfig
 from hsd_cli.datatypes import PageResult, PageStatus, Region, aal
-from hsd_cli.hierarchy import PageDecode, run_ar, run_hsd, run_page
+from hsd_cli.hierarchy import PageDecode, run_ar, run_elements, run_hsd, run_page
 from hsd_cli.report.summary import spec_decode_time
 from hsd_cli.stages import PreparedPage
 from hsd_cli.targets.base import VisionTarget
@@ -17,7 +17,8 @@ class SpecConverter:
         self.target = target
         self.cfg = cfg
         self.method = cfg.method
-        self.uses_drafts = cfg.method != "ar"
+        # Element-level parsers need the layout even for `ar`: their pages are their elements.
+        self.uses_drafts = cfg.method != "ar" or target.spec.element_level
 
     @classmethod
     def load(cls, cfg: RunConfig) -> SpecConverter:
@@ -48,10 +49,10 @@ class SpecConverter:
         drafts = self._drafts(method, list(prepared.regions))
         t_tokenize = time.perf_counter() - t0  # tokenizing drafts is a drafting cost too
         out = self._decode(method, prepared, drafts)
-        t_draft = prepared.t_draft + t_tokenize if method != "ar" else 0.0
+        t_draft = prepared.t_draft + t_tokenize if self.uses_drafts else 0.0
         result = self._result(prepared, out, method, t_draft)
         if self.cfg.baseline and method != "ar":
-            _add_baseline(result, out, run_ar(self.target, prepared.page, self.cfg.spec))
+            _add_baseline(result, out, self._ar(prepared))
         return result, out
 
     def _method_for(self, prepared: PreparedPage) -> str:
@@ -68,14 +69,26 @@ class SpecConverter:
         style, enc = self.target.spec.style, self.target.encode
         if method == "ar":
             return []
-        if method == "page":
+        if method == "page" and not self._elements(regions):
             return [[enc(page_markdown(regions, style))]] if regions else [[]]
         return [[enc(v) for v in _unique([region_markup(r, style), r.text])] for r in regions]
+
+    def _elements(self, regions) -> bool:
+        """Decode per layout element: an element-level target on a page with a layout."""
+        return self.target.spec.element_level and bool(regions)
+
+    def _ar(self, prepared: PreparedPage) -> PageDecode:
+        """The reference decoding: greedy AR of the page, or of each element for element-level targets."""
+        if self._elements(prepared.regions):
+            return run_elements(self.target, prepared.page, list(prepared.regions), None, self.cfg)
+        return run_ar(self.target, prepared.page, self.cfg.spec)
 
     def _decode(self, method: str, prepared: PreparedPage, drafts: list[list[list[int]]]) -> PageDecode:
         page, spec = prepared.page, self.cfg.spec
         if method == "ar":
-            return run_ar(self.target, page, spec)
+            return self._ar(prepared)
+        if self._elements(prepared.regions):
+            return run_elements(self.target, page, list(prepared.regions), drafts, self.cfg)
         if method == "page":
             return run_page(self.target, page, drafts[0], spec)
         return run_hsd(self.target, page, list(prepared.regions), drafts, self.cfg)
@@ -90,7 +103,7 @@ class SpecConverter:
         return PageResult(
             source=str(page.source), page=page.number,
             status=PageStatus.TRUNCATED if out.truncated else PageStatus.OK,
-            markdown=self.target.to_markdown(text), method=method,
+            markdown=self.target.to_markdown(text) if out.markdown is None else out.markdown, method=method,
             draft_source=prepared.draft_source if method != "ar" else "",
             tau=self.cfg.spec.tau, window=self.cfg.spec.window, tokens=len(out.tokens),
             steps=sum(s.steps for s in stages), aal=aal(sum(hist), len(hist)),
