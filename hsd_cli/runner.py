@@ -104,11 +104,11 @@ def run(
     store.ensure_writable(cfg.out_dir)
     found = inputs.discover(cfg.inputs, cfg.glob, stdin, exclude=cfg.out_dir)
     docs = inputs.shard(found, *cfg.shard)
-    stop = _Stop()
+    stop = Stop()
     summaries: list[DocSummary] = []
     # dpi changes what OCR reads even where the converter's own key leaves it out (draft).
     options = {**converter.options_key(), "dpi": cfg.dpi}
-    with _run_summary(cfg, options, summaries, stop) as finish, _signals(stop), \
+    with run_summary(cfg, options, summaries, stop) as finish, signals(stop), \
             RunProgress(len(docs), err, quiet) as progress:  # fmt: skip
         ctx = _Context(cfg, converter, options, stop, progress, debug)
         # Plans are made lazily, once: the prepare queue reads them ahead of the writer.
@@ -132,8 +132,8 @@ def run(
 
 
 @contextmanager
-def _run_summary(cfg: RunConfig, options: dict[str, object], summaries: list[DocSummary],
-                 stop: _Stop) -> Iterator:  # fmt: skip
+def run_summary(cfg: RunConfig, options: dict[str, object], summaries: list[DocSummary],
+                 stop: Stop) -> Iterator:  # fmt: skip
     """Yield the function that writes run-summary.json; an exception on the way writes it too."""
     path = store.run_summary_path(cfg.out_dir, cfg.shard)
 
@@ -157,7 +157,7 @@ def prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
 
 
 @dataclass(slots=True)
-class _Stop:
+class Stop:
     """Set by the signal handler; `in_page` says whether a second signal may abort a page."""
 
     signum: int = 0
@@ -173,7 +173,7 @@ class _Context:
     cfg: RunConfig
     converter: PageConverter
     options: dict[str, object]
-    stop: _Stop
+    stop: Stop
     progress: RunProgress
     debug: bool
 
@@ -228,7 +228,7 @@ def _failed_document(doc: InputDoc, error: str, ctx: _Context) -> DocSummary:
 class _InPage:
     """Marks the converter call, so that a second signal may abort it."""
 
-    stop: _Stop
+    stop: Stop
 
     def __enter__(self) -> None:
         self.stop.in_page = True
@@ -238,7 +238,7 @@ class _InPage:
 
 
 @contextmanager
-def _signals(stop: _Stop) -> Iterator[None]:
+def signals(stop: Stop) -> Iterator[None]:
     """Route SIGINT/SIGTERM into `stop` for the duration of the run (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
