@@ -193,7 +193,7 @@ def _pipeline(ray: ModuleType, cfg: RunConfig, identity: ConverterIdentity, plan
     context.enable_progress_bars = False  # the driver shows its own progress
     context.print_on_execution_start = False
     context.max_errored_blocks = -1  # a page group that keeps failing is recorded, not fatal
-    logging.getLogger("ray.data").setLevel(logging.ERROR)
+    logging.getLogger("ray.data").setLevel(logging.CRITICAL)  # lost pages get our own line
     gpus, actors = _verify_resources(ray, rc)
     env = {"env_vars": {k: v for k, v in os.environ.items() if k.startswith("HSD_")}}
     ds = ray.data.from_items(rows, override_num_blocks=max(1, math.ceil(len(rows) / batch)))
@@ -226,7 +226,7 @@ def _verify_resources(ray: ModuleType, rc: RayConfig) -> tuple[int, int]:
 def _ray_log(err: TextIO, debug: bool) -> Iterator[TextIO]:
     """While Ray runs, its own log lines (worker deaths and retries, warnings) go to a file,
     named with --debug: the user reads one line per problem, from us. Yields our stderr."""
-    if debug or err is not sys.stderr:
+    if debug or err is not sys.__stderr__:  # tests and callers with their own stream: as is
         yield err
         return
     sys.stderr.flush()
