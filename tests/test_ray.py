@@ -25,7 +25,7 @@ SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 
 
 @pytest.fixture(scope="module", autouse=True)
-def ray_instance():  # noqa: ANN201
+def ray_instance():
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
@@ -135,7 +135,7 @@ def test_a_page_that_kills_its_worker_fails_alone_and_a_rerun_completes(
 def test_without_ray_installed_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = builtins.__import__
 
-    def no_ray(name: str, *args, **kw):  # noqa: ANN002, ANN003, ANN202
+    def no_ray(name: str, *args, **kw):
         if name == "ray" or name.startswith("ray."):
             raise ImportError(f"No module named {name!r}", name=name)
         return real(name, *args, **kw)

@@ -19,7 +19,7 @@ def import_ray() -> ModuleType:
     """The ray module, or one usage error line saying how to install it."""
     try:
         import ray
-        import ray.data  # noqa: F401 - the pipeline needs Ray Data, not only Ray core
+        import ray.data  # the pipeline needs Ray Data, not only Ray core
     except ImportError as e:
         raise UsageError(f"--engine ray needs Ray Data, which is not installed ({e.name or e}): {INSTALL}") from None
     return ray

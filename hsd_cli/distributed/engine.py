@@ -77,7 +77,7 @@ def run(
                         break
             except HsdError:
                 raise
-            except Exception as e:  # noqa: BLE001 - Ray's own failure: finish what we have, one line
+            except Exception as e:
                 error = f"the Ray pipeline failed: {cause(e).splitlines()[0][:300]}"
                 progress.error(error)
         lost = "" if stop.signum or error else f"lost: the worker verifying it died {2 * (cfg.ray.retries + 1)} times"
@@ -183,7 +183,7 @@ class _Driver:
 
 
 def _pipeline(ray: ModuleType, cfg: RunConfig, identity: ConverterIdentity, plans: list[DocPlan],
-              pending: dict[int, set[int]], batch: int):  # noqa: ANN202 # fmt: skip
+              pending: dict[int, set[int]], batch: int):  # fmt: skip
     """The dataset of the pending pages: prepare (CPU tasks, `batch` pages each) -> verify
     (actors) -> results."""
     rc = cfg.ray
@@ -230,7 +230,7 @@ def _ray_log(err: TextIO, debug: bool) -> Iterator[TextIO]:
         yield err
         return
     sys.stderr.flush()
-    log = tempfile.NamedTemporaryFile("w", prefix="hsd-ray-", suffix=".log", delete=False)  # noqa: SIM115
+    log = tempfile.NamedTemporaryFile("w", prefix="hsd-ray-", suffix=".log", delete=False)
     ours = os.fdopen(os.dup(2), "w", buffering=1, encoding=getattr(err, "encoding", None), errors="backslashreplace")
     saved = os.dup(2)
     os.dup2(log.fileno(), 2)
@@ -254,7 +254,7 @@ def _connected(ray: ModuleType, address: str | None) -> Iterator[None]:
     try:
         ray.init(address=address or "local", log_to_driver=False, include_dashboard=False,
                  logging_level=logging.ERROR, configure_logging=True)  # fmt: skip
-    except Exception as e:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError: one line
+    except Exception as e:
         where = f"the Ray cluster at {address}" if address else "a local Ray instance"
         raise HsdError(f"cannot start or join {where}: {cause(e).splitlines()[0][:200]}") from None
     try:

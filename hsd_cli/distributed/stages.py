@@ -41,7 +41,7 @@ def prepare_batch(batch: Batch, cfg: PrepareConfig) -> Batch:
     for path, page in zip(batch["path"], batch["page"], strict=True):
         try:
             item: object = strip_layer(preparer(Path(os.fsdecode(path)), int(page)))
-        except Exception as e:  # noqa: BLE001 - the page's own failure, recorded by verify
+        except Exception as e:  # the page's own failure, recorded by verify
             item = e
         out.append(_dumps(item))
     return {**_keys(batch), "prepared": _objects(out)}
@@ -83,7 +83,7 @@ def _dumps(item: object) -> bytes:
         blob = pickle.dumps(item)
         pickle.loads(blob)  # some exception types pickle but cannot be rebuilt
         return blob
-    except Exception:  # noqa: BLE001
+    except Exception:  # any: the cause travels as text
         return pickle.dumps(PrepareFailed(cause(item) if isinstance(item, BaseException) else repr(item)))
 
 
