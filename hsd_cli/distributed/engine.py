@@ -77,7 +77,7 @@ def run(
                         break
             except HsdError:
                 raise
-            except Exception as e:
+            except Exception as e:  # Ray's own failure: finish what we have, one line
                 error = f"the Ray pipeline failed: {cause(e).splitlines()[0][:300]}"
                 progress.error(error)
         lost = "" if stop.signum or error else f"lost: the worker verifying it died {2 * (cfg.ray.retries + 1)} times"
@@ -254,7 +254,7 @@ def _connected(ray: ModuleType, address: str | None) -> Iterator[None]:
     try:
         ray.init(address=address or "local", log_to_driver=False, include_dashboard=False,
                  logging_level=logging.ERROR, configure_logging=True)  # fmt: skip
-    except Exception as e:
+    except Exception as e:  # ConnectionError, ValueError, RuntimeError: one line
         where = f"the Ray cluster at {address}" if address else "a local Ray instance"
         raise HsdError(f"cannot start or join {where}: {cause(e).splitlines()[0][:200]}") from None
     try:
