@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 import typer
 
 from hsd_cli import __version__, runner
-from hsd_cli.config import DEFAULT_MODEL, RunConfig, SpecConfig, default_workers
+from hsd_cli.config import DEFAULT_MODEL, RayConfig, RunConfig, SpecConfig, default_workers
 from hsd_cli.errors import HsdError, UsageError
 from hsd_cli.inputs import parse_shard
 from hsd_cli.report.json import run_summary_to_json
@@ -95,6 +95,25 @@ Workers = Annotated[
     _opt("--workers", "Background processes that render and draft the next pages while the model "
          "verifies the current one; 0 = none [default: from the core count].", min=0),
 ]  # fmt: skip
+Engine = Annotated[
+    Literal["local", "ray"],
+    _opt("--engine", "local: this machine (--workers prepare pages); ray: a Ray cluster, many "
+         "GPUs and machines, same outputs (pip install \"hsd-cli[ray]\"; docs/ray.md)."),
+]  # fmt: skip
+RayAddress = Annotated[
+    str | None,
+    _opt("--ray-address", "With --engine ray: the cluster to join, e.g. head:6379 or auto "
+         "[default: start a local Ray instance].", show_default=False),
+]  # fmt: skip
+RayActors = Annotated[
+    int | None,
+    _opt("--ray-verify-actors", "With --engine ray: loaded models verifying pages [default: one "
+         "per GPU of the cluster; 1 without GPUs].", min=1, show_default=False),
+]  # fmt: skip
+RayBatch = Annotated[
+    int, _opt("--ray-batch", "With --engine ray: pages per prepare task (long documents are split "
+              "into groups of this many pages).", min=1)
+]  # fmt: skip
 Tau = Annotated[
     float, _opt("--tau", "Acceptance threshold in (0, 1]; 1.0 = exact greedy match (lossless).")
 ]
@@ -171,6 +190,8 @@ def convert(
     password: Password = None, device: Device = "auto", dtype: Dtype = "auto",
     baseline: Baseline = False, no_region_starts: NoStarts = False,
     max_nodes: MaxNodes = _SPEC.max_nodes, no_cost_trees: NoCostTrees = False, workers: Workers = None,
+    engine: Engine = "local", ray_address: RayAddress = None, ray_verify_actors: RayActors = None,
+    ray_batch: RayBatch = _RUN.ray.batch,
     quiet: Quiet = False, json_output: JsonOut = False, debug: Debug = False,
 ) -> None:  # fmt: skip
     """Convert documents to Markdown: out/<name>.md plus per-page JSON reports in out/<name>/."""
@@ -187,13 +208,18 @@ def convert(
                 stage1_batch=stage1_batch, force=force, password=password, shard=parse_shard(shard), glob=glob,
                 workers=default_workers() if workers is None else workers,
                 draft_fallback=not model and method in ("auto", "draft"),  # no model asked for
+                engine=engine, ray=RayConfig(ray_address, ray_verify_actors, ray_batch),
             )  # fmt: skip
             _check_pages(pages)
         except ValueError as e:
             raise UsageError(str(e)) from e
         with _summary_on_failure(cfg):
-            converter = runner.load_converter(cfg)
-            summary = runner.run(cfg, converter, quiet=quiet, debug=debug, stdin=sys.stdin)
+            if cfg.engine == "ray":
+                from hsd_cli.distributed.engine import run as run_on_ray
+
+                summary = run_on_ray(cfg, quiet=quiet, debug=debug, stdin=sys.stdin)
+            else:
+                summary = runner.run(cfg, runner.load_converter(cfg), quiet=quiet, debug=debug, stdin=sys.stdin)
     if json_output:
         typer.echo(json.dumps(run_summary_to_json(summary), indent=2))
     elif not quiet:

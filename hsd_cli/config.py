@@ -9,6 +9,7 @@ from pathlib import Path
 METHODS = ("auto", "hsd", "page", "ar", "draft")
 DRAFT_SOURCES = ("auto", "text", "ocr")
 ON_LOOP = ("stop", "draft")
+ENGINES = ("local", "ray")
 DEFAULT_MODEL = "tencent/HunyuanOCR"
 
 
@@ -45,6 +46,22 @@ class SpecConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RayConfig:
+    """`--engine ray`: where the cluster is and how its stages scale (distributed/)."""
+
+    address: str | None = None  # None: start a local Ray instance; else join this cluster
+    verify_actors: int | None = None  # loaded targets; None: one per GPU of the cluster, else 1
+    batch: int = 4  # pages per prepare task (a page group); long documents split into many
+    retries: int = 2  # a killed verify worker is restarted and its pages retried this often
+
+    def __post_init__(self) -> None:
+        if self.verify_actors is not None and self.verify_actors < 1:
+            raise ValueError(f"ray verify actors must be >= 1, got {self.verify_actors}")
+        if self.batch < 1 or self.retries < 0:
+            raise ValueError("ray batch must be >= 1 and retries >= 0")
+
+
+@dataclass(frozen=True, slots=True)
 class RunConfig:
     """Everything one `hsd convert` run needs; built once by the CLI."""
 
@@ -70,8 +87,12 @@ class RunConfig:
     # No model was asked for (no --model/HSD_MODEL, method auto or draft): when the default model
     # cannot be loaded, convert with the draft pipeline and say so, instead of failing the run.
     draft_fallback: bool = False
+    engine: str = "local"  # local: this process (+ --workers); ray: a Ray cluster (distributed/)
+    ray: RayConfig = field(default_factory=RayConfig)
 
     def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {self.engine!r}")
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         if self.draft_source not in DRAFT_SOURCES:

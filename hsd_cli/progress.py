@@ -3,14 +3,18 @@ elsewhere (CI logs, `2> log`), and error / warning lines in both cases."""
 
 from __future__ import annotations
 
+import time
 import traceback
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from hsd_cli.datatypes import PageResult
+from hsd_cli.datatypes import PageResult, aal
 from hsd_cli.report.summary import DocStatus, DocSummary
+
+if TYPE_CHECKING:
+    from hsd_cli.verify import Line
 
 
 class RunProgress:
@@ -20,6 +24,8 @@ class RunProgress:
         self.err, self.quiet = err, quiet
         self.num_docs, self.done_docs = num_docs, 0
         self.tokens, self.seconds = 0, 0.0
+        self.accepted, self.seq_steps, self.pages_done = 0, 0, 0
+        self.stream, self.t_start = False, time.perf_counter()
         self.lines = not quiet and not err.isatty()  # no terminal: a line per document instead
         self.bar: Progress | None = None
         if not quiet and err.isatty():
@@ -40,11 +46,18 @@ class RunProgress:
         if self.bar:
             self.bar.stop()
 
-    def error(self, line: str, exc: BaseException | None = None) -> None:
+    def error(self, line: str, exc: BaseException | None = None, trace: str = "") -> None:
         text = f"hsd: error: {line}"
         if exc is not None:
-            text += "\n" + "".join(traceback.format_exception(exc)).rstrip()
-        self._print(text)
+            trace = "".join(traceback.format_exception(exc)).rstrip()
+        self._print(f"{text}\n{trace}" if trace else text)
+
+    def show(self, line: Line, debug: bool = False) -> None:
+        """A page's message from the verify stage; its traceback too with --debug."""
+        if line.level == "error":
+            self.error(line.text, trace=line.trace if debug else "")
+        else:
+            self.warn(line.text)
 
     def warn(self, line: str) -> None:
         self._print(f"hsd: warning: {line}")
@@ -54,19 +67,35 @@ class RunProgress:
         if not self.quiet:
             self._print(f"hsd: {line}")
 
-    def start_doc(self, name: str, total: int, done: int) -> None:
+    def start_pages(self, total: int, done: int) -> None:
+        """One bar for the pages of every document (engines that work on many at once)."""
+        self.stream, self.pages_done, self.t_start = True, done, time.perf_counter()
         if self.bar:
+            self.bar.reset(self.pages, total=total, completed=done, description="pages", rate="")
+
+    def start_doc(self, name: str, total: int, done: int) -> None:
+        if self.bar and not self.stream:
             short = name if len(name) <= 40 else "..." + name[-37:]
             self.bar.reset(self.pages, total=total, completed=done, description=short, rate="")
 
     def page_done(self, result: PageResult) -> None:
         self.tokens += result.tokens
         self.seconds += result.t_total
+        self.accepted += sum(result.accepted_hist)
+        self.seq_steps += len(result.accepted_hist)
+        self.pages_done += 1
         if self.bar:
-            # Without a model (--method draft) there are no tokens: "0.0 tok/s" would be noise.
-            speed = self.tokens / self.seconds if self.seconds > 0 else 0.0
-            rate = f"{speed:.1f} tok/s  AAL {result.aal:.2f}" if self.tokens else ""
-            self.bar.update(self.pages, advance=1, rate=rate)
+            self.bar.update(self.pages, advance=1, rate=self.rate(result))
+
+    def rate(self, result: PageResult) -> str:
+        """tok/s and AAL of the model (nothing without one: "0.0 tok/s" would be noise); with
+        start_pages, pages/s over the run and AAL over its pages, since many verify at once."""
+        if self.stream:
+            pace = self.pages_done / max(time.perf_counter() - self.t_start, 1e-9)
+            mean = f"  AAL {aal(self.accepted, self.seq_steps):.2f}" if self.tokens else ""
+            return f"{pace:.2f} pages/s{mean}"
+        speed = self.tokens / self.seconds if self.seconds > 0 else 0.0
+        return f"{speed:.1f} tok/s  AAL {result.aal:.2f}" if self.tokens else ""
 
     def doc_done(self, name: str, summary: DocSummary) -> None:
         """Advance the bar, or print the document's line; a failed one has its error lines already."""

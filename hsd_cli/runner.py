@@ -21,34 +21,27 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import re
 import signal
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import TextIO
 
 from hsd_cli import inputs
 from hsd_cli.config import RunConfig
 from hsd_cli.converter import PageConverter
-from hsd_cli.datatypes import PageResult, PageStatus
-from hsd_cli.errors import HsdError, InputError, ModelNotFoundError, OutputError
+from hsd_cli.errors import ModelNotFoundError, OutputError
 from hsd_cli.inputs import InputDoc
-from hsd_cli.memory import is_oom, oom_line, release
-from hsd_cli.report import store
-from hsd_cli.report.json import doc_summary_to_json, page_to_json, run_summary_to_json
-from hsd_cli.report.markdown import render_document
+from hsd_cli.plan import DocPlan, plan_document
 from hsd_cli.progress import RunProgress
-from hsd_cli.report.summary import (
-    DocSummary,
-    RunSummary,
-    failed_document,
-    skipped_document,
-    summarize_document,
-)
-from hsd_cli.stages import PrepareConfig, PreparedPage, PrepareQueue
+from hsd_cli.report import store
+from hsd_cli.report.json import run_summary_to_json
+from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
+from hsd_cli.stages import PrepareConfig, PrepareQueue
+from hsd_cli.verify import cause, verify_page
+from hsd_cli.writer import DocumentWriter, write_failed_document
 
 
 def load_converter(cfg: RunConfig) -> PageConverter:
@@ -111,15 +104,15 @@ def run(
     store.ensure_writable(cfg.out_dir)
     found = inputs.discover(cfg.inputs, cfg.glob, stdin, exclude=cfg.out_dir)
     docs = inputs.shard(found, *cfg.shard)
-    stop = _Stop()
+    stop = Stop()
     summaries: list[DocSummary] = []
     # dpi changes what OCR reads even where the converter's own key leaves it out (draft).
     options = {**converter.options_key(), "dpi": cfg.dpi}
-    with _run_summary(cfg, options, summaries, stop) as finish, _signals(stop), \
+    with run_summary(cfg, options, summaries, stop) as finish, signals(stop), \
             RunProgress(len(docs), err, quiet) as progress:  # fmt: skip
         ctx = _Context(cfg, converter, options, stop, progress, debug)
         # Plans are made lazily, once: the prepare queue reads them ahead of the writer.
-        ahead, plans = itertools.tee(_plan(doc, ctx) for doc in docs)
+        ahead, plans = itertools.tee(plan_document(doc, cfg, options) for doc in docs)
         prep = prepare_config(cfg, converter)
         # Rendering alone is cheap; worker processes pay off where drafts are made.
         queue = PrepareQueue(prep, cfg.workers if prep.drafts is not None else 0)
@@ -139,8 +132,8 @@ def run(
 
 
 @contextmanager
-def _run_summary(cfg: RunConfig, options: dict[str, object], summaries: list[DocSummary],
-                 stop: _Stop) -> Iterator:  # fmt: skip
+def run_summary(cfg: RunConfig, options: dict[str, object], summaries: list[DocSummary],
+                 stop: Stop) -> Iterator:  # fmt: skip
     """Yield the function that writes run-summary.json; an exception on the way writes it too."""
     path = store.run_summary_path(cfg.out_dir, cfg.shard)
 
@@ -153,7 +146,7 @@ def _run_summary(cfg: RunConfig, options: dict[str, object], summaries: list[Doc
         yield finish
     except BaseException as e:
         with contextlib.suppress(Exception):  # the exception in flight is the one to report
-            finish(_cause(e))
+            finish(cause(e))
         raise
 
 
@@ -164,7 +157,7 @@ def prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
 
 
 @dataclass(slots=True)
-class _Stop:
+class Stop:
     """Set by the signal handler; `in_page` says whether a second signal may abort a page."""
 
     signum: int = 0
@@ -180,44 +173,12 @@ class _Context:
     cfg: RunConfig
     converter: PageConverter
     options: dict[str, object]
-    stop: _Stop
+    stop: Stop
     progress: RunProgress
     debug: bool
 
 
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """One document's work: the pages to convert and those finished in an earlier run."""
-
-    doc: InputDoc
-    pages: tuple[int, ...] = ()
-    done: dict[int, PageResult] = field(default_factory=dict)
-    error: str = ""
-    skipped: str = ""  # why there is nothing to do (no page of the document in --pages)
-    options: dict[str, object] = field(default_factory=dict)  # the run's, plus the source identity
-    kept: dict[int, PageResult] = field(default_factory=dict)  # finished pages outside --pages
-
-    @property
-    def todo(self) -> list[int]:
-        return [p for p in self.pages if p not in self.done] if not self.error else []
-
-
-def _plan(doc: InputDoc, ctx: _Context) -> _Plan:
-    try:
-        n, pages = _select_pages(doc, ctx.cfg)
-        options = {**ctx.options, "source": store.source_identity(doc.path)}
-    except InputError as e:
-        return _Plan(doc, error=str(e))
-    if not pages:
-        return _Plan(doc, skipped=f"no page in --pages {ctx.cfg.pages}; it has {n}")
-    report_dir = doc.report_dir(ctx.cfg.out_dir)
-    finished = store.finished_pages(report_dir, list(range(1, n + 1)), options)
-    done = {} if ctx.cfg.force else {p: finished[p] for p in pages if p in finished}
-    kept = {p: r for p, r in finished.items() if p not in pages}
-    return _Plan(doc, tuple(pages), done, options=options, kept=kept)
-
-
-def _convert_document(plan: _Plan, prepared: Iterator, ctx: _Context) -> DocSummary:
+def _convert_document(plan: DocPlan, prepared: Iterator, ctx: _Context) -> DocSummary:
     """One document under its lock; an output error fails it alone (the batch goes on)."""
     doc = plan.doc
     if plan.error:
@@ -225,125 +186,59 @@ def _convert_document(plan: _Plan, prepared: Iterator, ctx: _Context) -> DocSumm
     if plan.skipped:
         return skipped_document(str(doc.path), doc.key, plan.skipped)
     todo = iter(plan.todo)
-    waited = [False]
-
-    def on_wait() -> None:
-        waited[0] = True
-        ctx.progress.note(f"{doc.name}: waiting for another run that holds it")
-
+    writer = DocumentWriter(plan, ctx.cfg.out_dir, ctx.cfg.force)
+    on_wait = lambda: ctx.progress.note(f"{doc.name}: waiting for another run that holds it")
     try:
-        with store.document_lock(doc.report_dir(ctx.cfg.out_dir), on_wait):
-            return _write_document(plan, todo, prepared, ctx, waited[0])
+        with writer.locked(on_wait):
+            return _write_document(writer, todo, prepared, ctx)
     except (OutputError, OSError) as e:
         for _ in todo:  # keep the prepare queue in step with the plans
             next(prepared)
-        return _failed_document(doc, _cause(e), ctx)
+        return _failed_document(doc, cause(e), ctx)
 
 
-def _write_document(plan: _Plan, todo: Iterator[int], prepared: Iterator, ctx: _Context,
-                    waited: bool) -> DocSummary:  # fmt: skip
+def _write_document(writer: DocumentWriter, todo: Iterator[int], prepared: Iterator, ctx: _Context) -> DocSummary:
     """All selected pages, skipping finished ones; writes the Markdown and summary.json."""
-    doc, out, options = plan.doc, ctx.cfg.out_dir, plan.options
-    report_dir, markdown = doc.report_dir(out), doc.markdown_path(out)
-    store.remove_stale_temps(report_dir, markdown)  # ours alone to remove: we hold the lock
-    # Pages another run finished while this one waited for the lock are taken as they are.
-    fresh = store.finished_pages(report_dir, plan.todo, options) if waited and not ctx.cfg.force else {}
-    results, converted = dict(plan.done), 0
-    ctx.progress.start_doc(doc.name, len(plan.pages), len(plan.done))
+    plan = writer.plan
+    ctx.progress.start_doc(plan.doc.name, len(plan.pages), len(plan.done))
     for page in todo:
         item = next(prepared)  # this page's prepare stage, possibly done ahead by a worker
-        if page in fresh:
-            results[page] = fresh[page]
+        if writer.take_fresh(page):
             continue
-        result = None if ctx.stop.signum else _convert_page(doc, page, item, ctx)
-        if result is None:
+        if ctx.stop.signum:
             break  # interrupted
-        results[page], converted = result, converted + 1
-        store.write_json(store.page_report_path(report_dir, page), page_to_json(result, options))
-        store.write_text(markdown, render_document({**plan.kept, **results}.values()))
-        ctx.progress.page_done(result)
-    if results and not converted:  # all resumed: make sure the Markdown exists
-        store.write_text(markdown, render_document({**plan.kept, **results}.values()))
-    resumed = len(results) - converted
-    summary = summarize_document(str(doc.path), doc.key, len(plan.pages), results.values(), resumed)
-    store.write_json(report_dir / "summary.json", doc_summary_to_json(summary, options))
-    return summary
+        try:
+            verified = verify_page(ctx.converter, plan.doc.name, plan.doc.path, page, item, _InPage(ctx.stop))
+        except _Abort:
+            break
+        for line in verified.lines:
+            ctx.progress.show(line, ctx.debug)
+        writer.write(verified.result)
+        ctx.progress.page_done(verified.result)
+    return writer.finish()
 
 
 def _failed_document(doc: InputDoc, error: str, ctx: _Context) -> DocSummary:
     """One error line; a summary.json too when the file exists (a missing one gets no folder)."""
     ctx.progress.error(f"{doc.name}: {error}")
-    summary = failed_document(str(doc.path), doc.key, error)
-    if not doc.error:
-        path = doc.report_dir(ctx.cfg.out_dir) / "summary.json"
-        with contextlib.suppress(OutputError):  # the folder itself may be what failed
-            store.write_json(path, doc_summary_to_json(summary, ctx.options))
-    return summary
+    return write_failed_document(doc, error, ctx.cfg.out_dir, ctx.options)
 
 
-def _convert_page(doc: InputDoc, page: int, item: PreparedPage | BaseException,
-                  ctx: _Context) -> PageResult | None:  # fmt: skip
-    """Verify one prepared page; a failure is a failed PageResult, None means aborted."""
-    path, name = doc.path, doc.name
-    t_render = item.t_render if isinstance(item, PreparedPage) else 0.0
-    try:
-        if isinstance(item, BaseException):
-            raise item
-        if item.draft_error:
-            ctx.progress.warn(f"{name}: page {page}: draft pipeline failed ({item.draft_error}); "
-                              "converting without drafts")
-        ctx.stop.in_page = True
-        try:
-            result = ctx.converter.convert(item)
-        finally:
-            ctx.stop.in_page = False
-    except _Abort:
-        return None
-    except Exception as e:  # per-page isolation: record, report, go on
-        cause = _cause(e)
-        if is_oom(e):
-            release()
-            cause = oom_line(e)
-        ctx.progress.error(_page_line(name, page, cause), exc=e if ctx.debug else None)
-        return PageResult(
-            str(path), page, PageStatus.FAILED, method=ctx.converter.method, error=cause,
-            t_render=t_render,
-        )  # fmt: skip
-    if result.status == PageStatus.FAILED:  # the converter's own failure value
-        ctx.progress.error(_page_line(name, page, result.error or "failed"))
-    if result.fault:
-        ctx.progress.warn(_page_line(name, page, result.fault))
-    return replace(result, source=str(path), page=page, t_render=t_render)
+@dataclass(slots=True)
+class _InPage:
+    """Marks the converter call, so that a second signal may abort it."""
 
+    stop: Stop
 
-def _select_pages(doc: InputDoc, cfg: RunConfig) -> tuple[int, list[int]]:
-    """The page count and the 1-based pages to convert: those of --pages the document has
-    (--pages 1-2 suits a one-page document too), then the first --max-pages of those."""
-    from hsd_cli.render import count_pages, parse_page_spec
+    def __enter__(self) -> None:
+        self.stop.in_page = True
 
-    if doc.error:
-        raise InputError(doc.error)
-    n = count_pages(doc.path, cfg.password)
-    if n < 1:
-        raise InputError("document has no pages")
-    selected = [i + 1 for i in parse_page_spec(cfg.pages, n, clip=True)]  # syntax: checked by the CLI
-    return n, selected[: cfg.max_pages] if cfg.max_pages else selected
-
-
-def _cause(e: BaseException) -> str:
-    """One line naming the cause: our own messages as they are, others with their type."""
-    text = str(e) if isinstance(e, HsdError) or not str(e) else f"{type(e).__name__}: {e}"
-    return " ".join(text.split()) or type(e).__name__
-
-
-def _page_line(name: str, page: int, cause: str) -> str:
-    # Render errors already start with "page N ..." or "page N: ..."; don't say it twice.
-    where = "" if re.match(rf"page {page}\b", cause) else f"page {page}: "
-    return f"{name}: {where}{cause}"
+    def __exit__(self, *exc: object) -> None:
+        self.stop.in_page = False
 
 
 @contextmanager
-def _signals(stop: _Stop) -> Iterator[None]:
+def signals(stop: Stop) -> Iterator[None]:
     """Route SIGINT/SIGTERM into `stop` for the duration of the run (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield

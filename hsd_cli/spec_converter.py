@@ -30,14 +30,7 @@ class SpecConverter:
         return cls(target, cfg)
 
     def options_key(self) -> dict[str, object]:
-        s, c = self.cfg.spec, self.cfg
-        return {
-            "method": c.method, "model": c.model, "dpi": c.dpi, "draft_source": c.draft_source,
-            "tau": s.tau, "window": s.window, "min_window": s.min_window, "max_depth": s.max_depth,
-            "max_candidates": s.max_candidates, "max_new_tokens": s.max_new_tokens,
-            "repeat_guard": s.repeat_guard, "region_starts": c.region_starts, "dtype": c.dtype,
-            "on_loop": s.on_loop,
-        }
+        return spec_options(self.cfg)
 
     def convert(self, prepared: PreparedPage) -> PageResult:
         return self.verify(prepared)[0]
@@ -112,6 +105,18 @@ class SpecConverter:
             stage1=out.stage1, stage2=out.page if out.stage1 is not None else None,
             draft_error=prepared.draft_error, loop_repaired=out.loop_repaired, fault=out.fault,
         )
+
+
+def spec_options(cfg: RunConfig) -> dict[str, object]:
+    """The settings that change a target method's output (the page reports' resume key)."""
+    s, c = cfg.spec, cfg
+    return {
+        "method": c.method, "model": c.model, "dpi": c.dpi, "draft_source": c.draft_source,
+        "tau": s.tau, "window": s.window, "min_window": s.min_window, "max_depth": s.max_depth,
+        "max_candidates": s.max_candidates, "max_new_tokens": s.max_new_tokens,
+        "repeat_guard": s.repeat_guard, "region_starts": c.region_starts, "dtype": c.dtype,
+        "on_loop": s.on_loop,
+    }
 
 
 def _add_baseline(result: PageResult, spec: PageDecode, ar: PageDecode) -> None:

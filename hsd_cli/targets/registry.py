@@ -58,13 +58,7 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
 
     hf_logging.set_verbosity_error()  # our stderr carries one line per problem, not load chatter
     hf_logging.disable_progress_bar()
-    kw = _source_kwargs(model)
-    try:
-        model_type = family_of(model)
-    except ModelNotFoundError:
-        raise ModelNotFoundError(f"model {model!r} has no readable config.json: {WAYS_OUT}") from None
-    if model_type not in FAMILIES:
-        raise ModelNotFoundError(f"model {model!r} is a {model_type!r} model, which hsd does not support (see `hsd models`)")
+    kw, model_type = check_model(model)
     spec, cls = FAMILIES[model_type]
     dev = resolve_device(device)
     kw["trust_remote_code"] = spec.remote_code
@@ -81,6 +75,19 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
     target = cls(net.to(dev).eval(), processor)
     target.spec = spec
     return target
+
+
+def check_model(model: str) -> tuple[dict, str]:
+    """What load_target checks before reading weights: from_pretrained's flags and the model
+    type; ModelNotFoundError when the model cannot be found or hsd does not support it."""
+    kw = _source_kwargs(model)
+    try:
+        model_type = family_of(model)
+    except ModelNotFoundError:
+        raise ModelNotFoundError(f"model {model!r} has no readable config.json: {WAYS_OUT}") from None
+    if model_type not in FAMILIES:
+        raise ModelNotFoundError(f"model {model!r} is a {model_type!r} model, which hsd does not support (see `hsd models`)")
+    return kw, model_type
 
 
 def _source_kwargs(model: str) -> dict:

@@ -1,0 +1,263 @@
+"""The driver of `--engine ray`: the local run's plan, stages and writes, on a Ray cluster.
+
+The driver discovers and plans the documents (the resume index: finished pages are skipped),
+hands the pages to a Ray Data pipeline (prepare on CPU tasks, verify on actors; stages.py), and
+writes each page's report as its result streams back; a document's Markdown and summary.json
+are written once its last page is back. Outputs are those of the local engine: the same files,
+the same Markdown bytes, the same page statuses.
+
+Faults: a verify worker that dies is restarted and its pages in flight retried
+(`RayConfig.retries` times); pages that still do not come back are recorded as failed pages (a
+rerun retries them); written pages are never lost, since each is written when it arrives. If the
+pipeline itself fails, every document is finished with the pages it has (a rerun resumes), the
+run gets one error line and exit status 1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import pickle
+import signal
+import sys
+import tempfile
+import warnings
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from types import ModuleType
+from typing import TextIO
+
+from hsd_cli import inputs
+from hsd_cli.config import RayConfig, RunConfig
+from hsd_cli.datatypes import PageResult, PageStatus
+from hsd_cli.distributed import import_ray
+from hsd_cli.distributed.identity import ConverterIdentity, identify
+from hsd_cli.distributed.stages import VerifyStage, prepare_batch
+from hsd_cli.errors import HsdError, OutputError
+from hsd_cli.plan import DocPlan, plan_document
+from hsd_cli.progress import RunProgress
+from hsd_cli.report import store
+from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
+from hsd_cli.runner import Stop, prepare_config, run_summary, signals
+from hsd_cli.verify import Line, Verified, cause, page_line
+from hsd_cli.writer import DocumentWriter, write_failed_document
+
+
+def run(
+    cfg: RunConfig, *, quiet: bool = False, debug: bool = False, stdin: TextIO | None = None,
+    err: TextIO | None = None,
+) -> RunSummary:  # fmt: skip
+    """Convert every document of this shard on Ray; OutputError when out_dir cannot be written."""
+    ray = import_ray()
+    err = err if err is not None else sys.stderr
+    identity = identify(cfg)  # a missing model is one line before any worker starts
+    store.ensure_writable(cfg.out_dir)
+    docs = inputs.shard(inputs.discover(cfg.inputs, cfg.glob, stdin, exclude=cfg.out_dir), *cfg.shard)
+    options = {**identity.options_key(), "dpi": cfg.dpi}
+    stop = Stop()
+    summaries: list[DocSummary] = []
+    with run_summary(cfg, options, summaries, stop) as finish, _ray_log(err, debug) as err, \
+            _connected(ray, cfg.ray.address), signals(stop), RunProgress(len(docs), err, quiet) as progress:  # fmt: skip
+        plans = [plan_document(doc, cfg, options) for doc in docs]
+        driver = _Driver(cfg, plans, options, progress, debug, summaries)
+        driver.finish_idle()
+        progress.start_pages(sum(len(p.pages) for p in plans), sum(len(p.done) for p in plans))
+        error = ""
+        # Round 1 in page groups of --ray-batch; pages lost to a dying worker get a second round
+        # one page per group, so a page that kills its worker every time takes no other along.
+        for batch in (cfg.ray.batch, 1):
+            if not driver.pending or stop.signum or error:
+                break
+            try:
+                for row in _pipeline(ray, cfg, identity, plans, driver.pending, batch).iter_rows():
+                    driver.receive(int(row["doc"]), int(row["page"]), pickle.loads(row["verified"]))
+                    if stop.signum:
+                        break
+            except HsdError:
+                raise
+            except Exception as e:  # Ray's own failure: finish what we have, one line
+                error = f"the Ray pipeline failed: {cause(e).splitlines()[0][:300]}"
+                progress.error(error)
+        lost = "" if stop.signum or error else f"lost: the worker verifying it died {2 * (cfg.ray.retries + 1)} times"
+        driver.finish_rest(lost)
+        if stop.signum:
+            name = signal.Signals(stop.signum).name
+            progress.error(f"interrupted by {name}; finished pages are saved, rerun to resume")
+    return finish(error)
+
+
+class _Driver:
+    """Writes pages as they come, finishes each document once its last page is back."""
+
+    def __init__(self, cfg: RunConfig, plans: list[DocPlan], options: dict[str, object],
+                 progress: RunProgress, debug: bool, summaries: list[DocSummary]) -> None:  # fmt: skip
+        self.cfg, self.plans, self.options = cfg, plans, options
+        self.progress, self.debug, self.summaries = progress, debug, summaries
+        self.pending = {i: set(p.todo) for i, p in enumerate(plans) if p.todo}
+        self.writers: dict[int, tuple[DocumentWriter, ExitStack]] = {}
+        self.done: dict[int, DocSummary] = {}
+
+    def finish_idle(self) -> None:
+        """Documents with no page to convert: failed, skipped, or all pages resumed."""
+        for i in range(len(self.plans)):
+            if i not in self.pending:
+                self._finish(i)
+
+    def receive(self, i: int, page: int, verified: Verified) -> None:
+        if page not in self.pending.get(i, ()):
+            return  # its document failed already, or a duplicate
+        try:
+            writer = self._writer(i)
+            if not writer.take_fresh(page):
+                for line in verified.lines:
+                    self.progress.show(line, self.debug)
+                writer.write(verified.result)
+                self.progress.page_done(verified.result)
+        except (OutputError, OSError) as e:
+            self._fail(i, cause(e))
+            return
+        self.pending[i].discard(page)
+        if not self.pending[i]:
+            self._finish(i)
+
+    def finish_rest(self, lost: str) -> None:
+        """At the end: pages that never came back fail with `lost`; without it (interrupted)
+        the documents already started are finished incomplete, the others left out."""
+        for i in sorted(self.pending):
+            if lost:
+                doc = self.plans[i].doc
+                for page in sorted(self.pending[i]):
+                    result = PageResult(str(doc.path), page, PageStatus.FAILED, method=self.options.get("method", ""),
+                                        error=lost)  # fmt: skip
+                    self.receive(i, page, Verified(result, (Line("error", page_line(doc.name, page, lost)),)))
+            elif i in self.writers:
+                self._finish(i)
+
+    def _writer(self, i: int) -> DocumentWriter:
+        """The document's writer, holding its lock from its first page to its summary."""
+        if i not in self.writers:
+            plan, stack = self.plans[i], ExitStack()
+            writer = DocumentWriter(plan, self.cfg.out_dir, self.cfg.force, markdown_each_page=False)
+            note = f"{plan.doc.name}: waiting for another run that holds it"
+            try:
+                stack.enter_context(writer.locked(lambda: self.progress.note(note)))
+            except BaseException:
+                stack.close()
+                raise
+            self.writers[i] = (writer, stack)
+        return self.writers[i][0]
+
+    def _finish(self, i: int) -> None:
+        plan = self.plans[i]
+        if plan.error:
+            self._fail(i, plan.error)
+            return
+        if plan.skipped:
+            self._done(i, skipped_document(str(plan.doc.path), plan.doc.key, plan.skipped))
+            return
+        try:
+            summary = self._writer(i).finish()
+        except (OutputError, OSError) as e:
+            self._fail(i, cause(e))
+            return
+        self._done(i, summary)
+
+    def _fail(self, i: int, error: str) -> None:
+        doc = self.plans[i].doc
+        self._release(i)  # write_failed_document needs no lock; a failed folder may hold none
+        self.progress.error(f"{doc.name}: {error}")
+        self._done(i, write_failed_document(doc, error, self.cfg.out_dir, self.options))
+
+    def _done(self, i: int, summary: DocSummary) -> None:
+        self._release(i)
+        self.pending.pop(i, None)
+        self.done[i] = summary
+        self.summaries[:] = [self.done[k] for k in sorted(self.done)]  # in document order
+        self.progress.doc_done(self.plans[i].doc.name, summary)
+
+    def _release(self, i: int) -> None:
+        if i in self.writers:
+            self.writers.pop(i)[1].close()
+
+
+def _pipeline(ray: ModuleType, cfg: RunConfig, identity: ConverterIdentity, plans: list[DocPlan],
+              pending: dict[int, set[int]], batch: int):  # fmt: skip
+    """The dataset of the pending pages: prepare (CPU tasks, `batch` pages each) -> verify
+    (actors) -> results."""
+    rc = cfg.ray
+    rows = [{"doc": i, "page": page, "name": plans[i].doc.name, "path": os.fsencode(plans[i].doc.path)}
+            for i in sorted(pending) for page in sorted(pending[i])]  # fmt: skip
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False  # the driver shows its own progress
+    context.print_on_execution_start = False
+    context.max_errored_blocks = -1  # a page group that keeps failing is recorded, not fatal
+    logging.getLogger("ray.data").setLevel(logging.CRITICAL)  # lost pages get our own line
+    gpus, actors = _verify_resources(ray, rc)
+    env = {"env_vars": {k: v for k, v in os.environ.items() if k.startswith("HSD_")}}
+    ds = ray.data.from_items(rows, override_num_blocks=max(1, math.ceil(len(rows) / batch)))
+    ds = ds.map_batches(prepare_batch, fn_args=(prepare_config(cfg, identity),), batch_size=batch,
+                        batch_format="numpy", num_cpus=1, runtime_env=env)  # fmt: skip
+    # A dead actor is restarted (Ray Data's default, any number of times) and the pages it had
+    # are retried `retries` times; a page group that still fails is dropped and its pages are
+    # recorded as failed by the driver (max_errored_blocks = -1), so a poison page cannot loop.
+    stage = type("VerifyStage", (VerifyStage,), {"cfg": identity.worker_cfg})
+    with warnings.catch_warnings():  # max_task_retries has no named parameter (yet)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ds.map_batches(
+            stage, batch_size=1, batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=actors, max_tasks_in_flight_per_actor=1),
+            num_gpus=gpus, num_cpus=0 if gpus else 1, runtime_env=env,
+            max_restarts=-1, max_task_retries=rc.retries,
+        )  # fmt: skip
+
+
+def _verify_resources(ray: ModuleType, rc: RayConfig) -> tuple[int, int]:
+    """(GPUs per verify actor, actors): one GPU each and one actor per GPU where the cluster has
+    GPUs; else CPU actors, leaving at least one CPU to the prepare tasks."""
+    resources = ray.cluster_resources()
+    gpus, cpus = int(resources.get("GPU", 0)), int(resources.get("CPU", 1))
+    if gpus:
+        return 1, rc.verify_actors or gpus
+    return 0, max(1, min(rc.verify_actors or 1, cpus - 1))
+
+
+@contextmanager
+def _ray_log(err: TextIO, debug: bool) -> Iterator[TextIO]:
+    """While Ray runs, its own log lines (worker deaths and retries, warnings) go to a file,
+    named with --debug: the user reads one line per problem, from us. Yields our stderr."""
+    if debug or err is not sys.__stderr__:  # tests and callers with their own stream: as is
+        yield err
+        return
+    sys.stderr.flush()
+    log = tempfile.NamedTemporaryFile("w", prefix="hsd-ray-", suffix=".log", delete=False)
+    ours = os.fdopen(os.dup(2), "w", buffering=1, encoding=getattr(err, "encoding", None), errors="backslashreplace")
+    saved = os.dup(2)
+    os.dup2(log.fileno(), 2)
+    try:
+        with contextlib.redirect_stdout(log):  # Ray prints worker deaths to sys.stdout
+            yield ours
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        ours.close()
+        log.close()
+
+
+@contextmanager
+def _connected(ray: ModuleType, address: str | None) -> Iterator[None]:
+    """Join the cluster at `address`, or start a local instance (none when Ray is up already)."""
+    if ray.is_initialized():
+        yield
+        return
+    try:
+        ray.init(address=address or "local", log_to_driver=False, include_dashboard=False,
+                 logging_level=logging.ERROR, configure_logging=True)  # fmt: skip
+    except Exception as e:  # ConnectionError, ValueError, RuntimeError: one line
+        where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+        raise HsdError(f"cannot start or join {where}: {cause(e).splitlines()[0][:200]}") from None
+    try:
+        yield
+    finally:
+        ray.shutdown()
