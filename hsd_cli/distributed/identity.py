@@ -30,12 +30,13 @@ def identify(cfg: RunConfig) -> ConverterIdentity:
     from hsd_cli.draft_converter import DraftConverter
     from hsd_cli.runner import fallback_warning
     from hsd_cli.spec_converter import spec_options
-    from hsd_cli.targets.registry import check_model
+    from hsd_cli.targets.registry import FAMILIES, check_model
 
     if cfg.method != "draft":
         try:
-            check_model(cfg.model)
-            return ConverterIdentity(cfg, cfg.method, cfg.method != "ar", spec_options(cfg))
+            _, family = check_model(cfg.model)
+            uses_drafts = cfg.method != "ar" or FAMILIES[family][0].element_level  # as SpecConverter
+            return ConverterIdentity(cfg, cfg.method, uses_drafts, spec_options(cfg))
         except ModelNotFoundError as e:
             if not cfg.draft_fallback:
                 raise
