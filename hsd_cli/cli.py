@@ -143,6 +143,17 @@ Baseline = Annotated[bool, _opt("--baseline", "Also run plain AR decoding and re
 NoStarts = Annotated[
     bool, _opt("--no-region-starts", "Stage 2: do not offer region beginnings as candidates.")
 ]
+Images = Annotated[
+    bool,
+    _opt("--images", "Save figure regions as out/<name>/figures/page-NNNN-K.png and link them from "
+         "the Markdown where they stand in reading order (with their caption when the layout found one)."),
+]  # fmt: skip
+Format = Annotated[
+    str,
+    _opt("--format", "Document outputs, comma-separated: md (out/<name>.md), json (out/<name>.json: "
+         "pages and blocks in reading order with kind, bbox, text, tables as HTML; "
+         "docs/hsd-document.schema.json)."),
+]  # fmt: skip
 Quiet = Annotated[bool, _opt("--quiet", "No progress bar (errors are still printed).")]
 JsonOut = Annotated[bool, _opt("--json", "Print the run summary as JSON on stdout, nothing else.")]
 Debug = Annotated[bool, _opt("--debug", "Show tracebacks.")]
@@ -171,7 +182,7 @@ def convert(
     password: Password = None, device: Device = "auto", dtype: Dtype = "auto",
     baseline: Baseline = False, no_region_starts: NoStarts = False,
     max_nodes: MaxNodes = _SPEC.max_nodes, no_cost_trees: NoCostTrees = False, workers: Workers = None,
-    quiet: Quiet = False, json_output: JsonOut = False, debug: Debug = False,
+    images: Images = False, format: Format = "md", quiet: Quiet = False, json_output: JsonOut = False, debug: Debug = False,
 ) -> None:  # fmt: skip
     """Convert documents to Markdown: out/<name>.md plus per-page JSON reports in out/<name>/."""
     with _errors(debug), contextlib.redirect_stdout(sys.stderr if json_output else sys.stdout):
@@ -187,6 +198,7 @@ def convert(
                 stage1_batch=stage1_batch, force=force, password=password, shard=parse_shard(shard), glob=glob,
                 workers=default_workers() if workers is None else workers,
                 draft_fallback=not model and method in ("auto", "draft"),  # no model asked for
+                images=images, formats=tuple(dict.fromkeys(f.strip() for f in format.split(",") if f.strip())),
             )  # fmt: skip
             _check_pages(pages)
         except ValueError as e:

@@ -9,6 +9,7 @@ from pathlib import Path
 METHODS = ("auto", "hsd", "page", "ar", "draft")
 DRAFT_SOURCES = ("auto", "text", "ocr")
 ON_LOOP = ("stop", "draft")
+FORMATS = ("md", "json")
 DEFAULT_MODEL = "tencent/HunyuanOCR"
 
 
@@ -70,6 +71,8 @@ class RunConfig:
     # No model was asked for (no --model/HSD_MODEL, method auto or draft): when the default model
     # cannot be loaded, convert with the draft pipeline and say so, instead of failing the run.
     draft_fallback: bool = False
+    images: bool = False  # figure crops in out/<key>/figures/, linked from the Markdown
+    formats: tuple[str, ...] = ("md",)  # document outputs: out/<key>.md, out/<key>.json
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -80,6 +83,8 @@ class RunConfig:
             raise ValueError(f"dpi must be in [36, 600], got {self.dpi}")
         if self.workers < 0:
             raise ValueError(f"workers must be >= 0, got {self.workers}")
+        if not self.formats or any(f not in FORMATS for f in self.formats):
+            raise ValueError(f"format must be a comma-separated list of {', '.join(FORMATS)}, got {','.join(self.formats)!r}")
         i, n = self.shard
         if not 1 <= i <= n:
             raise ValueError(f"shard must be i/N with 1 <= i <= N, got {i}/{n}")

@@ -28,6 +28,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
 from typing import TextIO
 
 from hsd_cli import inputs
@@ -39,6 +40,8 @@ from hsd_cli.inputs import InputDoc
 from hsd_cli.memory import is_oom, oom_line, release
 from hsd_cli.report import store
 from hsd_cli.report.json import doc_summary_to_json, page_to_json, run_summary_to_json
+from hsd_cli.report.document import document_to_json
+from hsd_cli.report.figures import save_figures
 from hsd_cli.report.markdown import render_document
 from hsd_cli.progress import RunProgress
 from hsd_cli.report.summary import (
@@ -113,8 +116,9 @@ def run(
     docs = inputs.shard(found, *cfg.shard)
     stop = _Stop()
     summaries: list[DocSummary] = []
-    # dpi changes what OCR reads even where the converter's own key leaves it out (draft).
-    options = {**converter.options_key(), "dpi": cfg.dpi}
+    # dpi changes what OCR reads even where the converter's own key leaves it out (draft);
+    # --images changes the Markdown (links). Formats do not: blocks are in every page report.
+    options = {**converter.options_key(), "dpi": cfg.dpi, **({"images": True} if cfg.images else {})}
     with _run_summary(cfg, options, summaries, stop) as finish, _signals(stop), \
             RunProgress(len(docs), err, quiet) as progress:  # fmt: skip
         ctx = _Context(cfg, converter, options, stop, progress, debug)
@@ -244,8 +248,9 @@ def _write_document(plan: _Plan, todo: Iterator[int], prepared: Iterator, ctx: _
                     waited: bool) -> DocSummary:  # fmt: skip
     """All selected pages, skipping finished ones; writes the Markdown and summary.json."""
     doc, out, options = plan.doc, ctx.cfg.out_dir, plan.options
-    report_dir, markdown = doc.report_dir(out), doc.markdown_path(out)
-    store.remove_stale_temps(report_dir, markdown)  # ours alone to remove: we hold the lock
+    report_dir = doc.report_dir(out)
+    # ours alone to remove: we hold the lock
+    store.remove_stale_temps(report_dir, doc.markdown_path(out), doc.json_path(out))
     # Pages another run finished while this one waited for the lock are taken as they are.
     fresh = store.finished_pages(report_dir, plan.todo, options) if waited and not ctx.cfg.force else {}
     results, converted = dict(plan.done), 0
@@ -258,16 +263,29 @@ def _write_document(plan: _Plan, todo: Iterator[int], prepared: Iterator, ctx: _
         result = None if ctx.stop.signum else _convert_page(doc, page, item, ctx)
         if result is None:
             break  # interrupted
+        if ctx.cfg.images:  # crops first: a page report means its figures are there
+            image = item.page.image if isinstance(item, PreparedPage) else None
+            result = save_figures(result, image, report_dir, PurePosixPath(doc.key).name)
         results[page], converted = result, converted + 1
         store.write_json(store.page_report_path(report_dir, page), page_to_json(result, options))
-        store.write_text(markdown, render_document({**plan.kept, **results}.values()))
+        _write_outputs(doc, {**plan.kept, **results}, ctx.cfg)
         ctx.progress.page_done(result)
     if results and not converted:  # all resumed: make sure the Markdown exists
-        store.write_text(markdown, render_document({**plan.kept, **results}.values()))
+        _write_outputs(doc, {**plan.kept, **results}, ctx.cfg)
     resumed = len(results) - converted
     summary = summarize_document(str(doc.path), doc.key, len(plan.pages), results.values(), resumed)
     store.write_json(report_dir / "summary.json", doc_summary_to_json(summary, options))
     return summary
+
+
+def _write_outputs(doc: InputDoc, results: dict[int, PageResult], cfg: RunConfig) -> None:
+    """The document's Markdown and/or JSON (--format), from every finished page, atomically."""
+    out, markdown = cfg.out_dir, doc.markdown_path(cfg.out_dir)
+    if "md" in cfg.formats:
+        store.write_text(markdown, render_document(results.values()))
+    if "json" in cfg.formats:
+        name = markdown.name if "md" in cfg.formats else None
+        store.write_json(doc.json_path(out), document_to_json(str(doc.path), name, results.values()))
 
 
 def _failed_document(doc: InputDoc, error: str, ctx: _Context) -> DocSummary:
