@@ -32,6 +32,7 @@ Examples:
   hsd convert scans/ --glob '*.png' -o out/           (a folder, recursively)
   find . -name '*.pdf' | hsd convert - -o out/        (paths from stdin)
   hsd convert docs/ -o out/ --shard 2/8               (one machine's share)
+  hsd convert paper.pdf -o out/ --images --format md,json   (figure crops, out/paper.json blocks)
 
 Rerunning the same command resumes: finished pages are skipped; --force redoes them.
 Every run that gets past its arguments writes out/run-summary.json, whatever failed.
@@ -184,7 +185,8 @@ def convert(
     max_nodes: MaxNodes = _SPEC.max_nodes, no_cost_trees: NoCostTrees = False, workers: Workers = None,
     images: Images = False, format: Format = "md", quiet: Quiet = False, json_output: JsonOut = False, debug: Debug = False,
 ) -> None:  # fmt: skip
-    """Convert documents to Markdown: out/<name>.md plus per-page JSON reports in out/<name>/."""
+    """Convert documents to Markdown: out/<name>.md plus per-page JSON reports in out/<name>/
+    (with --format json also out/<name>.json, with --images figure crops in out/<name>/figures/)."""
     with _errors(debug), contextlib.redirect_stdout(sys.stderr if json_output else sys.stdout):
         try:
             spec = SpecConfig(tau=tau, window=window, min_window=min_window, max_depth=max_depth,
