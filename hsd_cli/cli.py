@@ -32,6 +32,7 @@ Examples:
   hsd convert scans/ --glob '*.png' -o out/           (a folder, recursively)
   find . -name '*.pdf' | hsd convert - -o out/        (paths from stdin)
   hsd convert docs/ -o out/ --shard 2/8               (one machine's share)
+  hsd convert paper.pdf -o out/ --images --format md,json   (figure crops, out/paper.json blocks)
 
 Rerunning the same command resumes: finished pages are skipped; --force redoes them.
 Every run that gets past its arguments writes out/run-summary.json, whatever failed.
@@ -162,6 +163,17 @@ Baseline = Annotated[bool, _opt("--baseline", "Also run plain AR decoding and re
 NoStarts = Annotated[
     bool, _opt("--no-region-starts", "Stage 2: do not offer region beginnings as candidates.")
 ]
+Images = Annotated[
+    bool,
+    _opt("--images", "Save figure regions as out/<name>/figures/page-NNNN-K.png and link them from "
+         "the Markdown where they stand in reading order (with their caption when the layout found one)."),
+]  # fmt: skip
+Format = Annotated[
+    str,
+    _opt("--format", "Document outputs, comma-separated: md (out/<name>.md), json (out/<name>.json: "
+         "pages and blocks in reading order with kind, bbox, text, tables as HTML; "
+         "docs/hsd-document.schema.json)."),
+]  # fmt: skip
 Quiet = Annotated[bool, _opt("--quiet", "No progress bar (errors are still printed).")]
 JsonOut = Annotated[bool, _opt("--json", "Print the run summary as JSON on stdout, nothing else.")]
 Debug = Annotated[bool, _opt("--debug", "Show tracebacks.")]
@@ -192,9 +204,10 @@ def convert(
     max_nodes: MaxNodes = _SPEC.max_nodes, no_cost_trees: NoCostTrees = False, workers: Workers = None,
     engine: Engine = "local", ray_address: RayAddress = None, ray_verify_actors: RayActors = None,
     ray_batch: RayBatch = _RUN.ray.batch,
-    quiet: Quiet = False, json_output: JsonOut = False, debug: Debug = False,
+    images: Images = False, format: Format = "md", quiet: Quiet = False, json_output: JsonOut = False, debug: Debug = False,
 ) -> None:  # fmt: skip
-    """Convert documents to Markdown: out/<name>.md plus per-page JSON reports in out/<name>/."""
+    """Convert documents to Markdown: out/<name>.md plus per-page JSON reports in out/<name>/
+    (with --format json also out/<name>.json, with --images figure crops in out/<name>/figures/)."""
     with _errors(debug), contextlib.redirect_stdout(sys.stderr if json_output else sys.stdout):
         try:
             spec = SpecConfig(tau=tau, window=window, min_window=min_window, max_depth=max_depth,
@@ -209,6 +222,7 @@ def convert(
                 workers=default_workers() if workers is None else workers,
                 draft_fallback=not model and method in ("auto", "draft"),  # no model asked for
                 engine=engine, ray=RayConfig(ray_address, ray_verify_actors, ray_batch),
+                images=images, formats=tuple(dict.fromkeys(f.strip() for f in format.split(",") if f.strip())),
             )  # fmt: skip
             _check_pages(pages)
         except ValueError as e:

@@ -10,6 +10,7 @@ METHODS = ("auto", "hsd", "page", "ar", "draft")
 DRAFT_SOURCES = ("auto", "text", "ocr")
 ON_LOOP = ("stop", "draft")
 ENGINES = ("local", "ray")
+FORMATS = ("md", "json")
 DEFAULT_MODEL = "tencent/HunyuanOCR"
 
 
@@ -89,10 +90,14 @@ class RunConfig:
     draft_fallback: bool = False
     engine: str = "local"  # local: this process (+ --workers); ray: a Ray cluster (distributed/)
     ray: RayConfig = field(default_factory=RayConfig)
+    images: bool = False  # figure crops in out/<key>/figures/, linked from the Markdown
+    formats: tuple[str, ...] = ("md",)  # document outputs: out/<key>.md, out/<key>.json
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {self.engine!r}")
+        if self.images and self.engine == "ray":  # the crops need the page image, which stays on the workers
+            raise ValueError("--images does not work with --engine ray yet; run it with the local engine")
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         if self.draft_source not in DRAFT_SOURCES:
@@ -101,6 +106,8 @@ class RunConfig:
             raise ValueError(f"dpi must be in [36, 600], got {self.dpi}")
         if self.workers < 0:
             raise ValueError(f"workers must be >= 0, got {self.workers}")
+        if not self.formats or any(f not in FORMATS for f in self.formats):
+            raise ValueError(f"format must be a comma-separated list of {', '.join(FORMATS)}, got {','.join(self.formats)!r}")
         i, n = self.shard
         if not 1 <= i <= n:
             raise ValueError(f"shard must be i/N with 1 <= i <= N, got {i}/{n}")

@@ -88,6 +88,22 @@ class Region:
     source: str = ""  # which draft source produced the text ("text_layer", "rapidocr", ...)
 
 
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One block of a converted page, in reading order: a layout region and its final text."""
+
+    kind: str  # a RegionKind value
+    bbox: BBox  # page-image pixels; the whole page for text no region claims
+    order: int  # reading order on the page
+    text: str  # final text: the verified output attributed to the region, or its draft
+    source: str = "model"  # "draft" (unverified drafts), "verified" (model output), "model" (no region)
+    tokens: int = 0  # output tokens attributed to the block
+    from_draft: int = 0  # of those, tokens accepted from this region's drafts
+    html: str | None = None  # tables: the table as HTML, whatever markup the text used
+    caption: str = ""  # figures: the adjacent caption's text, when the layout found one
+    image: str = ""  # figures with --images: the crop's path relative to the document's Markdown
+
+
 @dataclass(slots=True)
 class StageReport:
     """Decode statistics of one stage (or of a whole page for page/ar methods)."""
@@ -139,3 +155,10 @@ class PageResult:
     error: str = ""
     draft_error: str = ""  # the draft pipeline crashed on this page; it was converted without drafts
     fault: str = ""  # a failure on the way that the page got around (e.g. Stage 1 out of memory)
+    width: int = 0  # page image size in pixels, rendered at `dpi` (0: unknown, a failed page)
+    height: int = 0
+    dpi: int = 0
+    # Share of output tokens accepted from drafts, per region kind; "model" for the rest (the
+    # model's own tokens). Empty for the draft method (no model tokens).
+    coverage: dict[str, float] = field(default_factory=dict)
+    blocks: list[Block] = field(default_factory=list)  # reading order, figures included

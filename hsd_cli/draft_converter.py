@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from hsd_cli.blocks import draft_blocks
 from hsd_cli.datatypes import PageResult, PageStatus
 from hsd_cli.drafts.markup import MARKDOWN, DraftStyle, page_markdown
 from hsd_cli.stages import PreparedPage
@@ -37,4 +38,6 @@ class DraftConverter:
             t_draft=prepared.t_draft,
             t_total=prepared.t_draft,
             draft_error=prepared.draft_error,
+            width=page.image.width, height=page.image.height, dpi=page.dpi,
+            blocks=draft_blocks(list(prepared.regions)),
         )

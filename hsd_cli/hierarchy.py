@@ -7,14 +7,15 @@ per step; Stage 2 verifies the whole page with the Stage-1 outputs as an unorder
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from PIL import Image, ImageOps
 
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind, StageReport
-from hsd_cli.drafts.markup import page_markdown
 from hsd_cli.memory import is_oom, release
+from hsd_cli.provenance import DraftMap, one_per_draft, page_draft
+from hsd_cli.spec.align import MODEL, Origin
 from hsd_cli.spec.decode import DecodeOptions, RowResult, ar_decode, spec_decode
 from hsd_cli.spec.loop import repair_loop
 from hsd_cli.spec.stop import StopReason, StopRule
@@ -42,6 +43,8 @@ class PageDecode:
     loop_repaired: bool = False  # the output looped; its tail is the draft's rest (--on-loop draft)
     markdown: str | None = None  # element-level targets: the page assembled from its elements
     fault: str = ""  # what went wrong on the way and how the page got around it
+    origins: list[Origin] = field(default_factory=list)  # per token: (draft, position) or MODEL
+    draft_map: DraftMap | None = None  # which region each draft position belongs to
 
 
 class CropOutOfMemory(RuntimeError):
@@ -82,13 +85,16 @@ def decode_rows(
 
 def run_ar(target: VisionTarget, page: PageImage, spec: SpecConfig) -> PageDecode:
     (row,), report = decode_rows(target, [page.image], target.spec.page_prompt, None, spec)
-    return PageDecode(row.tokens, _truncated(row, target), None, report)
+    return PageDecode(row.tokens, _truncated(row, target), None, report, origins=row.origins)
 
 
-def run_page(target: VisionTarget, page: PageImage, drafts: list[list[int]], spec: SpecConfig) -> PageDecode:
+def run_page(
+    target: VisionTarget, page: PageImage, drafts: list[list[int]], spec: SpecConfig, dmap: DraftMap | None = None
+) -> PageDecode:
+    """Page-level spec decoding; `dmap` says which region each draft position came from."""
     (row,), report = decode_rows(target, [page.image], target.spec.page_prompt, [drafts], spec)
-    tokens, repaired = _on_loop(row, drafts, spec, ordered=False)
-    return PageDecode(tokens, _truncated(row, target), None, report, repaired)
+    tokens, origins, repaired = _on_loop(row, drafts, spec, ordered=False)
+    return PageDecode(tokens, _truncated(row, target), None, report, repaired, origins=origins, draft_map=dmap)
 
 
 def run_hsd(
@@ -101,16 +107,18 @@ def run_hsd(
     the page falls back to the `page` method (same output at tau = 1, the report says so).
     """
     try:
-        outputs, stage1 = run_stage1(target, page, regions, region_drafts, cfg)
+        by_region, stage1 = stage1_outputs(target, page, regions, region_drafts, cfg)
     except CropOutOfMemory:
-        fallback = run_page(target, page, [target.encode(page_markdown(regions, target.spec.style))], cfg.spec)
-        return replace(fallback, fault=STAGE1_OOM)
+        draft, dmap = page_draft(regions, target.spec.style, target.encode)
+        return replace(run_page(target, page, [draft], cfg.spec, dmap), fault=STAGE1_OOM)
+    outputs = [d for i in sorted(by_region) for d in by_region[i]]
+    dmap = one_per_draft([i for i in sorted(by_region) for _ in by_region[i]])
     (row,), stage2 = decode_rows(
         target, [page.image], target.spec.page_prompt, [outputs], cfg.spec, starts=cfg.region_starts
     )
     # Stage-1 outputs are the page's regions in reading order: the page's draft, one sequence.
-    tokens, repaired = _on_loop(row, outputs, cfg.spec, ordered=True, sep=target.encode("\n\n"))
-    return PageDecode(tokens, _truncated(row, target), stage1, stage2, repaired)
+    tokens, origins, repaired = _on_loop(row, outputs, cfg.spec, ordered=True, sep=target.encode("\n\n"))
+    return PageDecode(tokens, _truncated(row, target), stage1, stage2, repaired, origins=origins, draft_map=dmap)
 
 
 def run_stage1(
@@ -125,17 +133,25 @@ def run_stage1(
     (AAL < GIVE_UP_AAL after GIVE_UP_STEPS steps) is cut, and regions drafted from a trusted
     text layer skip it: both pass their own drafts on.
     """
+    outputs, total = stage1_outputs(target, page, regions, region_drafts, cfg)
+    return [d for i in sorted(outputs) for d in outputs[i]], total
+
+
+def stage1_outputs(
+    target: VisionTarget, page: PageImage, regions: list[Region], region_drafts: list[list[list[int]]],
+    cfg: RunConfig,
+) -> tuple[dict[int, list[list[int]]], StageReport]:
+    """run_stage1's drafts keyed by region index (the Stage-2 drafts' provenance)."""
     by_prompt: dict[str, list[int]] = {}
     own = {i for i, r in enumerate(regions) if verifiable(r, target) and r.source == TEXT_LAYER}
     for i, r in enumerate(regions):
         if verifiable(r, target) and i not in own:
             by_prompt.setdefault(target.spec.prompt_for(r.kind.value), []).append(i)
     outputs: dict[int, list[list[int]]] = {i: region_drafts[i][:1] for i in own}
-    total = StageReport()
     rows, total = _decode_crops(target, page, regions, region_drafts, by_prompt, cfg, final=False)
     for i, row in rows.items():
         outputs[i] = _stage1_drafts(row, region_drafts[i], cfg.spec, target)
-    return [d for i in sorted(outputs) for d in outputs[i]], total
+    return outputs, total
 
 
 def run_elements(
@@ -151,15 +167,23 @@ def run_elements(
         if verifiable(r, target):
             by_prompt.setdefault(target.spec.prompt_for(r.kind.value), []).append(i)
     rows, report = _decode_crops(target, page, regions, region_drafts, by_prompt, cfg, final=True)
-    tokens, blocks, truncated, repaired = [], [], False, False
+    out = PageDecode([], False, None, report, draft_map=one_per_draft([]))
+    owners, blocks = [], []
     for i in sorted(rows):
-        own, fixed = _on_loop(rows[i], region_drafts[i] if region_drafts else [], cfg.spec, ordered=False)
-        body = [t for t in own if t not in target.eos_ids]
-        tokens += body
-        truncated |= _truncated(rows[i], target)
-        repaired |= fixed
-        blocks.append(target.element_markdown(regions[i].kind.value, target.decode(body), regions[i].level or 1))
-    return PageDecode(tokens, truncated, None, report, repaired, markdown="\n".join(blocks))
+        drafts = region_drafts[i] if region_drafts else []
+        own, origins, fixed = _on_loop(rows[i], drafts, cfg.spec, ordered=False)
+        keep = [k for k, t in enumerate(own) if t not in target.eos_ids]
+        out.tokens += [own[k] for k in keep]
+        # Element i's drafts follow the earlier elements' in one page-wide draft numbering.
+        at = [origins[k] if k < len(origins) else MODEL for k in keep]
+        out.origins += [MODEL if o == MODEL else (o[0] + len(owners), o[1]) for o in at]
+        owners += [i] * len(drafts)
+        out.truncated |= _truncated(rows[i], target)
+        out.loop_repaired |= fixed
+        body = target.decode([own[k] for k in keep])
+        blocks.append(target.element_markdown(regions[i].kind.value, body, regions[i].level or 1))
+    out.draft_map, out.markdown = one_per_draft(owners), "\n".join(blocks)
+    return out
 
 
 def _decode_crops(
@@ -228,7 +252,7 @@ def _stage1_drafts(row: RowResult, drafts: list[list[int]], spec: SpecConfig, ta
     """What a Stage-1 row hands to Stage 2: its output when it finished, else its own drafts."""
     if row.stop is StopReason.CUT:
         return drafts[:1]
-    tokens, _ = _on_loop(row, drafts, spec, ordered=False)  # only drafts change
+    tokens, _, _ = _on_loop(row, drafts, spec, ordered=False)  # only drafts change
     return [[t for t in tokens if t not in target.eos_ids]]
 
 
@@ -255,12 +279,21 @@ def verifiable(region: Region, target: VisionTarget) -> bool:
 
 def _on_loop(
     row: RowResult, drafts: list[list[int]], spec: SpecConfig, ordered: bool, sep: list[int] | None = None
-) -> tuple[list[int], bool]:  # fmt: skip
-    """The row's tokens; with on_loop="draft" a looping row's tail is its drafts' rest (spec/loop.py)."""
+) -> tuple[list[int], list[Origin], bool]:  # fmt: skip
+    """The row's tokens and origins; with on_loop="draft" a looping row's tail is its drafts' rest
+    (spec/loop.py), credited to the drafts it was copied from."""
     if spec.on_loop != "draft" or row.stop is not StopReason.REPEAT:
-        return row.tokens, False
+        return row.tokens, row.origins, False
     fixed = repair_loop(row.tokens, drafts, spec.repeat_guard, ordered=ordered, sep=sep or ())
-    return (row.tokens, False) if fixed is None else (fixed.tokens, True)
+    if fixed is None:
+        return row.tokens, row.origins, False
+    origins = row.origins[: fixed.loop.keep]
+    if (a := fixed.anchor) is not None:
+        origins += [(a.draft, j) for j in range(a.pos, len(drafts[a.draft]))]
+        for d in range(a.draft + 1, len(drafts)) if ordered else ():
+            if drafts[d]:
+                origins += [MODEL] * len(sep or ()) + [(d, j) for j in range(len(drafts[d]))]
+    return fixed.tokens, origins, True
 
 
 def _truncated(row: RowResult, target: VisionTarget) -> bool:

@@ -62,6 +62,10 @@ class InputDoc:
     def report_dir(self, out_dir: Path) -> Path:
         return out_dir / self.key
 
+    def json_path(self, out_dir: Path) -> Path:
+        """out/<key>.json: the document's blocks (--format json)."""
+        return out_dir / f"{self.key}.json"
+
 
 def printable(text: str) -> str:
     """One printable line: undecodable bytes and control characters become \\xNN escapes."""

@@ -39,7 +39,7 @@ from hsd_cli.progress import RunProgress
 from hsd_cli.report import store
 from hsd_cli.report.json import run_summary_to_json
 from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
-from hsd_cli.stages import PrepareConfig, PrepareQueue
+from hsd_cli.stages import PrepareConfig, PreparedPage, PrepareQueue
 from hsd_cli.verify import cause, verify_page
 from hsd_cli.writer import DocumentWriter, write_failed_document
 
@@ -106,8 +106,7 @@ def run(
     docs = inputs.shard(found, *cfg.shard)
     stop = Stop()
     summaries: list[DocSummary] = []
-    # dpi changes what OCR reads even where the converter's own key leaves it out (draft).
-    options = {**converter.options_key(), "dpi": cfg.dpi}
+    options = run_options(cfg, converter.options_key())
     with run_summary(cfg, options, summaries, stop) as finish, signals(stop), \
             RunProgress(len(docs), err, quiet) as progress:  # fmt: skip
         ctx = _Context(cfg, converter, options, stop, progress, debug)
@@ -150,6 +149,13 @@ def run_summary(cfg: RunConfig, options: dict[str, object], summaries: list[DocS
         raise
 
 
+def run_options(cfg: RunConfig, converter_key: dict[str, object]) -> dict[str, object]:
+    """The page reports' resume key: the converter's, plus what changes pages beyond it."""
+    # dpi changes what OCR reads even where the converter's own key leaves it out (draft);
+    # --images changes the Markdown (links). Formats do not: blocks are in every page report.
+    return {**converter_key, "dpi": cfg.dpi, **({"images": True} if cfg.images else {})}
+
+
 def prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
     """The prepare stage's settings: drafts only for converters that use them."""
     drafts = cfg.draft_source if getattr(converter, "uses_drafts", False) else None
@@ -186,7 +192,7 @@ def _convert_document(plan: DocPlan, prepared: Iterator, ctx: _Context) -> DocSu
     if plan.skipped:
         return skipped_document(str(doc.path), doc.key, plan.skipped)
     todo = iter(plan.todo)
-    writer = DocumentWriter(plan, ctx.cfg.out_dir, ctx.cfg.force)
+    writer = DocumentWriter(plan, ctx.cfg)
     on_wait = lambda: ctx.progress.note(f"{doc.name}: waiting for another run that holds it")
     try:
         with writer.locked(on_wait):
@@ -213,7 +219,8 @@ def _write_document(writer: DocumentWriter, todo: Iterator[int], prepared: Itera
             break
         for line in verified.lines:
             ctx.progress.show(line, ctx.debug)
-        writer.write(verified.result)
+        image = item.page.image if isinstance(item, PreparedPage) else None
+        writer.write(verified.result, image)
         ctx.progress.page_done(verified.result)
     return writer.finish()
 

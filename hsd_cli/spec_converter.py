@@ -5,8 +5,10 @@ from __future__ import annotations
 import time
 
 from hsd_cli.config import RunConfig
+from hsd_cli.blocks import coverage, model_blocks
 from hsd_cli.datatypes import PageResult, PageStatus, Region, aal
 from hsd_cli.hierarchy import PageDecode, run_ar, run_elements, run_hsd, run_page
+from hsd_cli.provenance import DraftMap, page_draft, token_regions
 from hsd_cli.report.summary import spec_decode_time
 from hsd_cli.stages import PreparedPage
 from hsd_cli.targets.base import VisionTarget
@@ -39,9 +41,9 @@ class SpecConverter:
         """Decode the page with this converter's method; the tokens come back for comparisons."""
         method = self._method_for(prepared)
         t0 = time.perf_counter()
-        drafts = self._drafts(method, list(prepared.regions))
+        drafts, dmap = self._drafts(method, list(prepared.regions))
         t_tokenize = time.perf_counter() - t0  # tokenizing drafts is a drafting cost too
-        out = self._decode(method, prepared, drafts)
+        out = self._decode(method, prepared, drafts, dmap)
         t_draft = prepared.t_draft + t_tokenize if self.uses_drafts else 0.0
         result = self._result(prepared, out, method, t_draft)
         if self.cfg.baseline and method != "ar":
@@ -55,16 +57,18 @@ class SpecConverter:
 
         return choose_method(prepared, self.target, self.cfg)
 
-    def _drafts(self, method: str, regions: list[Region]) -> list[list[list[int]]]:
-        """Token drafts: one list for `page`, one per region (markup and plain) for `hsd`."""
-        from hsd_cli.drafts.markup import page_markdown, region_markup
+    def _drafts(self, method: str, regions: list[Region]) -> tuple[list[list[list[int]]], DraftMap | None]:
+        """Token drafts: one list for `page` (with its regions' spans), one per region (markup and
+        plain) for `hsd`."""
+        from hsd_cli.drafts.markup import region_markup
 
         style, enc = self.target.spec.style, self.target.encode
         if method == "ar":
-            return []
+            return [], None
         if method == "page" and not self._elements(regions):
-            return [[enc(page_markdown(regions, style))]] if regions else [[]]
-        return [[enc(v) for v in _unique([region_markup(r, style), r.text])] for r in regions]
+            draft, dmap = page_draft(regions, style, enc)
+            return [[draft]], dmap
+        return [[enc(v) for v in _unique([region_markup(r, style), r.text])] for r in regions], None
 
     def _elements(self, regions) -> bool:
         """Decode per layout element: an element-level target on a page with a layout."""
@@ -76,14 +80,15 @@ class SpecConverter:
             return run_elements(self.target, prepared.page, list(prepared.regions), None, self.cfg)
         return run_ar(self.target, prepared.page, self.cfg.spec)
 
-    def _decode(self, method: str, prepared: PreparedPage, drafts: list[list[list[int]]]) -> PageDecode:
+    def _decode(self, method: str, prepared: PreparedPage, drafts: list[list[list[int]]],
+                dmap: DraftMap | None) -> PageDecode:  # fmt: skip
         page, spec = prepared.page, self.cfg.spec
         if method == "ar":
             return self._ar(prepared)
         if self._elements(prepared.regions):
             return run_elements(self.target, page, list(prepared.regions), drafts, self.cfg)
         if method == "page":
-            return run_page(self.target, page, drafts[0], spec)
+            return run_page(self.target, page, drafts[0], spec, dmap)
         return run_hsd(self.target, page, list(prepared.regions), drafts, self.cfg)
 
     def _result(self, prepared: PreparedPage, out: PageDecode, method: str, t_draft: float) -> PageResult:
@@ -104,7 +109,17 @@ class SpecConverter:
             t_prefill=t_prefill, t_decode=t_decode, t_total=t_draft + t_prefill + t_decode,
             stage1=out.stage1, stage2=out.page if out.stage1 is not None else None,
             draft_error=prepared.draft_error, loop_repaired=out.loop_repaired, fault=out.fault,
+            width=page.image.width, height=page.image.height, dpi=page.dpi,
+            **self._provenance(prepared, out),
         )
+
+    def _provenance(self, prepared: PreparedPage, out: PageDecode) -> dict[str, object]:
+        """Blocks and coverage from the tokens' origins (reporting only: decoding is done)."""
+        regions, t = list(prepared.regions), self.target
+        owners = token_regions(out.origins, out.draft_map)
+        size = prepared.page.image.size
+        blocks = model_blocks(regions, out.tokens, owners, size, t.decode, t.to_markdown, t.boundary_ids)
+        return {"blocks": blocks, "coverage": coverage(owners, regions)}
 
 
 def spec_options(cfg: RunConfig) -> dict[str, object]:

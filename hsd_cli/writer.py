@@ -12,13 +12,18 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from PIL import Image
+
+from hsd_cli.config import RunConfig
 from hsd_cli.datatypes import PageResult
 from hsd_cli.errors import OutputError
 from hsd_cli.inputs import InputDoc
 from hsd_cli.plan import DocPlan
 from hsd_cli.report import store
+from hsd_cli.report.document import document_to_json
+from hsd_cli.report.figures import save_figures
 from hsd_cli.report.json import doc_summary_to_json, page_to_json
 from hsd_cli.report.markdown import render_document
 from hsd_cli.report.summary import DocSummary, failed_document, summarize_document
@@ -27,10 +32,11 @@ from hsd_cli.report.summary import DocSummary, failed_document, summarize_docume
 class DocumentWriter:
     """Writes one planned document; use inside `locked()`."""
 
-    def __init__(self, plan: DocPlan, out_dir: Path, force: bool, markdown_each_page: bool = True) -> None:
-        self.plan, self.force, self.markdown_each_page = plan, force, markdown_each_page
-        self.report_dir = plan.doc.report_dir(out_dir)
-        self.markdown = plan.doc.markdown_path(out_dir)
+    def __init__(self, plan: DocPlan, cfg: RunConfig, markdown_each_page: bool = True) -> None:
+        self.plan, self.cfg, self.markdown_each_page = plan, cfg, markdown_each_page
+        self.report_dir = plan.doc.report_dir(cfg.out_dir)
+        self.markdown = plan.doc.markdown_path(cfg.out_dir)
+        self.json = plan.doc.json_path(cfg.out_dir)
         self.results: dict[int, PageResult] = dict(plan.done)
         self.converted = 0
         self._fresh: dict[int, PageResult] = {}
@@ -47,8 +53,8 @@ class DocumentWriter:
                 on_wait()
 
         with store.document_lock(self.report_dir, wait):
-            store.remove_stale_temps(self.report_dir, self.markdown)  # ours alone: we hold the lock
-            if waited[0] and not self.force:
+            store.remove_stale_temps(self.report_dir, self.markdown, self.json)  # ours alone: we hold the lock
+            if waited[0] and not self.cfg.force:
                 self._fresh = store.finished_pages(self.report_dir, self.plan.todo, self.plan.options)
             yield self
 
@@ -59,8 +65,11 @@ class DocumentWriter:
         self.results[page] = self._fresh[page]
         return True
 
-    def write(self, result: PageResult) -> None:
-        """Record one converted page: its report, and the Markdown when written per page."""
+    def write(self, result: PageResult, image: Image.Image | None = None) -> None:
+        """Record one converted page: its figure crops (--images, from the page `image`), its
+        report, and the document outputs when written per page."""
+        if self.cfg.images:  # crops first: a page report means its figures are there
+            result = save_figures(result, image, self.report_dir, PurePosixPath(self.plan.doc.key).name)
         self.results[result.page], self.converted = result, self.converted + 1
         store.write_json(store.page_report_path(self.report_dir, result.page),
                          page_to_json(result, self.plan.options))  # fmt: skip
@@ -78,7 +87,13 @@ class DocumentWriter:
         return summary
 
     def _write_markdown(self) -> None:
-        store.write_text(self.markdown, render_document({**self.plan.kept, **self.results}.values()))
+        """The document's Markdown and/or JSON (--format), from every finished page."""
+        pages = {**self.plan.kept, **self.results}.values()
+        if "md" in self.cfg.formats:
+            store.write_text(self.markdown, render_document(pages))
+        if "json" in self.cfg.formats:
+            name = self.markdown.name if "md" in self.cfg.formats else None
+            store.write_json(self.json, document_to_json(str(self.plan.doc.path), name, pages))
 
 
 def write_failed_document(doc: InputDoc, error: str, out_dir: Path, options: dict[str, object]) -> DocSummary:

@@ -86,3 +86,30 @@ if __name__ == "__main__":
 
     sys.argv[0] = "hsd"
     main()
+
+
+FIGURE_RECT = (100, 200, 500, 440)  # points: where make_figure_pdf draws its chart
+
+
+def make_figure_pdf(path: Path) -> Path:
+    """One born-digital page: title, paragraph, a chart image with a caption below, paragraph."""
+    import io
+
+    import pymupdf
+    from PIL import Image, ImageDraw
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 90), "Figures in documents", fontsize=20)
+    page.insert_text((72, 130), "The chart below shows how many tokens each step accepts.", fontsize=11)
+    img = Image.new("RGB", (400, 240), "white")
+    draw = ImageDraw.Draw(img)
+    for i, h in enumerate([60, 120, 180, 90, 150]):
+        draw.rectangle([40 + 70 * i, 220 - h, 90 + 70 * i, 220], fill=(40, 90, 200))
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    page.insert_image(pymupdf.Rect(*FIGURE_RECT), stream=buf.getvalue())
+    page.insert_text((100, 462), "Figure 1: Accepted tokens per step on five pages.", fontsize=10)
+    page.insert_text((72, 500), "After the figure the text goes on with a second paragraph.", fontsize=11)
+    doc.save(path)
+    return path

@@ -40,7 +40,7 @@ from hsd_cli.plan import DocPlan, plan_document
 from hsd_cli.progress import RunProgress
 from hsd_cli.report import store
 from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
-from hsd_cli.runner import Stop, prepare_config, run_summary, signals
+from hsd_cli.runner import Stop, prepare_config, run_options, run_summary, signals
 from hsd_cli.verify import Line, Verified, cause, page_line
 from hsd_cli.writer import DocumentWriter, write_failed_document
 
@@ -55,7 +55,7 @@ def run(
     identity = identify(cfg)  # a missing model is one line before any worker starts
     store.ensure_writable(cfg.out_dir)
     docs = inputs.shard(inputs.discover(cfg.inputs, cfg.glob, stdin, exclude=cfg.out_dir), *cfg.shard)
-    options = {**identity.options_key(), "dpi": cfg.dpi}
+    options = run_options(cfg, identity.options_key())
     stop = Stop()
     summaries: list[DocSummary] = []
     with run_summary(cfg, options, summaries, stop) as finish, _ray_log(err, debug) as err, \
@@ -139,7 +139,7 @@ class _Driver:
         """The document's writer, holding its lock from its first page to its summary."""
         if i not in self.writers:
             plan, stack = self.plans[i], ExitStack()
-            writer = DocumentWriter(plan, self.cfg.out_dir, self.cfg.force, markdown_each_page=False)
+            writer = DocumentWriter(plan, self.cfg, markdown_each_page=False)
             note = f"{plan.doc.name}: waiting for another run that holds it"
             try:
                 stack.enter_context(writer.locked(lambda: self.progress.note(note)))

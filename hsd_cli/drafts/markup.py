@@ -33,16 +33,25 @@ class DraftStyle:
 MARKDOWN = DraftStyle()  # GitHub Markdown, as `--method draft` writes it
 
 
+PAGE_SEP = "\n\n"
+
+
 def page_markdown(regions: list[Region], style: DraftStyle = MARKDOWN) -> str:
     """The page: regions in reading order, separated by blank lines."""
+    return PAGE_SEP.join(text for _, text in page_parts(regions, style))
+
+
+def page_parts(regions: list[Region], style: DraftStyle = MARKDOWN) -> list[tuple[int, str]]:
+    """(index in `regions`, markup) of each region the page writes, in reading order."""
     parts = []
-    for region in sorted(regions, key=lambda r: r.order):
+    for i in sorted(range(len(regions)), key=lambda i: regions[i].order):
+        region = regions[i]
         if style.drop_furniture and region.kind in _FURNITURE:
             continue
         text = region_markup(region, style)
         if text:
-            parts.append(text)
-    return "\n\n".join(parts)
+            parts.append((i, text))
+    return parts
 
 
 def region_markup(region: Region, style: DraftStyle = MARKDOWN) -> str:

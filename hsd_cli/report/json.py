@@ -11,13 +11,14 @@ import signal
 from dataclasses import asdict, fields
 from typing import Any
 
-from hsd_cli.datatypes import PageResult, PageStatus, StageReport
+from hsd_cli.datatypes import Block, PageResult, PageStatus, StageReport
 from hsd_cli.inputs import printable
 from hsd_cli.report.summary import DocSummary, RunSummary, Totals
 
 SCHEMA_VERSION = 1
 _STAGE_FIELDS = tuple(f.name for f in fields(StageReport))
 _PAGE_FIELDS = tuple(f.name for f in fields(PageResult))
+_BLOCK_FIELDS = tuple(f.name for f in fields(Block))
 
 
 def normalize_options(options: dict[str, object]) -> dict[str, Any]:
@@ -34,12 +35,17 @@ def page_to_json(result: PageResult, options: dict[str, object]) -> dict[str, An
             value = stage_to_json(value)
         elif isinstance(value, PageStatus):
             value = value.value
+        elif name == "blocks":
+            value = [block_to_json(b) for b in value]
         elif isinstance(value, list):
             value = list(value)
+        elif isinstance(value, dict):
+            value = dict(value)
         data[name] = value
     data["source"] = printable(result.source)  # a non-UTF-8 name must not break the JSON
     data["options"] = normalize_options(options)
-    data["markdown"] = data.pop("markdown")  # last: the long field
+    data["blocks"] = data.pop("blocks")  # last: the long fields
+    data["markdown"] = data.pop("markdown")
     return data
 
 
@@ -52,7 +58,17 @@ def page_from_json(data: dict[str, Any]) -> PageResult:
     for stage in ("stage1", "stage2"):
         if kwargs[stage] is not None:
             kwargs[stage] = stage_from_json(kwargs[stage])
+    kwargs["blocks"] = [block_from_json(b) for b in kwargs["blocks"]]
     return PageResult(**kwargs)
+
+
+def block_to_json(block: Block) -> dict[str, Any]:
+    return {**{name: getattr(block, name) for name in _BLOCK_FIELDS}, "bbox": list(block.bbox)}
+
+
+def block_from_json(data: dict[str, Any]) -> Block:
+    kwargs = {name: data[name] for name in _BLOCK_FIELDS}
+    return Block(**{**kwargs, "bbox": tuple(kwargs["bbox"])})
 
 
 def stage_to_json(stage: StageReport) -> dict[str, Any]:

@@ -54,6 +54,13 @@ def run_summary_path(out_dir: Path, shard: tuple[int, int] = (1, 1)) -> Path:
 
 def write_text(path: Path, text: str) -> None:
     """Write text atomically; OutputError (one line) when the folder cannot be written."""
+    if _has_surrogates(text):  # a non-UTF-8 file name echoed in the text: its bytes as \xNN
+        text = _escape_surrogates(text)
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write bytes atomically; OutputError (one line) when the folder cannot be written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_TMP_SUFFIX, dir=path.parent)
@@ -61,10 +68,8 @@ def write_text(path: Path, text: str) -> None:
         raise OutputError(f"{path.parent}: cannot write: {_reason(e)}") from e
     try:
         os.fchmod(fd, 0o666 & ~_umask())
-        if _has_surrogates(text):  # a non-UTF-8 file name echoed in the text: its bytes as \xNN
-            text = _escape_surrogates(text)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())  # survive a power loss, not just a killed process
         os.replace(tmp, path)
@@ -115,16 +120,17 @@ def document_lock(report_dir: Path, on_wait: Callable[[], None] | None = None) -
         os.close(fd)  # closing the last descriptor releases the flock
 
 
-def remove_stale_temps(report_dir: Path, markdown_path: Path | None = None) -> None:
+def remove_stale_temps(report_dir: Path, *siblings: Path) -> None:
     """Delete the temp files a killed run left for this document (hold its lock first).
 
     Only this document's own names: the report folder also holds the Markdown of documents
     below it (`out/x/y.md` for `in/x/y.pdf`), whose temps another run may be writing now.
     """
     own = [report_dir / f".{name}.{_TMP_RANDOM}{_TMP_SUFFIX}" for name in _OWN_FILES]
-    if markdown_path is not None:
-        name = glob.escape(markdown_path.name)
-        own.append(markdown_path.parent / f".{name}.{_TMP_RANDOM}{_TMP_SUFFIX}")
+    own.append(report_dir / "figures" / f".page-*.png.{_TMP_RANDOM}{_TMP_SUFFIX}")
+    for path in siblings:  # out/<key>.md, out/<key>.json
+        name = glob.escape(path.name)
+        own.append(path.parent / f".{name}.{_TMP_RANDOM}{_TMP_SUFFIX}")
     for pattern in own:
         head = glob.escape(str(pattern.parent))
         for tmp in glob.glob(os.path.join(head, pattern.name)):

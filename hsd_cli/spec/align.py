@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 Ngram = tuple[int, ...]
+Origin = tuple[int, int]  # (draft index as given to build_index, token position in it)
+MODEL: Origin = (-1, -1)  # a token no draft proposed (the bonus token, plain steps)
 
 
 @dataclass(slots=True)
@@ -16,11 +18,12 @@ class NgramIndex:
     min_n: int
     table: dict[Ngram, list[tuple[int, int]]] = field(default_factory=dict)  # -> [(draft, pos)]
     started: set[int] = field(default_factory=set)  # drafts whose start was already offered
+    ids: list[int] = field(default_factory=list)  # index.drafts[i] is drafts[ids[i]] (empties dropped)
 
 
 def build_index(drafts: list[list[int]], n: int, min_n: int = 1) -> NgramIndex:
     """Index all drafts once per call, so a step costs O(matches), not O(draft length)."""
-    index = NgramIndex([list(d) for d in drafts if d], n, min_n)
+    index = NgramIndex([list(d) for d in drafts if d], n, min_n, ids=[i for i, d in enumerate(drafts) if d])
     for d, toks in enumerate(index.drafts):
         for k in range(min_n, n + 1):
             for j in range(len(toks) - k):  # a match at the very end has no continuation
@@ -36,30 +39,47 @@ def align_window(
     Continuations that several drafts agree on come back once per draft (the tree counts the
     agreement); at most `max_candidates` distinct ones.
     """
+    cands, _, k = align_origins(index, prefix, max_depth, max_candidates)
+    return cands, k
+
+
+def align_origins(
+    index: NgramIndex, prefix: list[int], max_depth: int, max_candidates: int
+) -> tuple[list[list[int]], list[Origin], int]:
+    """align_window, plus where each candidate starts in the drafts (provenance of its tokens)."""
     for k in range(min(index.n, len(prefix)), index.min_n - 1, -1):
         hits = index.table.get(tuple(prefix[-k:]))
         if hits:
-            return _agreeing((index.drafts[d][j : j + max_depth] for d, j in hits), max_candidates), k
-    return [], 0
+            found = ((index.drafts[d][j : j + max_depth], (index.ids[d], j)) for d, j in hits)
+            cands, origins = _agreeing(found, max_candidates)
+            return cands, origins, k
+    return [], [], 0
 
 
 def region_starts(index: NgramIndex, max_depth: int, max_candidates: int) -> list[list[int]]:
     """Beginnings of drafts not offered before: the window rarely matches a region's start."""
+    return starts_origins(index, max_depth, max_candidates)[0]
+
+
+def starts_origins(index: NgramIndex, max_depth: int, max_candidates: int) -> tuple[list[list[int]], list[Origin]]:
+    """region_starts, plus each candidate's origin (its draft, position 0)."""
     fresh = [d for d in range(len(index.drafts)) if d not in index.started]
     chosen = fresh[:max_candidates]
     index.started.update(chosen)
-    return [index.drafts[d][:max_depth] for d in chosen]
+    return [index.drafts[d][:max_depth] for d in chosen], [(index.ids[d], 0) for d in chosen]
 
 
-def _agreeing(candidates, limit: int) -> list[list[int]]:
-    """Candidates in order, duplicates kept, stopping before the (limit + 1)-th distinct one."""
+def _agreeing(candidates, limit: int) -> tuple[list[list[int]], list[Origin]]:
+    """(candidate, origin) pairs in order, duplicates kept, stopping before the (limit + 1)-th distinct one."""
     seen: set[Ngram] = set()
     out: list[list[int]] = []
-    for cand in candidates:
+    origins: list[Origin] = []
+    for cand, origin in candidates:
         key = tuple(cand)
         if key not in seen:
             if len(seen) == limit:
                 break
             seen.add(key)
         out.append(cand)
-    return out
+        origins.append(origin)
+    return out, origins

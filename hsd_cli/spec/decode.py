@@ -10,7 +10,7 @@ import torch
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.accept import accept_nodes
-from hsd_cli.spec.align import NgramIndex, align_window, build_index, region_starts
+from hsd_cli.spec.align import MODEL, NgramIndex, Origin, align_origins, build_index, starts_origins
 from hsd_cli.spec.budget import AcceptStats, CostModel, best_size, node_probs
 from hsd_cli.spec.penalty import path_tokens, penalize
 from hsd_cli.spec.stats import DecodeStats
@@ -51,6 +51,8 @@ class RowResult:
     tokens: list[int]  # generated tokens, the stopping EOS included
     stop: StopReason
     stats: DecodeStats
+    # Per token: the (draft, position) it was accepted from; MODEL for the model's own tokens.
+    origins: list[Origin] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -61,6 +63,7 @@ class _Row:
     stats: DecodeStats = field(default_factory=DecodeStats)
     accept: AcceptStats = field(default_factory=AcceptStats)
     seen: set[int] = field(default_factory=set)  # prompt + generated tokens (repetition penalty)
+    origins: list[Origin] = field(default_factory=list)  # per token; may run past `tokens` at a stop
 
     def push(self, new: list[int], rule: StopRule) -> None:
         # Token by token, so every method stops at exactly the same place.
@@ -88,6 +91,7 @@ def spec_decode(
             row.seen.update(prompt)
         first_logits = penalize(first_logits[:, None], [sorted(r.seen) for r in rows], [[[]] for _ in rows], opts.penalty)[:, 0]
     for row, tok in zip(rows, first_logits.argmax(-1).tolist()):
+        row.origins.append(MODEL)
         row.push([tok], rule)
     active = _drop_finished(session, list(range(len(rows))), rows)
     while active:
@@ -107,6 +111,7 @@ def spec_decode(
             acc = accept_nodes(tree, u_hat[b], cfg.tau, None if logp is None else logp[b])
             rows[i].stats.observe_step(tree.num_nodes - 1, len(acc.tokens))
             rows[i].accept.observe(tree, ks[b], acc.path)
+            rows[i].origins += [tree.origin[n] for n in acc.path[1:]] + [MODEL]  # provenance only
             rows[i].push(acc.tokens + [acc.bonus], rule)
             if rows[i].stop is StopReason.NONE and opts.give_up and opts.give_up(rows[i].stats, len(rows[i].tokens)):
                 rows[i].stop = StopReason.CUT
@@ -114,7 +119,7 @@ def spec_decode(
         # 5. commit the accepted paths in the KV cache
         session.commit(keep)
         active = _drop_finished(session, active, rows)
-    return [RowResult(r.tokens, r.stop, r.stats) for r in rows]
+    return [RowResult(r.tokens, r.stop, r.stats, r.origins[: len(r.tokens)]) for r in rows]
 
 
 def ar_decode(
@@ -130,8 +135,8 @@ def _propose(rows: list[_Row], cfg: SpecConfig, opts: DecodeOptions) -> tuple[li
     """Each row's tree: its candidates' trie pruned to the node count the step's cost favours."""
     tries, ks, probs = [], [], []
     for row in rows:
-        cands, k = _candidates(row, cfg, opts)
-        trie = build_trie(row.tokens[-1], cands)
+        cands, origins, k = _candidates(row, cfg, opts)
+        trie = build_trie(row.tokens[-1], cands, origins)
         tries.append(trie)
         ks.append(k)
         probs.append(node_probs(trie, row.accept.p_first(k), row.accept.p_cont()))
@@ -142,14 +147,15 @@ def _propose(rows: list[_Row], cfg: SpecConfig, opts: DecodeOptions) -> tuple[li
     return trees, ks
 
 
-def _candidates(row: _Row, cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[list[int]], int]:
-    """Continuations after the longest matching window (and its length k; 0 = region starts)."""
-    cands, k = align_window(row.index, row.tokens, cfg.max_depth, cfg.max_candidates)
+def _candidates(row: _Row, cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[list[int]], list[Origin], int]:
+    """Continuations after the longest matching window, their origins, and the window length k
+    (0 = region starts)."""
+    cands, origins, k = align_origins(row.index, row.tokens, cfg.max_depth, cfg.max_candidates)
     room = cfg.max_candidates - len(cands)
     if opts.starts and room > 0 and (not cands or row.tokens[-1] in opts.boundary_ids):
-        starts = region_starts(row.index, cfg.max_depth, room)
-        cands, k = cands + starts, (k if cands else 0)
-    return cands, k
+        starts, at = starts_origins(row.index, cfg.max_depth, room)
+        cands, origins, k = cands + starts, origins + at, (k if cands else 0)
+    return cands, origins, k
 
 
 def _drop_finished(session: TargetSession, active: list[int], rows: list[_Row]) -> list[int]:

@@ -21,6 +21,9 @@ class DraftTree:
     children: list[dict[int, int]] = field(default_factory=list)  # token -> node index
     count: list[int] = field(default_factory=list)  # [num_nodes] candidates through the node
     size: list[int] = field(default_factory=list)  # [num_nodes] subtree size (DFS-ordered trees)
+    # [num_nodes] (draft, position) the node's token was taken from: the first candidate that made
+    # it; (-1, -1) for the root. Empty when the candidates came without origins.
+    origin: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def num_nodes(self) -> int:
@@ -32,12 +35,14 @@ def build_tree(root_token: int, candidates: list[list[int]]) -> DraftTree:
     return linearize(build_trie(root_token, candidates))
 
 
-def build_trie(root_token: int, candidates: list[list[int]]) -> DraftTree:
+def build_trie(
+    root_token: int, candidates: list[list[int]], origins: list[tuple[int, int]] | None = None
+) -> DraftTree:
     """The trie in insertion order; `count` says how many candidates agree on each prefix."""
-    tree = DraftTree([root_token], [-1], [0], [{}], [len(candidates)])
-    for cand in candidates:
+    tree = DraftTree([root_token], [-1], [0], [{}], [len(candidates)], origin=[(-1, -1)] if origins else [])
+    for c, cand in enumerate(candidates):
         node = 0
-        for tok in cand:
+        for i, tok in enumerate(cand):
             child = tree.children[node].get(tok)
             if child is None:
                 child = tree.num_nodes
@@ -47,6 +52,8 @@ def build_trie(root_token: int, candidates: list[list[int]]) -> DraftTree:
                 tree.depth.append(tree.depth[node] + 1)
                 tree.children.append({})
                 tree.count.append(0)
+                if origins:
+                    tree.origin.append((origins[c][0], origins[c][1] + i))
             tree.count[child] += 1
             node = child
     return tree
@@ -54,7 +61,7 @@ def build_trie(root_token: int, candidates: list[list[int]]) -> DraftTree:
 
 def linearize(trie: DraftTree, keep: set[int] | None = None) -> DraftTree:
     """The trie (or its nodes in `keep`, a set closed under parents) renumbered in DFS order."""
-    out = DraftTree([], [], [], [], [], [])
+    out = DraftTree([], [], [], [], [], [], [])
     stack = [(0, -1)]
     while stack:
         node, parent = stack.pop()
@@ -65,6 +72,8 @@ def linearize(trie: DraftTree, keep: set[int] | None = None) -> DraftTree:
         out.children.append({})
         out.count.append(trie.count[node])
         out.size.append(1)
+        if trie.origin:
+            out.origin.append(trie.origin[node])
         if parent >= 0:
             out.children[parent][trie.tokens[node]] = new
         kids = [c for c in trie.children[node].values() if keep is None or c in keep]
