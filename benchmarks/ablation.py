@@ -23,6 +23,7 @@ import torch
 
 from hsd_cli.bench.config import BenchConfig
 from hsd_cli.bench.machine import machine_info, machine_line
+from hsd_cli.bench.main import bench_target
 from hsd_cli.bench.pages import collect_pages
 from hsd_cli.bench.records import PageBench, totals
 from hsd_cli.bench.report import markdown_table, section_header, update_section
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     base = BenchConfig(inputs=tuple(args.inputs), model=args.model, methods=tuple(args.methods.split(",")),
                        max_new_tokens=args.max_new_tokens, max_pages=1, oracle=True, full_size=args.full_size,
                        max_pixels=args.max_pixels, device="cpu", dtype="fp32", threads=args.threads, warmup=0)
-    target = _target(base)
+    target = bench_target(base)
     pages, _ = collect_pages(base.inputs, None, 1, base.dpi, target.spec.style)
     bench = Bench(base, target)
     per_variant: dict[str, list[PageBench]] = {name: [] for name in VARIANTS}
@@ -72,19 +73,6 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{bp.page.source.name} {name}: " + ", ".join(f"{m} {r.steps} steps {r.t_full:.1f}s"
                                                                for m, r in runs.items()), file=sys.stderr)
     _write(args, base, target, per_variant, time.perf_counter() - started)
-
-
-def _target(cfg: BenchConfig):
-    from hsd_cli.bench.fullsize import full_size_target
-    from hsd_cli.targets.registry import load_target
-
-    target = load_target(cfg.model, cfg.device, cfg.dtype)
-    if cfg.full_size:
-        target = full_size_target(target, cfg.full_size)
-    if cfg.max_pixels:
-        target.spec = replace(target.spec, max_pixels=cfg.max_pixels)
-    target.cost  # measured (or read from the cache) before any timed run
-    return target
 
 
 def _rows(per_variant: dict[str, list[PageBench]], methods: tuple[str, ...]) -> list[list[str]]:

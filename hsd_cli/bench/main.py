@@ -30,6 +30,21 @@ def bench(cfg: BenchConfig) -> int:
         from hsd_cli.bench.cost import run_cost
 
         return run_cost(cfg)
+    target = bench_target(cfg)
+    style = target.spec.style if cfg.oracle else None
+    pages, skipped = collect_pages(cfg.inputs, cfg.pages, cfg.max_pages, cfg.dpi, style)
+    if not pages:
+        raise HsdError("no pages to benchmark" + (f" ({skipped[0]})" if skipped else ""))
+    if cfg.noise_sweep:
+        from hsd_cli.bench.sweep import run_sweep
+
+        return run_sweep(cfg, target, pages, skipped, started)
+    return run_single(cfg, target, pages, skipped, started)
+
+
+def bench_target(cfg: BenchConfig):
+    """The target a run measures: `--model` (on a full-size network with --full-size), its image
+    capped by --max-pixels, its cost curve measured now, not inside the first timed run."""
     from hsd_cli.targets.registry import load_target
 
     target = load_target(cfg.model, cfg.device, cfg.dtype)
@@ -40,16 +55,8 @@ def bench(cfg: BenchConfig) -> int:
     if cfg.max_pixels is not None:
         target.spec = replace(target.spec, max_pixels=cfg.max_pixels)
     if cfg.cost_aware:
-        target.cost  # measured (or read from the cache) now, not inside the first timed run
-    style = target.spec.style if cfg.oracle else None
-    pages, skipped = collect_pages(cfg.inputs, cfg.pages, cfg.max_pages, cfg.dpi, style)
-    if not pages:
-        raise HsdError("no pages to benchmark" + (f" ({skipped[0]})" if skipped else ""))
-    if cfg.noise_sweep:
-        from hsd_cli.bench.sweep import run_sweep
-
-        return run_sweep(cfg, target, pages, skipped, started)
-    return run_single(cfg, target, pages, skipped, started)
+        target.cost  # measured (or read from the cache)
+    return target
 
 
 def run_single(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[str], started: float) -> int:
