@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
+from PIL import Image, ImageDraw
 
 from hsd_cli.datatypes import PageResult, PageStatus
 from hsd_cli.stages import PreparedPage
@@ -95,9 +96,6 @@ def make_figure_pdf(path: Path) -> Path:
     """One born-digital page: title, paragraph, a chart image with a caption below, paragraph."""
     import io
 
-    import pymupdf
-    from PIL import Image, ImageDraw
-
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     page.insert_text((72, 90), "Figures in documents", fontsize=20)
@@ -113,3 +111,27 @@ def make_figure_pdf(path: Path) -> Path:
     page.insert_text((72, 500), "After the figure the text goes on with a second paragraph.", fontsize=11)
     doc.save(path)
     return path
+
+
+def lined_image(width: int = 320, label: str = "Line") -> Image.Image:
+    """A white 240-px-high page with four lines of text, distinct per width and label."""
+    img = Image.new("RGB", (width, 240), "white")
+    draw = ImageDraw.Draw(img)
+    for i in range(4):
+        draw.text((20, 20 + 50 * i), f"{label} {i} of the page", fill="black")
+    return img
+
+
+def fail_first_render(monkeypatch, message: str) -> None:
+    """Rendering page 1 of any document raises InputError(message); other pages render."""
+    from hsd_cli import render
+    from hsd_cli.errors import InputError
+
+    real = render.render_page
+
+    def broken(doc, index, dpi):  # noqa: ANN001, ANN202
+        if index == 0:
+            raise InputError(message)
+        return real(doc, index, dpi)
+
+    monkeypatch.setattr(render, "render_page", broken)

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from fakes import FakeConverter, make_pdf
+from fakes import FakeConverter, fail_first_render, make_pdf
 from PIL import Image
 
 from hsd_cli import render
@@ -211,14 +211,7 @@ def test_11_stale_temps_of_a_killed_run_are_removed(tmp_path: Path) -> None:
 
 def test_11_page_named_once_and_honest_hints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No "page 1: page 1:"; no "lower --dpi" at the minimum dpi; no PIL warning at 100 MP."""
-    real = render.render_page
-
-    def broken(doc, index, dpi):  # noqa: ANN001, ANN202
-        if index == 0:
-            raise InputError("page 1: corrupted image data (test)")
-        return real(doc, index, dpi)
-
-    monkeypatch.setattr(render, "render_page", broken)
+    fail_first_render(monkeypatch, "page 1: corrupted image data (test)")
     _, err = convert(tmp_path / "o", [make_pdf(tmp_path / "d.pdf", 2)])
     assert err.count("page 1") == 1
     monkeypatch.undo()

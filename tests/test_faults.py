@@ -4,14 +4,14 @@ out of memory on the page fails that page in one line; a batch with each fault f
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import torch
-from PIL import Image, ImageDraw
+from PIL import Image
 from typer.testing import CliRunner
 
+from fakes import lined_image
 from hsd_cli import runner, stages
 from hsd_cli.bench.oracle import OracleTarget, image_key
 from hsd_cli.cli import app
@@ -46,14 +46,6 @@ class FaultyTarget(OracleTarget):
         return self.inner.prefill(images, prompt)
 
 
-def _image(width: int, label: str) -> Image.Image:
-    img = Image.new("RGB", (width, 240), "white")
-    draw = ImageDraw.Draw(img)
-    for i in range(4):
-        draw.text((20, 20 + 50 * i), f"{label} line {i}", fill="black")
-    return img
-
-
 def _regions(width: int) -> tuple[Region, ...]:
     return tuple(Region((10, 10 + 55 * i, width - 20, 60 + 55 * i), RegionKind.TEXT, i, f"line {i} of the page")
                  for i in range(3))
@@ -68,7 +60,7 @@ def _hsd(target, page: PageImage, batch: int = 4):
 
 @pytest.fixture
 def page() -> PageImage:
-    return PageImage(Path("p.png"), 0, _image(320, "page"), 72)
+    return PageImage(Path("p.png"), 0, lined_image(320, "page"), 72)
 
 
 def test_stage1_out_of_memory_retries_in_halves(tiny_target, page):
@@ -109,8 +101,8 @@ def test_a_batch_with_every_fault_finishes_every_other_page(tmp_path, monkeypatc
     src = tmp_path / "in"
     src.mkdir()
     for name, width in widths.items():
-        _image(width, name).save(src / f"{name}.png")
-    s1_crops = {crop_region(_image(330, "s1oom"), r.bbox).size for r in _regions(330)}
+        lined_image(width, name).save(src / f"{name}.png")
+    s1_crops = {crop_region(lined_image(330, "s1oom"), r.bbox).size for r in _regions(330)}
     target = FaultyTarget(tiny_target("qwen2_5_vl"), oom_sizes=s1_crops | {(340, 240)})
     loop_page = Image.open(src / "loop.png").convert("RGB")
     text = target.encode("A page that loops")

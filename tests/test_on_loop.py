@@ -11,10 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageDraw
 from typer.testing import CliRunner
 
 from hsd_cli import runner
+from fakes import lined_image
 from hsd_cli.bench.oracle import OracleTarget
 from hsd_cli.cli import app
 from hsd_cli.config import RunConfig, SpecConfig
@@ -32,11 +32,7 @@ REGIONS = (
 
 
 def _page() -> PageImage:
-    img = Image.new("RGB", (320, 240), "white")
-    draw = ImageDraw.Draw(img)
-    for i in range(4):
-        draw.text((20, 20 + 50 * i), f"Line {i} of the page", fill="black")
-    return PageImage(Path("loop.png"), 0, img, 72)
+    return PageImage(Path("loop.png"), 0, lined_image(), 72)
 
 
 @pytest.fixture

@@ -10,11 +10,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from fakes import FakeConverter, make_corrupted_pdf, make_encrypted_pdf, make_pdf
+from fakes import FakeConverter, fail_first_render, make_corrupted_pdf, make_encrypted_pdf, make_pdf
 from PIL import Image
 
 from hsd_cli.config import RunConfig
-from hsd_cli.datatypes import PageImage, PageResult, PageStatus
+from hsd_cli.datatypes import PageResult, PageStatus
 from hsd_cli.errors import OutputError
 from hsd_cli.report.summary import DocStatus, RunSummary
 from hsd_cli.runner import run
@@ -217,17 +217,7 @@ def test_markdown_is_rebuilt_from_reports(tmp_path: Path) -> None:
 
 def test_render_failure_fails_only_that_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A page that cannot be rendered is a failed page; the next page still converts."""
-    from hsd_cli import render
-    from hsd_cli.errors import InputError
-
-    real = render.render_page
-
-    def flaky(doc, index, dpi):  # noqa: ANN001, ANN202
-        if index == 0:
-            raise InputError("page 1 too large: 99999 x 99999 px")
-        return real(doc, index, dpi)
-
-    monkeypatch.setattr(render, "render_page", flaky)
+    fail_first_render(monkeypatch, "page 1 too large: 99999 x 99999 px")
     summary, err = convert(tmp_path, [make_pdf(tmp_path / "doc.pdf", 2)])
     assert err.endswith("doc.pdf: page 1 too large: 99999 x 99999 px\n")
     assert summary.documents[0].failed_pages == (1,) and summary.documents[0].statuses["ok"] == 1

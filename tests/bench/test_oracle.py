@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from PIL import Image, ImageDraw
 
+from fakes import lined_image
 from hsd_cli.bench.oracle import OracleSession, OracleTarget, force_logits
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind
@@ -77,11 +77,7 @@ def test_budget_cuts_the_reference():
 
 
 def _page() -> PageImage:
-    img = Image.new("RGB", (320, 240), "white")
-    draw = ImageDraw.Draw(img)
-    for i in range(4):
-        draw.text((20, 20 + 50 * i), f"Line {i} of the page", fill="black")
-    return PageImage(Path("oracle.png"), 0, img, 72)
+    return PageImage(Path("oracle.png"), 0, lined_image(), 72)
 
 
 @pytest.mark.slow
