@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import subprocess
 import sys
@@ -49,10 +48,8 @@ def main(argv: list[str] | None = None) -> None:
 
 def _convert(args, workers: int, extra: list[str]) -> dict:
     out = Path(tempfile.mkdtemp(prefix=f"hsd-overlap-{workers}-"))
-    cmd = ["hsd", "convert", str(args.input), "-o", str(out), "--model", args.model, "--workers", str(workers),
-           "--quiet", *extra]
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy())
+    proc = subprocess.run(_command(args.input, out, args.model, workers, extra), capture_output=True, text=True)
     wall = time.perf_counter() - t0
     summary = json.loads((out / "run-summary.json").read_text())
     pages = sum(d["pages"] for d in summary["documents"])
@@ -65,9 +62,13 @@ def _convert(args, workers: int, extra: list[str]) -> dict:
 def _warm_up(args, extra: list[str]) -> None:
     """One untimed page first: the model's measured cost curve is cached then, for every setting."""
     first = sorted(p for p in args.input.iterdir() if p.is_file())[0]
-    cmd = ["hsd", "convert", str(first), "-o", tempfile.mkdtemp(prefix="hsd-overlap-warm-"), "--model", args.model,
-           "--workers", "0", "--quiet", *extra, "--max-new-tokens", "2"]
-    subprocess.run(cmd, capture_output=True, text=True)
+    out = Path(tempfile.mkdtemp(prefix="hsd-overlap-warm-"))
+    subprocess.run(_command(first, out, args.model, 0, [*extra, "--max-new-tokens", "2"]), capture_output=True)
+
+
+def _command(source: Path, out: Path, model: str, workers: int, extra: list[str]) -> list[str]:
+    return ["hsd", "convert", str(source), "-o", str(out), "--model", model, "--workers", str(workers),
+            "--quiet", *extra]
 
 
 def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
