@@ -21,7 +21,10 @@ class SpecConfig:
     tau: float = 1.0  # acceptance threshold; 1.0 = exact greedy match (lossless)
     window: int = 3  # n: reference-window length
     min_window: int = 1  # fall back to shorter windows down to this length when n finds nothing
-    max_depth: int = 24  # longest candidate continuation, in tokens
+    # Longest candidate continuation, in tokens. 48 over 24: fewer steps on every page of the
+    # full-size ablation (RESULTS.md, ablation-hunyuan_vl-192); cost-sized trees cut what a step
+    # cannot afford, so a deeper candidate only costs where the device verifies it cheaply.
+    max_depth: int = 48
     max_candidates: int = 8  # candidates per step (tree width)
     max_new_tokens: int = 2048  # per page / per region token budget
     repeat_guard: int = 512  # stop when the last this-many tokens loop with a short period (0 = off)

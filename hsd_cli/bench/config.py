@@ -10,6 +10,7 @@ from hsd_cli.config import DEFAULT_MODEL, SpecConfig
 
 BENCH_METHODS = ("ar", "page", "hsd", "auto", "lookup")
 NOISE_SWEEP = (0.0, 0.05, 0.1, 0.2, 0.4)
+_SPEC = SpecConfig()  # the knobs default to what `hsd convert` uses
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,12 +25,12 @@ class BenchConfig:
     max_pages: int | None = None  # at most the first N selected pages per document
     dpi: int = 144
     tau: float = 1.0
-    window: int = 3  # the speculative knobs, as `hsd convert` takes them (SpecConfig)
-    min_window: int = 1
-    max_depth: int = 24
-    max_candidates: int = 8
-    max_nodes: int = 64
-    cost_aware: bool = True
+    window: int = _SPEC.window  # the speculative knobs, as `hsd convert` takes them (SpecConfig)
+    min_window: int = _SPEC.min_window
+    max_depth: int = _SPEC.max_depth
+    max_candidates: int = _SPEC.max_candidates
+    max_nodes: int = _SPEC.max_nodes
+    cost_aware: bool = _SPEC.cost_aware
     region_starts: bool = True
     oracle: bool = False
     crop_noise: float = 0.05  # oracle: Stage-1 crop references = the page's spans corrupted at this rate
