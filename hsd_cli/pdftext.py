@@ -8,10 +8,12 @@ from __future__ import annotations
 import bisect
 import warnings
 from collections import Counter
+from dataclasses import replace
 
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell, TextSpan
+from hsd_cli.drafts.geometry import split_repeated_headers
 
 # Text drawn with render mode 3 (OCR layers over scans) is neither filled nor stroked.
 _DRAWN = pymupdf.mupdf.FZ_STEXT_FILLED | pymupdf.mupdf.FZ_STEXT_STROKED
@@ -66,27 +68,39 @@ def layout_regions(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple[Region, .
     for *box, label in page.layout_information or ():
         kind, level = LAYOUT_KINDS.get(label, (RegionKind.TEXT, 0))
         rect = pymupdf.Rect(box)
-        cells = table_cells(page, rect) if kind is RegionKind.TABLE else ()
-        bbox = tuple(rect * to_px)
-        regions.append(Region(bbox, kind, len(regions), "", cells, level, "pymupdf.layout"))
+        parts = table_parts(page, rect) if kind is RegionKind.TABLE else [(rect, ())]
+        for part, cells in parts:
+            regions.append(Region(tuple(part * to_px), kind, len(regions), "", cells, level, "pymupdf.layout"))
     return tuple(regions)
 
 
-def table_cells(page: pymupdf.Page, clip: pymupdf.Rect) -> tuple[TableCell, ...]:
-    """Cells of the largest table PyMuPDF finds inside `clip` (ruled first, then by text)."""
+def table_parts(page: pymupdf.Page, clip: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple[TableCell, ...]]]:
+    """(box, cells) of each table in a layout table box: one, or several that share a heading."""
+    table = _largest_table(page, clip)
+    if table is None:
+        return [(clip, ())]
+    cells, boxes = _cells(table, page.get_text("words", clip=clip))
+    parts = split_repeated_headers(cells)
+    if len(parts) < 2:
+        return [(clip, cells)]
+    return [(_union(boxes[i] for i in part), _renumber([cells[i] for i in part])) for part in parts]
+
+
+def _largest_table(page: pymupdf.Page, clip: pymupdf.Rect):
+    """The largest table PyMuPDF finds inside `clip` (ruled first, then by text), or None."""
     for strategy in ("lines", "text"):
         tables = page.find_tables(clip=clip, strategy=strategy).tables
         if tables:
-            table = max(tables, key=lambda t: t.row_count * t.col_count)
-            return _cells(table, page.get_text("words", clip=clip))
-    return ()
+            return max(tables, key=lambda t: t.row_count * t.col_count)
+    return None
 
 
-def _cells(table, words: list) -> tuple[TableCell, ...]:
+def _cells(table, words: list) -> tuple[tuple[TableCell, ...], list[pymupdf.Rect]]:
+    """The table's cells (empty columns dropped) and each cell's box, in the same order."""
     xs = sorted({round(c[0], 1) for row in table.rows for c in row.cells if c} | {table.bbox[2]})
     ys = [row.bbox[1] for row in table.rows] + [table.bbox[3]]
     header = 0 if not table.header.external else -1
-    cells = []
+    cells, boxes = [], []
     for r, row in enumerate(table.rows):
         for box in filter(None, row.cells):
             col = bisect.bisect_left(xs, round(box[0], 1) - 0.5)
@@ -94,7 +108,24 @@ def _cells(table, words: list) -> tuple[TableCell, ...]:
             row_span = max(1, bisect.bisect_left(ys, box[3] - 1) - r)
             text = _words_in(words, box)
             cells.append(TableCell(r, col, text, row_span, col_span, r == header))
-    return _drop_empty_columns(cells)
+            boxes.append(pymupdf.Rect(box))
+    return _drop_empty_columns(cells, boxes)
+
+
+def _renumber(cells: list[TableCell]) -> tuple[TableCell, ...]:
+    """A part of a grid as a table of its own: rows holding no text dropped, counted from 0."""
+    rows = sorted({c.row for c in cells if c.text})
+    cols = sorted({c.col for c in cells if c.text})
+    row_at, col_at = {r: i for i, r in enumerate(rows)}, {c: i for i, c in enumerate(cols)}
+    return tuple(replace(c, row=row_at[c.row], col=col_at[c.col], is_header=c.row == rows[0])
+                 for c in cells if c.row in row_at and c.col in col_at)
+
+
+def _union(rects) -> pymupdf.Rect:
+    out = pymupdf.Rect()
+    for r in rects:
+        out |= r
+    return out
 
 
 def _words_in(words: list, box) -> str:
@@ -104,17 +135,18 @@ def _words_in(words: list, box) -> str:
     return " ".join(w[4] for w in inside)
 
 
-def _drop_empty_columns(cells: list[TableCell]) -> tuple[TableCell, ...]:
+def _drop_empty_columns(cells: list[TableCell], boxes: list) -> tuple[tuple[TableCell, ...], list]:
     """Ruling lines often split tables into empty slivers; keep the columns that hold text."""
     used = sorted({c.col for c in cells if c.text})
     remap = {col: i for i, col in enumerate(used)}
-    kept = []
-    for c in cells:
+    kept, kept_boxes = [], []
+    for c, box in zip(cells, boxes):
         covered = [k for k in used if c.col <= k < c.col + c.col_span]
         if covered:
             col = remap[covered[0]]
             kept.append(TableCell(c.row, col, c.text, c.row_span, len(covered), c.is_header))
-    return tuple(kept)
+            kept_boxes.append(box)
+    return tuple(kept), kept_boxes
 
 
 def _is_visible(span: dict) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from hsd_cli.errors import HsdError
+from hsd_cli.targets.gemm import prefer_plain_gemm
 
 # M-RoPE sections (sum = head_dim / 2) of the published checkpoints: head_dim 128 everywhere here.
 MROPE = {"hunyuan_vl": [16, 16, 16, 16], "qwen2_5_vl": [16, 24, 24], "qwen2_vl": [16, 24, 24],
@@ -62,7 +63,7 @@ def full_size_target(target, family: str):
         raise HsdError(f"--full-size {family} needs a --model directory of the same family, got {target.spec.model_type}")
     _, model = build_model(family, str(target.device), target.model.dtype, like=target.model)
     model.generation_config = target.model.generation_config
-    target.model = model
+    target.model = prefer_plain_gemm(model)  # as load_target lays out the real checkpoint
     return target
 
 

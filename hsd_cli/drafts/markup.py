@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell
 
-_BULLET = re.compile(r"^[\u2022\u25cf\u25aa\u25e6\u2023\u2043\u00b7\-*]\s*")
+# Bullet glyphs; private-use code points are symbol-font bullets (Wingdings "l" is U+F06C).
+_BULLET = re.compile(r"^[\u2022\u25cf\u25aa\u25e6\u2023\u2043\u00b7\ue000-\uf8ff\-*]\s*")
 _FURNITURE = (RegionKind.HEADER, RegionKind.FOOTER)
 
 

@@ -19,6 +19,7 @@ import torch
 
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.tree import build_tree, pack_trees
+from hsd_cli.targets.gemm import weight_layout
 from hsd_cli.targets.session import HFSession
 
 SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -108,7 +109,8 @@ def _key(model) -> str:
     config = model.config.to_json_string(use_diff=False)
     threads = torch.get_num_threads() if model.device.type == "cpu" else 0
     name = torch.cuda.get_device_name(model.device) if model.device.type == "cuda" else "cpu"
-    return f"{config}|{name}|{model.dtype}|{torch.__version__}|{threads}|{SIZES}|{PROMPT_TOKENS}"
+    layout = weight_layout(model)
+    return f"{config}|{name}|{model.dtype}|{layout}|{torch.__version__}|{threads}|{SIZES}|{PROMPT_TOKENS}"
 
 
 def _cache_path(model) -> Path:

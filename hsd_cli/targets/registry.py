@@ -54,6 +54,7 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
     import transformers
     from transformers.utils import logging as hf_logging
 
+    from hsd_cli.targets.gemm import prefer_plain_gemm
     from hsd_cli.targets.processors import load_processor
 
     hf_logging.set_verbosity_error()  # our stderr carries one line per problem, not load chatter
@@ -72,7 +73,7 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
         if type(exc).__name__ != "SafetensorError":
             raise
         raise ModelNotFoundError(f"{_bad_weights(model)}: truncated or corrupt weights ({_first_line(exc)[:120]})") from None
-    target = cls(net.to(dev).eval(), processor)
+    target = cls(prefer_plain_gemm(net.to(dev).eval()), processor)
     target.spec = spec
     return target
 

@@ -68,6 +68,8 @@ def test_figure_placeholder_code_and_list() -> None:
     assert region_markup(region(RegionKind.FIGURE, "chart labels"), MD) == ""
     assert region_markup(region(RegionKind.CODE, "x = 1\ny = 2"), MD) == "```\nx = 1\ny = 2\n```"
     assert region_markup(region(RegionKind.LIST, "\u2022 first point"), MD) == "- first point"
+    # A symbol-font bullet (Wingdings "l") has a private-use code point in the text layer.
+    assert region_markup(region(RegionKind.LIST, "\uf06c \u4e8b\u4ef6"), MD) == "- \u4e8b\u4ef6"
 
 
 def test_page_markdown_orders_and_drops_furniture() -> None:

@@ -200,3 +200,46 @@ def test_unmapped_glyphs_are_left_out_of_drafts() -> None:
     """A bullet without Unicode (U+FFFD) in an otherwise readable layer is not written."""
     page = page_of(line(80, 200, "\ufffd Security fundamentals"), line(80, 260, "\ufffd"))
     assert texts(TextLayerSource().regions(page)) == [("text", "Security fundamentals")]
+
+
+def _grid_pdf(rows: list[list[str]]) -> pymupdf.Page:
+    """One ruled grid of 90 x 20 pt cells: a single table to PyMuPDF, whatever its text."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=620, height=300)
+    n_rows, n_cols = len(rows), len(rows[0])
+    for r in range(n_rows + 1):
+        page.draw_line((40, 40 + 20 * r), (40 + 90 * n_cols, 40 + 20 * r))
+    for c in range(n_cols + 1):
+        page.draw_line((40 + 90 * c, 40), (40 + 90 * c, 40 + 20 * n_rows))
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            page.insert_text((44 + 90 * c, 54 + 20 * r), text, fontsize=9)
+    return page
+
+
+def test_tables_sharing_a_heading_split_out_of_one_grid() -> None:
+    """Side-by-side and stacked statements with one column heading become one table each."""
+    from hsd_cli.pdftext import table_parts
+
+    page = _grid_pdf([
+        ["Income", "2021", "2022", "Balance", "2021", "2022"],
+        ["sales", "1", "2", "cash", "5", "6"],
+        ["cost", "3", "4", "stock", "7", "8"],
+        ["Cash flow", "2021", "2022", "debt", "9", "10"],
+        ["in", "11", "12", "", "", ""],
+    ])  # fmt: skip
+    parts = table_parts(page, page.rect)
+    firsts = [[c.text for c in cells if c.row == 0] for _, cells in parts]
+    assert firsts == [["Income", "2021", "2022"], ["Cash flow", "2021", "2022"], ["Balance", "2021", "2022"]]
+    assert [max(c.row for c in cells) + 1 for _, cells in parts] == [3, 2, 4]  # the empty row is gone
+    left, right = parts[0][0], parts[2][0]
+    assert left.x1 <= 40 + 3 * 90 + 1 <= right.x0 + 2  # each part's box covers its own half
+
+
+def test_one_table_with_a_plain_heading_stays_whole() -> None:
+    from hsd_cli.pdftext import table_parts
+
+    rows = [["Model", "Acc", "F1", "Params", "Speed", "Size"], ["a", "1", "2", "3", "4", "5"]]
+    page = _grid_pdf(rows)
+    (box, cells), = table_parts(page, page.rect)
+    assert box == page.rect and len(cells) == 12
