@@ -11,6 +11,7 @@ _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 _CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")  # not Hangul: Korean spaces words
 _WORD = re.compile(r"[^\W\d_]{3,}")  # three letters or more: "the", "where", not "x" or "dx"
 PROSE_CELL_CHARS = 60
+PROSE_LINE_CHARS = 15
 
 
 def area(b: BBox) -> float:
@@ -182,6 +183,22 @@ def is_text_table(lines: list[TextSpan], cells: tuple[TableCell, ...] = ()) -> b
     # Real table cells on the dev corpus hold 40 characters at most on average (description
     # columns); two columns of prose set side by side hold over 100.
     return sum(len(c.text) for c in filled) / len(filled) >= PROSE_CELL_CHARS
+
+
+def mostly_prose(lines: list[TextSpan]) -> bool:
+    """Lines whose characters are mostly in long prose lines: a column of text, not a table.
+
+    OCR layout boxes a chart beside a text column as one "table"; read as a grid, its rows
+    interleave axis labels with the column's lines. Table cells rarely reach PROSE_LINE_CHARS
+    (a row label such as a line item of an income statement), prose lines in a column do.
+    """
+    total = sum(_visible_chars(s.text) for s in lines)
+    prose = sum(_visible_chars(s.text) for s in lines if _visible_chars(s.text) >= PROSE_LINE_CHARS and is_prose(s.text))
+    return total > 0 and prose >= 0.5 * total
+
+
+def _visible_chars(text: str) -> int:
+    return sum(not c.isspace() for c in text)
 
 
 def prose_lines(lines: list[TextSpan]) -> tuple[list[TextSpan], list[TextSpan]]:

@@ -178,7 +178,7 @@ def _load_engines(layout_conf: float):
 
 def _loose_lines(kind: RegionKind, lines: list[TextSpan]) -> list[TextSpan]:
     """Lines a box holds that are ordinary text: a table of prose, or a formula box's prose."""
-    if kind is RegionKind.TABLE and geo.is_text_table(lines):
+    if kind is RegionKind.TABLE and (geo.is_text_table(lines) or geo.mostly_prose(lines)):
         return lines
     return geo.prose_lines(lines)[1] if kind is RegionKind.EQUATION else []
 

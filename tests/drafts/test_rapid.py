@@ -111,3 +111,23 @@ def test_small_page_is_read_enlarged(source: RapidOcrSource) -> None:
     for r in regions:
         x0, y0, x1, y1 = r.bbox
         assert 0 <= x0 < x1 <= image.width + 1 and 0 <= y0 < y1 <= image.height + 1
+
+
+def test_chart_beside_a_text_column_is_not_a_table() -> None:
+    """An OCR "table" box over axis labels and a prose column gives its lines back as text;
+    a statement with long row labels and figures stays a table."""
+    from hsd_cli.datatypes import RegionKind, TextSpan
+    from hsd_cli.drafts.rapid import _loose_lines
+
+    def at(y: int, x: int, text: str) -> TextSpan:
+        return TextSpan((x, y, x + 10 * len(text), y + 20), text)
+
+    prose = ["息差小幅收窄，看好微贷持续复苏。公司上半年年化净息差", "保持相对稳定，我们按期初期末余额测算2季度单",
+             "季净息差较1季度环比收窄15BP至2.78%，背后可以看到资负两端均有"]
+    labels = ["10%", "5%", "0%", "-5%", "2022-08-24", "2023-01-05"]
+    chart = [at(30 * i, 40, t) for i, t in enumerate(labels)] + [at(30 * i, 400, t) for i, t in enumerate(prose)]
+    assert _loose_lines(RegionKind.TABLE, chart) == chart
+    rows = [("归属母公司所有者净利润", "173", "471", "717"), ("营业总收入", "1,567", "3,684", "5,056"),
+            ("经营活动现金流", "76", "205", "658")]
+    statement = [at(30 * r, 40 + 200 * c, t) for r, row in enumerate(rows) for c, t in enumerate(row)]
+    assert _loose_lines(RegionKind.TABLE, statement) == []
