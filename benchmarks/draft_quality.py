@@ -7,6 +7,7 @@ the fraction of present / absent / order / baseline tests passed (table and math
 evaluated). Kinds: born-digital, scanned, page image. Bad inputs must raise InputError.
 
     python benchmarks/draft_quality.py [--corpus DIR] [--json out.json] [--no-peer]
+    python benchmarks/draft_quality.py --compare before.json after.json [--markdown RESULTS.md]
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ DEFAULT_CORPUS = REPO / "../shared/corpus/dev"
 
 def main(argv: list[str] | None = None) -> dict:
     args = _parse_args(argv)
+    if args.compare:
+        return compare(*args.compare, args.markdown)
     corpus = args.corpus.resolve()
     items = json.loads((corpus / "manifest.json").read_text())["items"]
     olm_tests = _olmocr_tests(corpus)
@@ -58,7 +61,39 @@ def _parse_args(argv):
     parser.add_argument("--draft-source", default="auto", choices=("auto", "text", "ocr"))
     parser.add_argument("--no-peer", dest="peer", action="store_false",
                         help="skip pymupdf4llm (it OCRs scans itself, which takes minutes)")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"),
+                        help="compare two --json reports (no conversion); per kind and per changed document")
+    parser.add_argument("--markdown", type=Path, help="with --compare: write the table into this results file")
     return parser.parse_args(argv)
+
+
+def compare(before_path: Path, after_path: Path, markdown: Path | None) -> dict:
+    """Per kind: NED and tests passed, before and after; then every document whose score moved."""
+    from hsd_cli.bench.report import markdown_table, update_section
+
+    before, after = (json.loads(p.read_text()) for p in (before_path, after_path))
+    kinds = [[kind, str(a["documents"]), _num(before["summary"]["kinds"][kind]["ned_draft"]), _num(a["ned_draft"]),
+              _ratio(before["summary"]["kinds"][kind]["tests_draft"]), _ratio(a["tests_draft"])]
+             for kind, a in after["summary"]["kinds"].items() if kind != "bad input"]
+    old = {r["id"]: r for r in before["documents"]}
+    moved = [[r["id"], _num(old[r["id"]].get("ned_draft")), _num(r.get("ned_draft")),
+              _tests(old[r["id"]].get("tests_draft")), _tests(r.get("tests_draft"))]
+             for r in after["documents"] if r["id"] in old and _score(r) != _score(old[r["id"]])]
+    body = ("## Draft quality on the dev corpus, before and after (`benchmarks/draft_quality.py`)\n\n"
+            f"Command: `python benchmarks/draft_quality.py --compare {before_path} {after_path}`; each report "
+            "written by `python benchmarks/draft_quality.py --no-peer --json FILE` on the code named in its "
+            "file name\n\nNED: lower is better; tests: olmOCR-bench unit tests passed / evaluated.\n\n"
+            + markdown_table(("kind", "docs", "NED before", "NED after", "tests before", "tests after"), kinds)
+            + "\n\nDocuments whose score moved:\n\n"
+            + markdown_table(("document", "NED before", "NED after", "tests before", "tests after"), moved) + "\n")
+    print(body)
+    if markdown:
+        update_section(markdown, "draft-quality", body)
+    return {"kinds": kinds, "moved": moved}
+
+
+def _score(row: dict):
+    return round(row.get("ned_draft") or 0, 3), json.dumps(row.get("tests_draft"), sort_keys=True)
 
 
 def evaluate(item: dict, corpus: Path, converter: AutoSource, olm_tests: dict, peer: bool) -> dict:
