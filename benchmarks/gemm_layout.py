@@ -37,12 +37,11 @@ def main(argv: list[str] | None = None) -> None:
     rows = [[str(k), f"{row[k]:.3f}", f"{column[k]:.3f}", f"{row[k] / column[k]:.2f}x"] for k in SIZES]
     params = sum(p.numel() for p in target.model.parameters()) / 1e6
     info = machine_info("cpu")
-    command = "python benchmarks/gemm_layout.py " + " ".join(shlex.quote(a) for a in sys.argv[1:] if argv is None)
+    command = "python benchmarks/gemm_layout.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    note = (f"model: {args.model} ({target.spec.model_type}, {params:.0f}M parameters), {args.threads} torch "
+            f"threads; seconds of one step + commit over K tree tokens after a 256-token prompt, fastest of {args.reps}")
     body = section_header("Tree-step cost by weight layout (CPU, float32)", command, machine_line(info),
-                          time.perf_counter() - started,
-                          [f"model: {args.model} ({target.spec.model_type}, {params:.0f}M parameters), "
-                           f"{args.threads} torch threads; seconds of one step + commit over K tree tokens "
-                           f"after a 256-token prompt, fastest of {args.reps}"])
+                          time.perf_counter() - started, [note])
     body += "\n" + markdown_table(("K", "row-major s", "column-major s", "row / column"), rows) + "\n"
     print(body)
     if args.json:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import replace
 
@@ -158,7 +159,7 @@ def _split_at_repeats(cells: tuple[TableCell, ...], idx: list[int]) -> list[list
     heading = [_text_at(sub, rows[0], c) for c in cols[1:]]
     starts = [r for r in rows[1:] if any(heading) and [_text_at(sub, r, c) for c in cols[1:]] == heading]
     bounds = [rows[0], *starts, rows[-1] + 1]
-    return [[i for i in idx if a <= cells[i].row < b] for a, b in zip(bounds, bounds[1:])]
+    return [[i for i in idx if a <= cells[i].row < b] for a, b in itertools.pairwise(bounds)]
 
 
 def _row_texts(cells: tuple[TableCell, ...], row: int, n_cols: int) -> list[str]:
