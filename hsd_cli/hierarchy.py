@@ -142,13 +142,10 @@ def stage1_outputs(
     cfg: RunConfig,
 ) -> tuple[dict[int, list[list[int]]], StageReport]:
     """run_stage1's drafts keyed by region index (the Stage-2 drafts' provenance)."""
-    by_prompt: dict[str, list[int]] = {}
     own = {i for i, r in enumerate(regions) if verifiable(r, target) and r.source == TEXT_LAYER}
-    for i, r in enumerate(regions):
-        if verifiable(r, target) and i not in own:
-            by_prompt.setdefault(target.spec.prompt_for(r.kind.value), []).append(i)
+    chosen = [i for i, r in enumerate(regions) if verifiable(r, target) and i not in own]
     outputs: dict[int, list[list[int]]] = {i: region_drafts[i][:1] for i in own}
-    rows, total = _decode_crops(target, page, regions, region_drafts, by_prompt, cfg, final=False)
+    rows, total = _decode_crops(target, page, regions, region_drafts, chosen, cfg, final=False)
     for i, row in rows.items():
         outputs[i] = _stage1_drafts(row, region_drafts[i], cfg.spec, target)
     return outputs, total
@@ -162,11 +159,8 @@ def run_elements(
     each layout element's crop with its kind's prompt, AR (`region_drafts` None) or verified
     against its drafts to the end (no budget, no cut: these outputs are the page), then the
     elements' Markdown in reading order."""
-    by_prompt: dict[str, list[int]] = {}
-    for i, r in enumerate(regions):
-        if verifiable(r, target):
-            by_prompt.setdefault(target.spec.prompt_for(r.kind.value), []).append(i)
-    rows, report = _decode_crops(target, page, regions, region_drafts, by_prompt, cfg, final=True)
+    chosen = [i for i, r in enumerate(regions) if verifiable(r, target)]
+    rows, report = _decode_crops(target, page, regions, region_drafts, chosen, cfg, final=True)
     out = PageDecode([], False, None, report, draft_map=one_per_draft([]))
     owners, blocks = [], []
     for i in sorted(rows):
@@ -188,15 +182,18 @@ def run_elements(
 
 def _decode_crops(
     target: VisionTarget, page: PageImage, regions: list[Region], region_drafts: list[list[list[int]]] | None,
-    by_prompt: dict[str, list[int]], cfg: RunConfig, final: bool,
+    chosen: list[int], cfg: RunConfig, final: bool,
 ) -> tuple[dict[int, RowResult], StageReport]:
-    """Every listed region's crop decoded with its prompt, `stage1_batch` crops per forward."""
+    """Regions `chosen` decoded from their crops, grouped by their kind's prompt, `stage1_batch` per forward."""
+    by_prompt: dict[str, list[int]] = {}
+    for i in chosen:
+        by_prompt.setdefault(target.spec.prompt_for(regions[i].kind.value), []).append(i)
     rows: dict[int, RowResult] = {}
     total = StageReport()
-    for prompt, chosen in by_prompt.items():
+    for prompt, group in by_prompt.items():
         batch = _CropBatch(target, page, regions, region_drafts, prompt, cfg, final)
-        for start in range(0, len(chosen), cfg.stage1_batch):
-            total = _add(total, batch.decode(chosen[start : start + cfg.stage1_batch], rows))
+        for start in range(0, len(group), cfg.stage1_batch):
+            total = _add(total, batch.decode(group[start : start + cfg.stage1_batch], rows))
     return rows, total
 
 
