@@ -193,13 +193,12 @@ def mostly_prose(lines: list[TextSpan]) -> bool:
     interleave axis labels with the column's lines. Table cells rarely reach PROSE_LINE_CHARS
     (a row label such as a line item of an income statement), prose lines in a column do.
     """
-    total = sum(_visible_chars(s.text) for s in lines)
-    prose = sum(_visible_chars(s.text) for s in lines if _visible_chars(s.text) >= PROSE_LINE_CHARS and is_prose(s.text))
+    total = prose = 0
+    for line in lines:
+        n = sum(not c.isspace() for c in line.text)
+        total += n
+        prose += n if n >= PROSE_LINE_CHARS and is_prose(line.text) else 0
     return total > 0 and prose >= 0.5 * total
-
-
-def _visible_chars(text: str) -> int:
-    return sum(not c.isspace() for c in text)
 
 
 def prose_lines(lines: list[TextSpan]) -> tuple[list[TextSpan], list[TextSpan]]:
