@@ -28,7 +28,7 @@ from rich.table import Table
 
 from hsd_cli.drafts import AutoSource, page_markdown
 from hsd_cli.errors import InputError
-from hsd_cli.render import iter_pages
+from hsd_cli.pages.render import iter_pages
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO / "../shared/corpus/dev"

@@ -1,5 +1,5 @@
 """Cost of one tree step against its tokens K, with the checkpoint's row-major linear weights and
-with the column-major layout `load_target` gives CPU float32 models (hsd_cli/targets/gemm.py).
+with the column-major layout `load_target` gives CPU float32 models (hsd_cli/targets/runtime/gemm.py).
 
 Both curves come from the same model in one process, measured round robin like the cost cache.
 
@@ -20,8 +20,8 @@ import torch
 
 from hsd_cli.bench.machine import machine_info, machine_line
 from hsd_cli.bench.report import markdown_table, section_header, update_section
-from hsd_cli.targets.costs import measure
-from hsd_cli.targets.registry import load_target
+from hsd_cli.targets.runtime.costs import measure
+from hsd_cli.targets.runtime.registry import load_target
 
 SIZES = (1, 2, 4, 8, 12, 16, 32, 64)
 

@@ -29,9 +29,9 @@ def main() -> None:
 
     torch.set_num_threads(1)  # pinned: tiny models are overhead-bound, and 2 threads fight on 2 cores
     from hsd_cli.config import SpecConfig
-    from hsd_cli.hierarchy import run_ar, run_page
-    from hsd_cli.render import iter_pages
-    from hsd_cli.targets.registry import load_target
+    from hsd_cli.methods.hierarchy import run_ar, run_page
+    from hsd_cli.pages.render import iter_pages
+    from hsd_cli.targets.runtime.registry import load_target
 
     model = args.model or _tiny(args.family)
     target = load_target(model, "cpu", "fp32")

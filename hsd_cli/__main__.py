@@ -1,3 +1,3 @@
-from hsd_cli.cli import main
+from hsd_cli.cli.app import main
 
 main()

@@ -41,7 +41,7 @@ def tiny_model_dir(tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_target(tiny_model_dir):
     """family -> loaded VisionTarget (float32, CPU), loaded once per session."""
-    from hsd_cli.targets.registry import load_target
+    from hsd_cli.targets.runtime.registry import load_target
 
     loaded = {}
 

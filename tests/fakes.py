@@ -16,7 +16,7 @@ import pymupdf
 from PIL import Image, ImageDraw
 
 from hsd_cli.datatypes import PageResult, PageStatus
-from hsd_cli.stages import PreparedPage
+from hsd_cli.pipeline.prepare import PreparedPage
 
 
 @dataclass
@@ -76,14 +76,14 @@ def make_corrupted_pdf(path: Path) -> Path:
 
 def install(converter: FakeConverter) -> None:
     """Make the runner build `converter` instead of loading a model."""
-    from hsd_cli import runner
+    from hsd_cli.pipeline import local as runner
 
     runner.load_converter = lambda cfg: converter
 
 
 if __name__ == "__main__":
     install(FakeConverter(delay=float(os.environ.get("HSD_FAKE_DELAY", "0"))))
-    from hsd_cli.cli import main
+    from hsd_cli.cli.app import main
 
     sys.argv[0] = "hsd"
     main()
@@ -124,7 +124,7 @@ def lined_image(width: int = 320, label: str = "Line") -> Image.Image:
 
 def fail_first_render(monkeypatch, message: str) -> None:
     """Rendering page 1 of any document raises InputError(message); other pages render."""
-    from hsd_cli import render
+    from hsd_cli.pages import render
     from hsd_cli.errors import InputError
 
     real = render.render_page

@@ -14,8 +14,8 @@ import pytest
 from fakes import FakeConverter, make_pdf
 from typer.testing import CliRunner
 
-from hsd_cli import runner
-from hsd_cli.cli import _model_spelling, app
+from hsd_cli.pipeline import local as runner
+from hsd_cli.cli.app import _model_spelling, app
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import UsageError
 
@@ -56,7 +56,7 @@ def test_missing_cuda_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 13.10: --device cuda on a machine without CUDA names the cause."""
     import torch
 
-    from hsd_cli.targets.registry import resolve_device
+    from hsd_cli.targets.runtime.registry import resolve_device
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     for device in ("cuda", "cuda:1"):

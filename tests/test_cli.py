@@ -18,8 +18,10 @@ import pytest
 from fakes import FakeConverter, make_corrupted_pdf, make_encrypted_pdf, make_pdf
 from typer.testing import CliRunner
 
-from hsd_cli import __version__, runner
-from hsd_cli.cli import app
+from hsd_cli import __version__
+
+from hsd_cli.pipeline import local as runner
+from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import ModelNotFoundError
 
@@ -239,7 +241,7 @@ def test_resume_after_kill(tmp_path: Path, fake: FakeConverter, sig: signal.Sign
 
 def test_draft_method_end_to_end(tmp_path: Path) -> None:
     """The real DraftConverter (no model) through the CLI: text-layer PDF in, Markdown out."""
-    pytest.importorskip("hsd_cli.draft_converter")
+    pytest.importorskip("hsd_cli.methods.draft")
     import pymupdf
 
     doc = pymupdf.open()

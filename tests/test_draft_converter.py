@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from hsd_cli.datatypes import PageStatus
-from hsd_cli.draft_converter import DraftConverter
-from hsd_cli.stages import PrepareConfig, Preparer
+from hsd_cli.methods.draft import DraftConverter
+from hsd_cli.pipeline.prepare import PrepareConfig, Preparer
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 

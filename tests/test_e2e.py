@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hsd_cli.cli import app
+from hsd_cli.cli.app import app
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 pytestmark = pytest.mark.slow

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from PIL import Image
 
-from hsd_cli import hierarchy
+from hsd_cli.methods import hierarchy
 from hsd_cli.config import RunConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind, StageReport
 from hsd_cli.spec.decode import RowResult

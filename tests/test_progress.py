@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from hsd_cli.datatypes import PageResult, PageStatus
-from hsd_cli.progress import RunProgress
+from hsd_cli.report.progress import RunProgress
 from hsd_cli.report.summary import skipped_document, summarize_document
 
 

@@ -16,8 +16,8 @@ import pytest
 from fakes import make_corrupted_pdf
 from typer.testing import CliRunner
 
-from hsd_cli.cli import app
-from hsd_cli.distributed.stages import FAULT_ENV
+from hsd_cli.cli.app import app
+from hsd_cli.pipeline.ray.stages import FAULT_ENV
 
 ray = pytest.importorskip("ray")
 

@@ -17,8 +17,8 @@ from hsd_cli.config import RunConfig
 from hsd_cli.datatypes import PageResult, PageStatus
 from hsd_cli.errors import OutputError
 from hsd_cli.report.summary import DocStatus, RunSummary
-from hsd_cli.runner import run
-from hsd_cli.stages import PreparedPage
+from hsd_cli.pipeline.local import run
+from hsd_cli.pipeline.prepare import PreparedPage
 
 
 def convert(tmp_path: Path, inputs: list[Path], fake: FakeConverter | None = None,

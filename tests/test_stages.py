@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from hsd_cli import runner
+from hsd_cli.pipeline import local as runner
 from hsd_cli.config import RunConfig
-from hsd_cli.draft_converter import DraftConverter
-from hsd_cli.stages import PrepareConfig, PreparedPage, Preparer, PrepareQueue
+from hsd_cli.methods.draft import DraftConverter
+from hsd_cli.pipeline.prepare import PrepareConfig, PreparedPage, Preparer, PrepareQueue
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 TASKS = [(SAMPLES / "born_digital.pdf", 1), (SAMPLES / "missing.pdf", 1), (SAMPLES / "two_columns.pdf", 1)]
@@ -25,7 +25,7 @@ def test_layout_analysis_is_charged_to_drafting(monkeypatch):
     """PyMuPDF's layout analysis runs inside t_draft, and only for text-layer drafts."""
     import time
 
-    from hsd_cli import render
+    from hsd_cli.pages import render
 
     real = render.with_layout
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from hsd_cli.targets.costs import measure_session, prefill_text, sync
+from hsd_cli.targets.runtime.costs import measure_session, prefill_text, sync
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +53,7 @@ def run_cost(cfg) -> int:
     from hsd_cli.bench.fullsize import build_model, text_params
     from hsd_cli.bench.machine import machine_info, machine_line
     from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
-    from hsd_cli.targets.registry import FAMILIES, resolve_device, resolve_dtype
+    from hsd_cli.targets.runtime.registry import FAMILIES, resolve_device, resolve_dtype
 
     t0 = time.perf_counter()
     device = resolve_device(cfg.device)

@@ -1,6 +1,6 @@
 """Real-size architectures with random weights (no download): for timing, not for output.
 
-The config comes from `hsd_cli.targets.sizes` (the published checkpoint's numbers) plus the
+The config comes from `hsd_cli.targets.runtime.sizes` (the published checkpoint's numbers) plus the
 fields that change no parameter count but must agree with the tokenizer and processor of the
 `--model` directory it is paired with (special token ids, M-RoPE sections).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 
 from hsd_cli.errors import HsdError
-from hsd_cli.targets.gemm import prefer_plain_gemm
+from hsd_cli.targets.runtime.gemm import prefer_plain_gemm
 
 # M-RoPE sections (sum = head_dim / 2) of the published checkpoints: head_dim 128 everywhere here.
 MROPE = {"hunyuan_vl": [16, 16, 16, 16], "qwen2_5_vl": [16, 24, 24], "qwen2_vl": [16, 24, 24],
@@ -19,15 +19,15 @@ MROPE = {"hunyuan_vl": [16, 16, 16, 16], "qwen2_5_vl": [16, 24, 24], "qwen2_vl":
 
 def full_size_config(family: str, like=None):
     """(hub id, config) of the family's default checkpoint at full size; token ids from `like`."""
-    from hsd_cli.targets.registry import FAMILIES
-    from hsd_cli.targets.sizes import full_size_config as published
+    from hsd_cli.targets.runtime.registry import FAMILIES
+    from hsd_cli.targets.runtime.sizes import full_size_config as published
 
     if family not in FAMILIES:
         raise HsdError(f"unknown family {family!r}; see `hsd models`")
     hub_id = FAMILIES[family][0].hub_ids[0]
     config = published(hub_id, family)
     if config is None:
-        raise HsdError(f"no full-size config for {family!r} (hsd_cli/targets/sizes.py)")
+        raise HsdError(f"no full-size config for {family!r} (hsd_cli/targets/runtime/sizes.py)")
     text = config.get_text_config()
     if family in MROPE:
         rope = dict(text.rope_parameters or {}, rope_type="default", mrope_section=MROPE[family])

@@ -14,7 +14,7 @@ from transformers import LogitsProcessor, LogitsProcessorList
 from hsd_cli.bench.oracle import force_logits
 from hsd_cli.bench.records import MethodRun
 from hsd_cli.datatypes import PageImage
-from hsd_cli.targets.base import fit_pixels
+from hsd_cli.targets.runtime.base import fit_pixels
 
 
 class OracleLogits(LogitsProcessor):

@@ -45,7 +45,7 @@ def bench(cfg: BenchConfig) -> int:
 def bench_target(cfg: BenchConfig):
     """The target a run measures: `--model` (on a full-size network with --full-size), its image
     capped by --max-pixels, its cost curve measured now, not inside the first timed run."""
-    from hsd_cli.targets.registry import load_target
+    from hsd_cli.targets.runtime.registry import load_target
 
     target = load_target(cfg.model, cfg.device, cfg.dtype)
     if cfg.full_size:

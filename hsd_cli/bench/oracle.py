@@ -12,7 +12,7 @@ import hashlib
 import torch
 from PIL import Image
 
-from hsd_cli.targets.base import VisionTarget
+from hsd_cli.targets.runtime.base import VisionTarget
 
 FORCE_MARGIN = 1.0  # the forced token's logit is set this far above the row's real maximum
 

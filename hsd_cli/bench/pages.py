@@ -11,8 +11,8 @@ from hsd_cli.bench.restyle import restyle
 from hsd_cli.datatypes import PageImage
 from hsd_cli.drafts.markup import DraftStyle
 from hsd_cli.errors import InputError
-from hsd_cli.inputs import discover
-from hsd_cli.render import count_pages, iter_pages, parse_page_spec
+from hsd_cli.pages.inputs import discover
+from hsd_cli.pages.render import count_pages, iter_pages, parse_page_spec
 
 ALL_PAGES = 10**6  # open ranges ("5-") are resolved against this, then clipped to the document
 

@@ -18,10 +18,10 @@ from hsd_cli.bench.reference import region_references
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import Region
 from hsd_cli.drafts.markup import page_markdown
-from hsd_cli.hierarchy import crop_region
+from hsd_cli.methods.hierarchy import crop_region
 from hsd_cli.report.summary import spec_decode_time
-from hsd_cli.spec_converter import SpecConverter
-from hsd_cli.stages import PrepareConfig, PreparedPage, Preparer
+from hsd_cli.methods.spec_converter import SpecConverter
+from hsd_cli.pipeline.prepare import PrepareConfig, PreparedPage, Preparer
 
 WARMUP_TOKENS = 16  # token budget of the untimed warm-up runs
 

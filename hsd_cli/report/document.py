@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hsd_cli.datatypes import Block, PageResult
-from hsd_cli.inputs import printable
+from hsd_cli.pages.inputs import printable
 
 DOCUMENT_SCHEMA_VERSION = 1
 

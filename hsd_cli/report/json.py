@@ -12,7 +12,7 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from hsd_cli.datatypes import Block, PageResult, PageStatus, StageReport
-from hsd_cli.inputs import printable
+from hsd_cli.pages.inputs import printable
 from hsd_cli.report.summary import DocSummary, RunSummary, Totals
 
 SCHEMA_VERSION = 1

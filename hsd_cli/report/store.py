@@ -139,7 +139,7 @@ def remove_stale_temps(report_dir: Path, *siblings: Path) -> None:
 
 def source_identity(path: Path) -> dict[str, object]:
     """What resume compares to know a source is the one the reports were made from."""
-    from hsd_cli.inputs import printable
+    from hsd_cli.pages.inputs import printable
 
     try:
         with path.open("rb") as f:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hsd_cli.drafts.markup import DraftStyle
-from hsd_cli.targets.base import FamilySpec, VisionTarget
+from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 from hsd_cli.targets.convert import bare_tables, normalize_math, tidy
 
 # The model card's task prompts. Its SDK runs PP-DocLayout-V3 and sends each region its task;

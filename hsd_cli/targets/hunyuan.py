@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from hsd_cli.drafts.markup import DraftStyle
-from hsd_cli.targets.base import FamilySpec, VisionTarget
+from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 from hsd_cli.targets.convert import bare_tables, normalize_math, tidy
 
 # The model card's document-parsing prompt ("doc_parse": body as Markdown, headers and footers

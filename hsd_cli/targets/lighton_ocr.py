@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hsd_cli.drafts.markup import DraftStyle
-from hsd_cli.targets.base import FamilySpec
+from hsd_cli.targets.runtime.base import FamilySpec
 from hsd_cli.targets.convert import normalize_math, strip_fence, tidy
 from hsd_cli.targets.plain_rope import PlainRopeTarget
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from hsd_cli.drafts.markup import DraftStyle
-from hsd_cli.targets.base import FamilySpec, VisionTarget
+from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 from hsd_cli.targets.convert import normalize_math, pipe_table, tidy
 
 # Element prompts the model was trained with; the page and plain regions use "OCR:".

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from hsd_cli.targets.base import VisionTarget
+from hsd_cli.targets.runtime.base import VisionTarget
 
 
 class PlainRopeTarget(VisionTarget):

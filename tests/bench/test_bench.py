@@ -21,7 +21,7 @@ from hsd_cli.bench.records import MethodRun, PageBench
 from hsd_cli.bench.reference import assign_blocks, region_references
 from hsd_cli.bench.report import group_totals, table_rows, update_section
 from hsd_cli.bench.restyle import restyle
-from hsd_cli.cli import app
+from hsd_cli.cli.app import app
 from hsd_cli.datatypes import Region, RegionKind
 from hsd_cli.drafts.markup import MARKDOWN, DraftStyle
 
@@ -173,7 +173,7 @@ def test_noise_needs_the_oracle():
 
 def test_cost_trees_have_exactly_the_asked_size():
     """The full-size cost curve times trees of exactly K tokens (root included)."""
-    from hsd_cli.targets.costs import SIZES, tree_of
+    from hsd_cli.targets.runtime.costs import SIZES, tree_of
 
     for k in SIZES:
         ids, anc, depth = tree_of(k, vocab=5000)

@@ -11,7 +11,7 @@ from fakes import lined_image
 from hsd_cli.bench.oracle import OracleSession, OracleTarget, force_logits
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind
-from hsd_cli.hierarchy import crop_region, run_ar, run_hsd, run_page
+from hsd_cli.methods.hierarchy import crop_region, run_ar, run_hsd, run_page
 from hsd_cli.spec.decode import ar_decode, spec_decode
 from hsd_cli.spec.stop import StopRule
 

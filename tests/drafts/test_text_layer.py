@@ -12,8 +12,8 @@ from hsd_cli.drafts import AutoSource, TextLayerSource, has_text_layer, page_mar
 from hsd_cli.drafts.auto import unreadable_share
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.geometry import is_prose, reading_order
-from hsd_cli.pdftext import visible_lines
-from hsd_cli.render import iter_pages
+from hsd_cli.pages.pdftext import visible_lines
+from hsd_cli.pages.render import iter_pages
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 W, H = 1000, 1400
@@ -219,7 +219,7 @@ def _grid_pdf(rows: list[list[str]]) -> pymupdf.Page:
 
 def test_tables_sharing_a_heading_split_out_of_one_grid() -> None:
     """Side-by-side and stacked statements with one column heading become one table each."""
-    from hsd_cli.pdftext import table_parts
+    from hsd_cli.pages.pdftext import table_parts
 
     page = _grid_pdf([
         ["Income", "2021", "2022", "Balance", "2021", "2022"],
@@ -237,7 +237,7 @@ def test_tables_sharing_a_heading_split_out_of_one_grid() -> None:
 
 
 def test_one_table_with_a_plain_heading_stays_whole() -> None:
-    from hsd_cli.pdftext import table_parts
+    from hsd_cli.pages.pdftext import table_parts
 
     rows = [["Model", "Acc", "F1", "Params", "Speed", "Size"], ["a", "1", "2", "3", "4", "5"]]
     page = _grid_pdf(rows)

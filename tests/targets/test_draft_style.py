@@ -6,7 +6,7 @@ import pytest
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell
 from hsd_cli.drafts.markup import page_markdown, region_markup
-from hsd_cli.targets.registry import FAMILIES
+from hsd_cli.targets.runtime.registry import FAMILIES
 
 CELLS = (TableCell(0, 0, "Year", is_header=True), TableCell(0, 1, "Revenue", is_header=True),
          TableCell(1, 0, "2023"), TableCell(1, 1, "1,234"))  # fmt: skip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hsd_cli.targets.registry import FAMILIES
+from hsd_cli.targets.runtime.registry import FAMILIES
 
 ELEMENT_LEVEL = {"paddleocr_vl", "glm_ocr"}  # official pipelines: layout model first, a task prompt per element
 
@@ -53,7 +53,7 @@ def test_element_level_page_is_its_elements_and_lossless(family, tiny_target):
     from test_lossless import REGIONS, _page, _random_drafts, _random_spec
 
     from hsd_cli.config import RunConfig
-    from hsd_cli.hierarchy import crop_region, decode_rows, run_elements
+    from hsd_cli.methods.hierarchy import crop_region, decode_rows, run_elements
 
     target, page, rng = tiny_target(family), _page(), random.Random(7)
     cfg = RunConfig(inputs=(), out_dir=Path("."), spec=_random_spec(rng))
@@ -79,8 +79,8 @@ def test_element_level_ar_reads_the_layout(tiny_target):
     from test_lossless import REGIONS, _page
 
     from hsd_cli.config import RunConfig, SpecConfig
-    from hsd_cli.spec_converter import SpecConverter
-    from hsd_cli.stages import PreparedPage
+    from hsd_cli.methods.spec_converter import SpecConverter
+    from hsd_cli.pipeline.prepare import PreparedPage
 
     cfg = RunConfig(inputs=(), out_dir=Path("."), method="ar", spec=SpecConfig(max_new_tokens=8))
     conv = SpecConverter(tiny_target("paddleocr_vl"), cfg)

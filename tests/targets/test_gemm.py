@@ -5,8 +5,8 @@ from __future__ import annotations
 import torch
 from transformers import AutoModelForImageTextToText
 
-from hsd_cli.targets.costs import _key
-from hsd_cli.targets.gemm import prefer_plain_gemm, weight_layout
+from hsd_cli.targets.runtime.costs import _key
+from hsd_cli.targets.runtime.gemm import prefer_plain_gemm, weight_layout
 
 
 def _linears(model):

@@ -9,8 +9,8 @@ from PIL import Image, ImageDraw
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageImage
-from hsd_cli.hierarchy import run_ar
-from hsd_cli.targets.base import fit_pixels
+from hsd_cli.methods.hierarchy import run_ar
+from hsd_cli.targets.runtime.base import fit_pixels
 from make_tiny_model import FAMILIES, REMOTE_FAMILIES
 
 N = 40  # tokens compared per family
@@ -49,7 +49,7 @@ def test_ar_equals_generate(family, tiny_target):
 
 def test_checkpoint_processors_are_read_from_generation_config(tmp_path):
     """Qwen2.5-VL's generation_config.json sets repetition_penalty 1.05: the target reads it."""
-    from hsd_cli.targets.registry import load_target
+    from hsd_cli.targets.runtime.registry import load_target
     from make_tiny_model import build_tiny_model
 
     path = build_tiny_model("qwen2_5_vl", tmp_path / "q", generation={"repetition_penalty": 1.05,
@@ -66,7 +66,7 @@ PENALTY_FAMILIES = ("qwen2_5_vl", "hunyuan_vl", "deepseek_ocr2")  # Qwen2.5-VL's
 @pytest.fixture(scope="module")
 def penalized(tmp_path_factory):
     """family -> a tiny target whose generation_config.json sets repetition_penalty 1.05."""
-    from hsd_cli.targets.registry import load_target
+    from hsd_cli.targets.runtime.registry import load_target
     from make_tiny_model import build_tiny_model
 
     loaded = {}
@@ -95,7 +95,7 @@ def test_spec_methods_equal_ar_with_repetition_penalty(family, penalized):
     """page and hsd at tau = 1 stay equal to the penalized AR (the penalty per tree node, over its ancestry)."""
     from hsd_cli.config import RunConfig
     from hsd_cli.datatypes import Region, RegionKind
-    from hsd_cli.hierarchy import run_hsd, run_page
+    from hsd_cli.methods.hierarchy import run_hsd, run_page
 
     target, page = penalized(family), _page()
     spec = SpecConfig(max_new_tokens=2 * N, repeat_guard=0)

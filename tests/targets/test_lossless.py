@@ -11,7 +11,7 @@ from PIL import Image, ImageDraw
 from conftest import FAMILIES
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind
-from hsd_cli.hierarchy import crop_region, decode_rows, run_ar, run_hsd, run_page
+from hsd_cli.methods.hierarchy import crop_region, decode_rows, run_ar, run_hsd, run_page
 
 BUDGET = 40
 DRAFT_SETS = 40  # per family and method; the toy-target property in tests/spec runs 300 more
@@ -115,7 +115,7 @@ def test_self_drafts_cut_forward_passes(family, tiny_target):
 def test_stage1_forward_passes_are_bounded(kind, tiny_target):
     """Stage 1 costs at most max over regions of stage1_budget(drafts) forward passes; regions
     whose drafts are useless are cut after GIVE_UP_STEPS (Not: decoded to the full token budget)."""
-    from hsd_cli.hierarchy import GIVE_UP_STEPS, run_stage1, stage1_budget
+    from hsd_cli.methods.hierarchy import GIVE_UP_STEPS, run_stage1, stage1_budget
 
     target, page, rng = tiny_target("qwen2_5_vl"), _page(), random.Random(0)
     vocab = target.model.config.get_text_config().vocab_size

@@ -8,7 +8,7 @@ from PIL import Image, ImageDraw
 from transformers import AutoModelForImageTextToText
 
 from hsd_cli.errors import ModelNotFoundError
-from hsd_cli.targets.processors import load_processor, model_type_of
+from hsd_cli.targets.runtime.processors import load_processor, model_type_of
 from make_tiny_model import FAMILIES, build_tiny_model, main
 
 PROMPT = "Convert the document to markdown."

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hsd_cli.targets.registry import FAMILIES
+from hsd_cli.targets.runtime.registry import FAMILIES
 
 
 def to_markdown(family: str, raw: str) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pymupdf
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from hsd_cli import pdftext
+from hsd_cli.pages import pdftext
 from hsd_cli.datatypes import PageImage
 from hsd_cli.errors import InputError
 

@@ -49,7 +49,7 @@ class Preparer:
         self._sources = None
 
     def __call__(self, path: Path, page: int) -> PreparedPage:
-        from hsd_cli.render import open_document, render_page
+        from hsd_cli.pages.render import open_document, render_page
 
         t0 = time.perf_counter()
         with open_document(path, self.cfg.password) as doc:
@@ -67,7 +67,7 @@ class Preparer:
 
     def _draft(self, doc, image: PageImage) -> tuple[PageImage, list[Region], str]:
         from hsd_cli.drafts import AutoSource
-        from hsd_cli.render import with_layout, with_text_layer
+        from hsd_cli.pages.render import with_layout, with_text_layer
 
         if self._sources is None:
             self._sources = AutoSource(self.cfg.drafts)

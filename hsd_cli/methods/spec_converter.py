@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 
 from hsd_cli.config import RunConfig
-from hsd_cli.blocks import coverage, model_blocks
+from hsd_cli.methods.blocks import coverage, model_blocks
 from hsd_cli.datatypes import PageResult, PageStatus, Region, aal
-from hsd_cli.hierarchy import PageDecode, run_ar, run_elements, run_hsd, run_page
-from hsd_cli.provenance import DraftMap, page_draft, token_regions
+from hsd_cli.methods.hierarchy import PageDecode, run_ar, run_elements, run_hsd, run_page
+from hsd_cli.methods.provenance import DraftMap, page_draft, token_regions
 from hsd_cli.report.summary import spec_decode_time
-from hsd_cli.stages import PreparedPage
-from hsd_cli.targets.base import VisionTarget
+from hsd_cli.pipeline.prepare import PreparedPage
+from hsd_cli.targets.runtime.base import VisionTarget
 
 
 class SpecConverter:
@@ -24,7 +24,7 @@ class SpecConverter:
 
     @classmethod
     def load(cls, cfg: RunConfig) -> SpecConverter:
-        from hsd_cli.targets.registry import load_target
+        from hsd_cli.targets.runtime.registry import load_target
 
         target = load_target(cfg.model, cfg.device, cfg.dtype)
         if cfg.spec.cost_aware and cfg.method != "ar":
@@ -53,7 +53,7 @@ class SpecConverter:
     def _method_for(self, prepared: PreparedPage) -> str:
         if self.method != "auto":
             return self.method
-        from hsd_cli.policy import choose_method
+        from hsd_cli.methods.auto import choose_method
 
         return choose_method(prepared, self.target, self.cfg)
 

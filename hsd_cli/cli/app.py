@@ -14,10 +14,12 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from hsd_cli import __version__, runner
+from hsd_cli import __version__
+
+from hsd_cli.pipeline import local as runner
 from hsd_cli.config import DEFAULT_MODEL, RayConfig, RunConfig, SpecConfig, default_workers
 from hsd_cli.errors import HsdError, UsageError
-from hsd_cli.inputs import parse_shard
+from hsd_cli.pages.inputs import parse_shard
 from hsd_cli.report.json import run_summary_to_json
 
 try:  # typer >= 0.2x ships its own copy of click
@@ -229,7 +231,7 @@ def convert(
             raise UsageError(str(e)) from e
         with _summary_on_failure(cfg):
             if cfg.engine == "ray":
-                from hsd_cli.distributed.engine import run as run_on_ray
+                from hsd_cli.pipeline.ray.engine import run as run_on_ray
 
                 summary = run_on_ray(cfg, quiet=quiet, debug=debug, stdin=sys.stdin)
             else:
@@ -262,7 +264,7 @@ def _check_device(device: str) -> str:
 
 def _check_pages(pages: str | None) -> None:
     """A malformed --pages is one usage error up front, not a failure of every document."""
-    from hsd_cli.render import page_ranges
+    from hsd_cli.pages.render import page_ranges
 
     page_ranges(pages)
 
@@ -290,7 +292,7 @@ def models(sizes: Annotated[bool, _opt("--sizes", "Also show model sizes.")] = F
 
     with _errors(debug=False):
         try:
-            from hsd_cli.targets.registry import list_models
+            from hsd_cli.targets.runtime.registry import list_models
         except ImportError as e:
             raise HsdError("the model registry is not available in this build") from e
     rows = [asdict(r) if is_dataclass(r) else dict(r) for r in list_models(sizes)]

@@ -19,8 +19,8 @@ import torch
 
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.tree import build_tree, pack_trees
-from hsd_cli.targets.gemm import weight_layout
-from hsd_cli.targets.session import HFSession
+from hsd_cli.targets.runtime.gemm import weight_layout
+from hsd_cli.targets.runtime.session import HFSession
 
 SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 PROMPT_TOKENS = 256

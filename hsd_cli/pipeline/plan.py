@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from hsd_cli.config import RunConfig
 from hsd_cli.datatypes import PageResult
 from hsd_cli.errors import InputError
-from hsd_cli.inputs import InputDoc
+from hsd_cli.pages.inputs import InputDoc
 from hsd_cli.report import store
 
 
@@ -51,7 +51,7 @@ def plan_document(doc: InputDoc, cfg: RunConfig, options: dict[str, object]) -> 
 def select_pages(doc: InputDoc, cfg: RunConfig) -> tuple[int, list[int]]:
     """The page count and the 1-based pages to convert: those of --pages the document has
     (--pages 1-2 suits a one-page document too), then the first --max-pages of those."""
-    from hsd_cli.render import count_pages, parse_page_spec
+    from hsd_cli.pages.render import count_pages, parse_page_spec
 
     if doc.error:
         raise InputError(doc.error)

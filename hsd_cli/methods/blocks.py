@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from hsd_cli.datatypes import Block, Region, RegionKind
 from hsd_cli.drafts.markup import MARKDOWN, html_table, region_markup
-from hsd_cli.provenance import MODEL_REGION
-from hsd_cli.tables import table_html
+from hsd_cli.methods.provenance import MODEL_REGION
+from hsd_cli.methods.tables import table_html
 
 
 def draft_blocks(regions: list[Region]) -> list[Block]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hsd_cli.errors import ModelNotFoundError, UsageError
 from hsd_cli.targets import deepseek_ocr, dots_ocr, glm_ocr, hunyuan, lighton_ocr, paddle_vl, qwen_vl
-from hsd_cli.targets.base import FamilySpec, VisionTarget
+from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 
 # Each adapter module with the class that serves its SPECS (one row per module, listed in this order).
 _ADAPTERS = (
@@ -40,7 +40,7 @@ class ModelInfo:
 
 def family_of(model: str) -> str:
     """The model_type of a directory or hub id (hub ids we know need no download)."""
-    from hsd_cli.targets.processors import model_type_of
+    from hsd_cli.targets.runtime.processors import model_type_of
 
     if not Path(model).exists():
         for spec, _ in FAMILIES.values():
@@ -54,8 +54,8 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
     import transformers
     from transformers.utils import logging as hf_logging
 
-    from hsd_cli.targets.gemm import prefer_plain_gemm
-    from hsd_cli.targets.processors import load_processor
+    from hsd_cli.targets.runtime.gemm import prefer_plain_gemm
+    from hsd_cli.targets.runtime.processors import load_processor
 
     hf_logging.set_verbosity_error()  # our stderr carries one line per problem, not load chatter
     hf_logging.disable_progress_bar()
@@ -135,7 +135,7 @@ def published_size(spec: FamilySpec, hub_id: str) -> str:
 
 def count_params(hub_id: str, model_type: str) -> int | None:
     """Parameters of the full-size architecture, built on the meta device (no weights)."""
-    from hsd_cli.targets.sizes import full_size_config
+    from hsd_cli.targets.runtime.sizes import full_size_config
 
     import torch
     from transformers import AutoModelForImageTextToText

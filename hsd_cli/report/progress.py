@@ -14,7 +14,7 @@ from hsd_cli.datatypes import PageResult, aal
 from hsd_cli.report.summary import DocStatus, DocSummary
 
 if TYPE_CHECKING:
-    from hsd_cli.verify import Line
+    from hsd_cli.pipeline.verify import Line
 
 
 class RunProgress:

@@ -19,8 +19,8 @@ from PIL import Image
 from hsd_cli.config import RunConfig
 from hsd_cli.datatypes import PageResult
 from hsd_cli.errors import OutputError
-from hsd_cli.inputs import InputDoc
-from hsd_cli.plan import DocPlan
+from hsd_cli.pages.inputs import InputDoc
+from hsd_cli.pipeline.plan import DocPlan
 from hsd_cli.report import store
 from hsd_cli.report.document import document_to_json
 from hsd_cli.report.figures import save_figures

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from hsd_cli.datatypes import PageResult
-from hsd_cli.stages import PreparedPage
+from hsd_cli.pipeline.prepare import PreparedPage
 
 
 class PageConverter(Protocol):

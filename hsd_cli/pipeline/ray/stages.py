@@ -19,8 +19,8 @@ import numpy as np
 
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import HsdError
-from hsd_cli.stages import PrepareConfig, Preparer, strip_layer
-from hsd_cli.verify import cause, verify_page
+from hsd_cli.pipeline.prepare import PrepareConfig, Preparer, strip_layer
+from hsd_cli.pipeline.verify import cause, verify_page
 
 Batch = dict[str, np.ndarray]
 FAULT_ENV = "HSD_RAY_FAULT"  # tests: "NAME:PAGE[:ONCE_FILE]" kills the verify worker on that page
@@ -54,7 +54,7 @@ class VerifyStage:
     cfg: RunConfig
 
     def __init__(self) -> None:
-        from hsd_cli.runner import load_converter
+        from hsd_cli.pipeline.local import load_converter
 
         self.converter = load_converter(self.cfg)
 

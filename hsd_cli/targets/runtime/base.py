@@ -11,7 +11,7 @@ from PIL import Image
 
 from hsd_cli.drafts.markup import DraftStyle
 from hsd_cli.targets.convert import display_math, tidy
-from hsd_cli.targets.session import HFSession
+from hsd_cli.targets.runtime.session import HFSession
 
 # Processors the core applies per tree node (VisionTarget.repetition_penalty), so tau = 1 stays
 # equal to generate(do_sample=False) with them.
@@ -72,7 +72,7 @@ class VisionTarget:
     @cached_property
     def cost(self):
         """This model's forward cost against tree size on its device (measured once, cached on disk)."""
-        from hsd_cli.targets.costs import cost_model
+        from hsd_cli.targets.runtime.costs import cost_model
 
         return cost_model(self.model, self.spec.n_axes)
 

@@ -29,29 +29,29 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
-from hsd_cli import inputs
+from hsd_cli.pages import inputs
 from hsd_cli.config import RunConfig
-from hsd_cli.converter import PageConverter
+from hsd_cli.methods.base import PageConverter
 from hsd_cli.errors import ModelNotFoundError, OutputError
-from hsd_cli.inputs import InputDoc
-from hsd_cli.plan import DocPlan, plan_document
-from hsd_cli.progress import RunProgress
+from hsd_cli.pages.inputs import InputDoc
+from hsd_cli.pipeline.plan import DocPlan, plan_document
+from hsd_cli.report.progress import RunProgress
 from hsd_cli.report import store
 from hsd_cli.report.json import run_summary_to_json
 from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
-from hsd_cli.stages import PrepareConfig, PreparedPage, PrepareQueue
-from hsd_cli.verify import cause, verify_page
-from hsd_cli.writer import DocumentWriter, write_failed_document
+from hsd_cli.pipeline.prepare import PrepareConfig, PreparedPage, PrepareQueue
+from hsd_cli.pipeline.verify import cause, verify_page
+from hsd_cli.pipeline.write import DocumentWriter, write_failed_document
 
 
 def load_converter(cfg: RunConfig) -> PageConverter:
     """The converter for cfg.method; a model that cannot be loaded is a ModelNotFoundError, except
     that with cfg.draft_fallback (no model asked for) it means the draft pipeline and one warning."""
-    from hsd_cli.draft_converter import DraftConverter
+    from hsd_cli.methods.draft import DraftConverter
 
     if cfg.method == "draft":
         return DraftConverter(cfg.draft_source)
-    from hsd_cli.spec_converter import SpecConverter
+    from hsd_cli.methods.spec_converter import SpecConverter
 
     try:
         converter = SpecConverter.load(cfg)
@@ -67,7 +67,7 @@ def load_converter(cfg: RunConfig) -> PageConverter:
 
 def fallback_warning(model: str, error: ModelNotFoundError) -> str:
     """The one line saying that the pages are the unverified drafts, why, and how to get the model."""
-    from hsd_cli.targets.registry import WAYS_OUT
+    from hsd_cli.targets.runtime.registry import WAYS_OUT
 
     cause = str(error).removesuffix(f": {WAYS_OUT}")
     return (f"hsd: warning: {cause}; writing the draft pipeline's unverified output instead "
@@ -79,7 +79,7 @@ def precision_note(cfg: RunConfig) -> str | None:
     """A line for tau = 1 in half precision: equality with AR is guaranteed in float32 only."""
     import torch
 
-    from hsd_cli.targets.registry import resolve_device, resolve_dtype
+    from hsd_cli.targets.runtime.registry import resolve_device, resolve_dtype
 
     dtype = resolve_dtype(cfg.dtype, resolve_device(cfg.device))
     if dtype not in (torch.bfloat16, torch.float16) or cfg.method == "ar" or cfg.spec.tau < 1.0:
