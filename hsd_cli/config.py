@@ -33,6 +33,8 @@ class SpecConfig:
     # A row the repeat guard stops: "stop" keeps it as is (truncated); "draft" cuts the loop after
     # its first period and appends the rest of the row's draft (spec/loop.py).
     on_loop: str = "stop"
+    region_starts: bool = True  # stage 2: offer region beginnings as candidates
+    stage1_batch: int = 16  # most region crops verified in one batch
 
     def __post_init__(self) -> None:
         if not 0.0 < self.tau <= 1.0:
@@ -45,6 +47,8 @@ class SpecConfig:
             raise ValueError("max_depth, max_candidates and max_nodes must be >= 1")
         if self.max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
+        if self.stage1_batch < 1:
+            raise ValueError(f"stage1_batch must be >= 1, got {self.stage1_batch}")
         if self.on_loop not in ON_LOOP:
             raise ValueError(f"on_loop must be one of {ON_LOOP}, got {self.on_loop!r}")
 
@@ -81,8 +85,6 @@ class RunConfig:
     device: str = "auto"
     dtype: str = "auto"
     baseline: bool = False  # also run `ar` and report speedups
-    region_starts: bool = True  # stage 2: offer region beginnings as candidates
-    stage1_batch: int = 16  # most region crops verified in one batch
     force: bool = False
     password: str | None = None
     shard: tuple[int, int] = (1, 1)  # (i, N), 1-based
@@ -114,6 +116,18 @@ class RunConfig:
         i, n = self.shard
         if not 1 <= i <= n:
             raise ValueError(f"shard must be i/N with 1 <= i <= N, got {i}/{n}")
+
+
+def spec_options(cfg: RunConfig) -> dict[str, object]:
+    """The settings that change a target method's output (the page reports' resume key)."""
+    s, c = cfg.spec, cfg
+    return {
+        "method": c.method, "model": c.model, "dpi": c.dpi, "draft_source": c.draft_source,
+        "tau": s.tau, "window": s.window, "min_window": s.min_window, "max_depth": s.max_depth,
+        "max_candidates": s.max_candidates, "max_new_tokens": s.max_new_tokens,
+        "repeat_guard": s.repeat_guard, "region_starts": s.region_starts, "dtype": c.dtype,
+        "on_loop": s.on_loop,
+    }
 
 
 def default_workers() -> int:

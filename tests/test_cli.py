@@ -82,7 +82,7 @@ def test_options_read_env_vars(tmp_path: Path, fake: FakeConverter) -> None:
     cfg = fake.cfg  # type: ignore[attr-defined]
     assert result.exit_code == 0, result.stderr
     assert (cfg.model, cfg.device, cfg.dtype, cfg.spec.window) == ("/models/x", "cuda:1", "fp32", 5)
-    assert cfg.region_starts is False and cfg.dpi == 72
+    assert cfg.spec.region_starts is False and cfg.dpi == 72
 
 
 def test_json_prints_only_the_run_summary(tmp_path: Path, fake: FakeConverter) -> None:

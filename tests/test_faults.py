@@ -4,6 +4,7 @@ out of memory on the page fails that page in one line; a batch with each fault f
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,7 @@ def _regions(width: int) -> tuple[Region, ...]:
 def _hsd(target, page: PageImage, batch: int = 4):
     regions = list(_regions(page.image.width))
     drafts = [[target.encode(r.text)] for r in regions]
-    cfg = RunConfig(inputs=(), out_dir=Path("."), spec=SPEC, stage1_batch=batch)
+    cfg = RunConfig(inputs=(), out_dir=Path("."), spec=replace(SPEC, stage1_batch=batch))
     return run_hsd(target, page, regions, drafts, cfg)
 
 

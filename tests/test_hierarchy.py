@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from PIL import Image
 
 from hsd_cli.methods import hierarchy
-from hsd_cli.config import RunConfig
+from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind, StageReport
 from hsd_cli.spec.decode import RowResult
 from hsd_cli.spec.stats import DecodeStats
@@ -34,7 +34,7 @@ def test_stage1_groups_rows_by_kind_prompt(monkeypatch):
     target = SimpleNamespace(spec=PADDLE[0], eos_ids=frozenset({99}))
     page = PageImage(Path("p.png"), 0, Image.new("RGB", (240, 200), "white"), 72)
     drafts = [[[i]] for i in range(5)]
-    cfg = RunConfig(inputs=(), out_dir=Path("."), stage1_batch=1)
+    cfg = RunConfig(inputs=(), out_dir=Path("."), spec=SpecConfig(stage1_batch=1))
     outputs, report = hierarchy.run_stage1(target, page, _regions(), drafts, cfg)
     assert outputs == [[0], [1], [4]]  # Not [[0], [4], [1]]: reading order, EOS dropped
     assert calls == [("OCR:", 1), ("OCR:", 1), ("Table Recognition:", 1)]

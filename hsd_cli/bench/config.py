@@ -74,7 +74,8 @@ class BenchConfig:
         """The speculative settings every method of this run decodes with."""
         return SpecConfig(tau=self.tau, window=self.window, min_window=self.min_window, max_depth=self.max_depth,
                           max_candidates=self.max_candidates, max_new_tokens=self.max_new_tokens,
-                          max_nodes=self.max_nodes, cost_aware=self.cost_aware)
+                          max_nodes=self.max_nodes, cost_aware=self.cost_aware,
+                          region_starts=self.region_starts)
 
     def command_line(self) -> str:
         """The `hsd bench` command that reproduces this run."""

@@ -121,7 +121,7 @@ class Bench:
         run_cfg = RunConfig(
             inputs=(), out_dir=Path("."), model=self.cfg.model, method=method, spec=spec,
             draft_source=self.cfg.draft_source, dpi=self.cfg.dpi, device=self.cfg.device,
-            dtype=self.cfg.dtype, region_starts=self.cfg.region_starts,
+            dtype=self.cfg.dtype,
         )
         conv = SpecConverter(self.target, run_cfg)
         result, out = conv.verify(drafts.prepared)

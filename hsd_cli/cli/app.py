@@ -199,7 +199,7 @@ def convert(
     max_depth: MaxDepth = _SPEC.max_depth, max_candidates: MaxCand = _SPEC.max_candidates,
     min_window: MinWindow = _SPEC.min_window, repeat_guard: RepeatGuard = _SPEC.repeat_guard,
     on_loop: OnLoop = "stop",
-    stage1_batch: Stage1Batch = _RUN.stage1_batch, pages: Pages = None, dpi: Dpi = _RUN.dpi, max_pages: MaxPages = None,
+    stage1_batch: Stage1Batch = _SPEC.stage1_batch, pages: Pages = None, dpi: Dpi = _RUN.dpi, max_pages: MaxPages = None,
     draft_source: DraftSrc = "auto", glob: Glob = None, shard: Shard = "1/1", force: Force = False,
     password: Password = None, device: Device = "auto", dtype: Dtype = "auto",
     baseline: Baseline = False, no_region_starts: NoStarts = False,
@@ -215,12 +215,11 @@ def convert(
             spec = SpecConfig(tau=tau, window=window, min_window=min_window, max_depth=max_depth,
                               max_candidates=max_candidates, max_new_tokens=max_new_tokens,
                               repeat_guard=repeat_guard, max_nodes=max_nodes, cost_aware=not no_cost_trees,
-                              on_loop=on_loop)
+                              on_loop=on_loop, region_starts=not no_region_starts, stage1_batch=stage1_batch)
             cfg = RunConfig(
                 inputs=tuple(Path(p) for p in inputs), out_dir=out, model=_model_spelling(model or DEFAULT_MODEL), method=method,
                 spec=spec, draft_source=draft_source, dpi=dpi, pages=pages, max_pages=max_pages,
-                device=_check_device(device), dtype=dtype, baseline=baseline, region_starts=not no_region_starts,
-                stage1_batch=stage1_batch, force=force, password=password, shard=parse_shard(shard), glob=glob,
+                device=_check_device(device), dtype=dtype, baseline=baseline, force=force, password=password, shard=parse_shard(shard), glob=glob,
                 workers=default_workers() if workers is None else workers,
                 draft_fallback=not model and method in ("auto", "draft"),  # no model asked for
                 engine=engine, ray=RayConfig(ray_address, ray_verify_actors, ray_batch),

@@ -21,5 +21,5 @@ def choose_method(prepared: PreparedPage, target, cfg: RunConfig) -> str:
     rows = [r for r in prepared.regions if verifiable(r, target) and r.source != TEXT_LAYER]
     if len(rows) < 2:
         return "page"  # nothing to verify in parallel, or exact text-layer drafts already
-    batch = min(len(rows), cfg.stage1_batch) * STAGE1_TREE
+    batch = min(len(rows), cfg.spec.stage1_batch) * STAGE1_TREE
     return "hsd" if target.cost.ratio(batch) <= PARALLEL_RATIO else "page"

@@ -114,7 +114,7 @@ def run_hsd(
     outputs = [d for i in sorted(by_region) for d in by_region[i]]
     dmap = one_per_draft([i for i in sorted(by_region) for _ in by_region[i]])
     (row,), stage2 = decode_rows(
-        target, [page.image], target.spec.page_prompt, [outputs], cfg.spec, starts=cfg.region_starts
+        target, [page.image], target.spec.page_prompt, [outputs], cfg.spec, starts=cfg.spec.region_starts
     )
     # Stage-1 outputs are the page's regions in reading order: the page's draft, one sequence.
     tokens, origins, repaired = _on_loop(row, outputs, cfg.spec, ordered=True, sep=target.encode("\n\n"))
@@ -192,8 +192,8 @@ def _decode_crops(
     total = StageReport()
     for prompt, group in by_prompt.items():
         batch = _CropBatch(target, page, regions, region_drafts, prompt, cfg, final)
-        for start in range(0, len(group), cfg.stage1_batch):
-            total = _add(total, batch.decode(group[start : start + cfg.stage1_batch], rows))
+        for start in range(0, len(group), cfg.spec.stage1_batch):
+            total = _add(total, batch.decode(group[start : start + cfg.spec.stage1_batch], rows))
     return rows, total
 
 

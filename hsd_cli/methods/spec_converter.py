@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import time
 
-from hsd_cli.config import RunConfig
-from hsd_cli.methods.blocks import coverage, model_blocks
-from hsd_cli.datatypes import PageResult, PageStatus, Region, aal
+from hsd_cli.config import RunConfig, spec_options
+from hsd_cli.datatypes import PageResult, Region
 from hsd_cli.methods.hierarchy import PageDecode, run_ar, run_elements, run_hsd, run_page
-from hsd_cli.methods.provenance import DraftMap, page_draft, token_regions
-from hsd_cli.report.summary import spec_decode_time
+from hsd_cli.methods.provenance import DraftMap, page_draft
+from hsd_cli.methods.result import add_baseline, page_result
 from hsd_cli.pipeline.prepare import PreparedPage
 from hsd_cli.targets.runtime.base import VisionTarget
 
@@ -45,9 +44,9 @@ class SpecConverter:
         t_tokenize = time.perf_counter() - t0  # tokenizing drafts is a drafting cost too
         out = self._decode(method, prepared, drafts, dmap)
         t_draft = prepared.t_draft + t_tokenize if self.uses_drafts else 0.0
-        result = self._result(prepared, out, method, t_draft)
+        result = page_result(self.target, self.cfg.spec, prepared, out, method, t_draft)
         if self.cfg.baseline and method != "ar":
-            _add_baseline(result, out, self._ar(prepared))
+            add_baseline(result, out, self._ar(prepared))
         return result, out
 
     def _method_for(self, prepared: PreparedPage) -> str:
@@ -90,60 +89,6 @@ class SpecConverter:
         if method == "page":
             return run_page(self.target, page, drafts[0], spec, dmap)
         return run_hsd(self.target, page, list(prepared.regions), drafts, self.cfg)
-
-    def _result(self, prepared: PreparedPage, out: PageDecode, method: str, t_draft: float) -> PageResult:
-        page = prepared.page
-        text = self.target.decode(out.tokens)
-        stages = [s for s in (out.stage1, out.page) if s is not None]
-        t_prefill = sum(s.t_prefill for s in stages)
-        t_decode = sum(s.t_decode for s in stages)
-        hist = [a for s in stages for a in s.accepted_hist]  # sequence-steps of every stage
-        return PageResult(
-            source=str(page.source), page=page.number,
-            status=PageStatus.TRUNCATED if out.truncated else PageStatus.OK,
-            markdown=self.target.to_markdown(text) if out.markdown is None else out.markdown, method=method,
-            draft_source=prepared.draft_source if method != "ar" else "",
-            tau=self.cfg.spec.tau, window=self.cfg.spec.window, tokens=len(out.tokens),
-            steps=sum(s.steps for s in stages), aal=aal(sum(hist), len(hist)),
-            accepted_hist=hist, t_render=prepared.t_render, t_draft=t_draft,
-            t_prefill=t_prefill, t_decode=t_decode, t_total=t_draft + t_prefill + t_decode,
-            stage1=out.stage1, stage2=out.page if out.stage1 is not None else None,
-            draft_error=prepared.draft_error, loop_repaired=out.loop_repaired, fault=out.fault,
-            width=page.image.width, height=page.image.height, dpi=page.dpi,
-            **self._provenance(prepared, out),
-        )
-
-    def _provenance(self, prepared: PreparedPage, out: PageDecode) -> dict[str, object]:
-        """Blocks and coverage from the tokens' origins (reporting only: decoding is done)."""
-        regions, t = list(prepared.regions), self.target
-        owners = token_regions(out.origins, out.draft_map)
-        size = prepared.page.image.size
-        blocks = model_blocks(regions, out.tokens, owners, size, t.decode, t.to_markdown, t.boundary_ids)
-        return {"blocks": blocks, "coverage": coverage(owners, regions)}
-
-
-def spec_options(cfg: RunConfig) -> dict[str, object]:
-    """The settings that change a target method's output (the page reports' resume key)."""
-    s, c = cfg.spec, cfg
-    return {
-        "method": c.method, "model": c.model, "dpi": c.dpi, "draft_source": c.draft_source,
-        "tau": s.tau, "window": s.window, "min_window": s.min_window, "max_depth": s.max_depth,
-        "max_candidates": s.max_candidates, "max_new_tokens": s.max_new_tokens,
-        "repeat_guard": s.repeat_guard, "region_starts": c.region_starts, "dtype": c.dtype,
-        "on_loop": s.on_loop,
-    }
-
-
-def _add_baseline(result: PageResult, spec: PageDecode, ar: PageDecode) -> None:
-    """SR_decode and SR_e2e (paper 4.2); draft generation counts on the spec side in both."""
-    ar_full = ar.page.t_prefill + ar.page.t_decode
-    spec_decode = spec_decode_time(result)
-    result.sr_decode = ar.page.t_decode / spec_decode if spec_decode else None
-    result.sr_e2e = ar_full / result.t_total if result.t_total else None
-    result.identical_to_ar = spec.tokens == ar.tokens
-    if not result.identical_to_ar:
-        pairs = zip(spec.tokens, ar.tokens)
-        result.first_divergence = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(spec.tokens), len(ar.tokens)))
 
 
 def _unique(texts: list[str]) -> list[str]:

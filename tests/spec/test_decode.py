@@ -8,7 +8,7 @@ import torch
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.decode import DecodeOptions, ar_decode, spec_decode
-from hsd_cli.spec.stop import StopReason, StopRule
+from hsd_cli.spec.stop import StopRule
 
 from fake_target import EOS, VOCAB, FakeSession
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -80,7 +81,7 @@ def test_hsd_method_equals_ar(family, tiny_target):
     crops = [crop_region(page.image, r.bbox) for r in REGIONS[:3]]
     crop_refs = [r.tokens for r in decode_rows(target, crops, target.spec.region_prompt, None, spec)[0]]
     for _ in range(DRAFT_SETS // 4):
-        cfg = RunConfig(inputs=(), out_dir=Path("."), spec=_random_spec(rng), region_starts=rng.random() < 0.5)
+        cfg = RunConfig(inputs=(), out_dir=Path("."), spec=replace(_random_spec(rng), region_starts=rng.random() < 0.5))
         drafts = [_random_drafts(ref, rng, len(target.tokenizer)) for ref in crop_refs] + [[]]
         out = run_hsd(target, page, REGIONS, drafts, cfg)
         assert out.tokens == page_ref

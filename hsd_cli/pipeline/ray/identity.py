@@ -29,7 +29,7 @@ def identify(cfg: RunConfig) -> ConverterIdentity:
     for that cannot be found is a ModelNotFoundError here, before any worker starts."""
     from hsd_cli.methods.draft import DraftConverter
     from hsd_cli.pipeline.local import fallback_warning
-    from hsd_cli.methods.spec_converter import spec_options
+    from hsd_cli.config import spec_options
     from hsd_cli.targets.runtime.registry import FAMILIES, check_model
 
     if cfg.method != "draft":

@@ -1,0 +1,58 @@
+"""A target method's PageResult: counts, times, provenance blocks and the AR baseline's speedups."""
+
+from __future__ import annotations
+
+from hsd_cli.config import SpecConfig
+from hsd_cli.datatypes import PageResult, PageStatus, aal
+from hsd_cli.methods.blocks import coverage, model_blocks
+from hsd_cli.methods.hierarchy import PageDecode
+from hsd_cli.methods.provenance import token_regions
+from hsd_cli.pipeline.prepare import PreparedPage
+from hsd_cli.report.summary import spec_decode_time
+from hsd_cli.targets.runtime.base import VisionTarget
+
+
+def page_result(target: VisionTarget, spec: SpecConfig, prepared: PreparedPage, out: PageDecode, method: str,
+                t_draft: float) -> PageResult:  # fmt: skip
+    """The page's result from what its method decoded; `t_draft` includes tokenizing the drafts."""
+    page = prepared.page
+    text = target.decode(out.tokens)
+    stages = [s for s in (out.stage1, out.page) if s is not None]
+    t_prefill = sum(s.t_prefill for s in stages)
+    t_decode = sum(s.t_decode for s in stages)
+    hist = [a for s in stages for a in s.accepted_hist]  # sequence-steps of every stage
+    return PageResult(
+        source=str(page.source), page=page.number,
+        status=PageStatus.TRUNCATED if out.truncated else PageStatus.OK,
+        markdown=target.to_markdown(text) if out.markdown is None else out.markdown, method=method,
+        draft_source=prepared.draft_source if method != "ar" else "",
+        tau=spec.tau, window=spec.window, tokens=len(out.tokens),
+        steps=sum(s.steps for s in stages), aal=aal(sum(hist), len(hist)),
+        accepted_hist=hist, t_render=prepared.t_render, t_draft=t_draft,
+        t_prefill=t_prefill, t_decode=t_decode, t_total=t_draft + t_prefill + t_decode,
+        stage1=out.stage1, stage2=out.page if out.stage1 is not None else None,
+        draft_error=prepared.draft_error, loop_repaired=out.loop_repaired, fault=out.fault,
+        width=page.image.width, height=page.image.height, dpi=page.dpi,
+        **_provenance(target, prepared, out),
+    )
+
+
+def _provenance(target: VisionTarget, prepared: PreparedPage, out: PageDecode) -> dict[str, object]:
+    """Blocks and coverage from the tokens' origins (reporting only: decoding is done)."""
+    regions, t = list(prepared.regions), target
+    owners = token_regions(out.origins, out.draft_map)
+    size = prepared.page.image.size
+    blocks = model_blocks(regions, out.tokens, owners, size, t.decode, t.to_markdown, t.boundary_ids)
+    return {"blocks": blocks, "coverage": coverage(owners, regions)}
+
+
+def add_baseline(result: PageResult, spec: PageDecode, ar: PageDecode) -> None:
+    """SR_decode and SR_e2e (paper 4.2); draft generation counts on the spec side in both."""
+    ar_full = ar.page.t_prefill + ar.page.t_decode
+    spec_decode = spec_decode_time(result)
+    result.sr_decode = ar.page.t_decode / spec_decode if spec_decode else None
+    result.sr_e2e = ar_full / result.t_total if result.t_total else None
+    result.identical_to_ar = spec.tokens == ar.tokens
+    if not result.identical_to_ar:
+        pairs = zip(spec.tokens, ar.tokens)
+        result.first_divergence = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(spec.tokens), len(ar.tokens)))
