@@ -15,11 +15,11 @@ from pathlib import Path
 
 from hsd_cli.methods.draft import DraftConverter
 from hsd_cli.pages.inputs import discover
+from hsd_cli.pipeline.prepare import PrepareConfig, Preparer
 from hsd_cli.report import store
 from hsd_cli.report.document import document_to_json
 from hsd_cli.report.figures import save_figures
 from hsd_cli.report.markdown import render_document
-from hsd_cli.pipeline.prepare import PrepareConfig, Preparer
 
 
 def _time(fn, repeat: int = 5) -> float:

@@ -15,8 +15,7 @@ from pathlib import Path
 import pymupdf
 from PIL import Image, ImageDraw
 
-from hsd_cli.datatypes import PageResult, PageStatus
-from hsd_cli.pipeline.prepare import PreparedPage
+from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage
 
 
 @dataclass
@@ -124,8 +123,8 @@ def lined_image(width: int = 320, label: str = "Line") -> Image.Image:
 
 def fail_first_render(monkeypatch, message: str) -> None:
     """Rendering page 1 of any document raises InputError(message); other pages render."""
-    from hsd_cli.pages import render
     from hsd_cli.errors import InputError
+    from hsd_cli.pages import render
 
     real = render.render_page
 

@@ -17,12 +17,12 @@ import pytest
 from fakes import FakeConverter, fail_first_render, make_pdf
 from PIL import Image
 
-from hsd_cli.pages import render
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import InputError
+from hsd_cli.pages import render
+from hsd_cli.pipeline.local import run
 from hsd_cli.report import store
 from hsd_cli.report.summary import DocStatus, RunSummary
-from hsd_cli.pipeline.local import run
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -14,10 +14,10 @@ import pytest
 from fakes import FakeConverter, make_pdf
 from typer.testing import CliRunner
 
-from hsd_cli.pipeline import local as runner
 from hsd_cli.cli.app import _model_spelling, app
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import UsageError
+from hsd_cli.pipeline import local as runner
 
 REPO = Path(__file__).resolve().parents[1]
 

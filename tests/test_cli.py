@@ -19,11 +19,10 @@ from fakes import FakeConverter, make_corrupted_pdf, make_encrypted_pdf, make_pd
 from typer.testing import CliRunner
 
 from hsd_cli import __version__
-
-from hsd_cli.pipeline import local as runner
 from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import ModelNotFoundError
+from hsd_cli.pipeline import local as runner
 
 REPO = Path(__file__).resolve().parents[1]
 FAKE_CLI = [sys.executable, str(REPO / "tests" / "fakes.py")]

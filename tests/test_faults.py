@@ -9,19 +9,19 @@ from pathlib import Path
 
 import pytest
 import torch
+from fakes import lined_image
 from PIL import Image
 from typer.testing import CliRunner
 
-from fakes import lined_image
-from hsd_cli.pipeline import local as runner
-from hsd_cli.pipeline import prepare as stages
 from hsd_cli.bench.oracle import OracleTarget, image_key
 from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind
 from hsd_cli.methods.hierarchy import STAGE1_OOM, crop_region, run_hsd
-from hsd_cli.targets.runtime.memory import is_oom, oom_line
 from hsd_cli.methods.spec_converter import SpecConverter
+from hsd_cli.pipeline import local as runner
+from hsd_cli.pipeline import prepare as stages
+from hsd_cli.targets.runtime.memory import is_oom, oom_line
 
 SPEC = SpecConfig(max_new_tokens=24, repeat_guard=16)
 OOM = "CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.10 GiB total capacity)"

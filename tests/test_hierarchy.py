@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 from PIL import Image
 
-from hsd_cli.methods import hierarchy
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind, StageReport
+from hsd_cli.methods import hierarchy
 from hsd_cli.spec.decode import RowResult
 from hsd_cli.spec.stats import DecodeStats
 from hsd_cli.spec.stop import StopReason

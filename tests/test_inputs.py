@@ -11,7 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hsd_cli.pages.inputs import _MAX_PART, InputDoc, _key_of, discover, parse_shard, shard
+from hsd_cli.pages.inputs import (
+    _MAX_PART,
+    InputDoc,
+    _key_of,
+    discover,
+    parse_shard,
+    shard,
+)
 
 
 def touch(root: Path, *names: str) -> None:

@@ -14,9 +14,9 @@ import torch
 from fakes import FakeConverter, make_pdf
 from typer.testing import CliRunner
 
-from hsd_cli.methods import spec_converter
 from hsd_cli.cli.app import app
 from hsd_cli.config import DEFAULT_MODEL
+from hsd_cli.methods import spec_converter
 from hsd_cli.targets.runtime import registry
 
 

@@ -11,17 +11,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from fakes import lined_image
 from typer.testing import CliRunner
 
-from hsd_cli.pipeline import local as runner
-from fakes import lined_image
 from hsd_cli.bench.oracle import OracleTarget
 from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig, SpecConfig
-from hsd_cli.datatypes import PageImage, PageStatus, Region, RegionKind
+from hsd_cli.datatypes import PageImage, PageStatus, PreparedPage, Region, RegionKind
 from hsd_cli.methods.hierarchy import crop_region, run_hsd, run_page
 from hsd_cli.methods.spec_converter import SpecConverter
-from hsd_cli.pipeline.prepare import PreparedPage
+from hsd_cli.pipeline import local as runner
 
 GUARD = 16  # repeat guard span: loops of period <= 2 tokens
 SPEC = SpecConfig(max_new_tokens=200, repeat_guard=GUARD)

@@ -11,22 +11,21 @@ from pathlib import Path
 import jsonschema
 import pymupdf
 import pytest
+from fakes import FIGURE_RECT, make_figure_pdf
 from PIL import Image, ImageDraw
 from typer.testing import CliRunner
 
-from fakes import FIGURE_RECT, make_figure_pdf
 from hsd_cli.bench.oracle import OracleTarget
-from hsd_cli.methods.blocks import attach, coverage
 from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig, SpecConfig
-from hsd_cli.datatypes import Block, PageImage, Region, RegionKind
+from hsd_cli.datatypes import Block, PageImage, PreparedPage, Region, RegionKind
 from hsd_cli.drafts.markup import page_markdown
 from hsd_cli.drafts.text_layer import TextLayerSource
+from hsd_cli.methods.blocks import attach, coverage
 from hsd_cli.methods.hierarchy import crop_region
-from hsd_cli.report.figures import insert_links
 from hsd_cli.methods.spec_converter import SpecConverter
-from hsd_cli.pipeline.prepare import PreparedPage
 from hsd_cli.methods.tables import table_html
+from hsd_cli.report.figures import insert_links
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_docs"

@@ -8,10 +8,9 @@ from types import SimpleNamespace
 from PIL import Image
 
 from hsd_cli.config import RunConfig
-from hsd_cli.datatypes import PageImage, Region, RegionKind
+from hsd_cli.datatypes import PageImage, PreparedPage, Region, RegionKind
 from hsd_cli.methods.auto import choose_method
 from hsd_cli.spec.budget import CostModel
-from hsd_cli.pipeline.prepare import PreparedPage
 from hsd_cli.targets.qwen_vl import SPECS
 
 GPU = CostModel(((1, 0.02), (256, 0.025)))  # flat: a batch costs what one step costs

@@ -9,8 +9,8 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from hsd_cli.pages import render
 from hsd_cli.errors import InputError
+from hsd_cli.pages import render
 from hsd_cli.pages.render import count_pages, iter_pages, parse_page_spec
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"

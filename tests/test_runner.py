@@ -10,15 +10,20 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from fakes import FakeConverter, fail_first_render, make_corrupted_pdf, make_encrypted_pdf, make_pdf
+from fakes import (
+    FakeConverter,
+    fail_first_render,
+    make_corrupted_pdf,
+    make_encrypted_pdf,
+    make_pdf,
+)
 from PIL import Image
 
 from hsd_cli.config import RunConfig
-from hsd_cli.datatypes import PageResult, PageStatus
+from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage
 from hsd_cli.errors import OutputError
-from hsd_cli.report.summary import DocStatus, RunSummary
 from hsd_cli.pipeline.local import run
-from hsd_cli.pipeline.prepare import PreparedPage
+from hsd_cli.report.summary import DocStatus, RunSummary
 
 
 def convert(tmp_path: Path, inputs: list[Path], fake: FakeConverter | None = None,

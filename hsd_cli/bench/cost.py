@@ -52,7 +52,12 @@ def run_cost(cfg) -> int:
 
     from hsd_cli.bench.fullsize import build_model, text_params
     from hsd_cli.bench.machine import machine_info, machine_line
-    from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
+    from hsd_cli.bench.report import (
+        markdown_table,
+        print_table,
+        section_header,
+        write_outputs,
+    )
     from hsd_cli.targets.runtime.registry import FAMILIES, resolve_device, resolve_dtype
 
     t0 = time.perf_counter()

@@ -10,10 +10,17 @@ from rich.console import Console
 
 from hsd_cli.bench.config import BenchConfig
 from hsd_cli.bench.machine import machine_info, machine_line
-from hsd_cli.bench.pages import BenchPage, collect_pages
 from hsd_cli.bench.notes import lossless_exit, progress_line, run_notes, target_note
+from hsd_cli.bench.pages import BenchPage, collect_pages
 from hsd_cli.bench.report import (
-    COLUMNS, group_totals, markdown_table, page_json, print_table, section_header, table_rows, totals_json,
+    COLUMNS,
+    group_totals,
+    markdown_table,
+    page_json,
+    print_table,
+    section_header,
+    table_rows,
+    totals_json,
     write_outputs,
 )
 from hsd_cli.bench.run import Bench

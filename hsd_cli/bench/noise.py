@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from random import Random
 
-from hsd_cli.datatypes import Region, RegionKind
 from hsd_cli.bench.reference import split_blocks
+from hsd_cli.datatypes import Region, RegionKind
 
 _WIDE = "\u3000-\u9fff\uac00-\ud7af\uff00-\uffef"
 _UNIT = re.compile(rf"[{_WIDE}]|[^\s{_WIDE}]+|\s+")

@@ -16,12 +16,12 @@ from hsd_cli.bench.pages import BenchPage
 from hsd_cli.bench.records import MethodRun, PageBench
 from hsd_cli.bench.reference import region_references
 from hsd_cli.config import RunConfig, SpecConfig
-from hsd_cli.datatypes import Region
+from hsd_cli.datatypes import PreparedPage, Region
 from hsd_cli.drafts.markup import page_markdown
 from hsd_cli.methods.hierarchy import crop_region
-from hsd_cli.report.summary import spec_decode_time
 from hsd_cli.methods.spec_converter import SpecConverter
-from hsd_cli.pipeline.prepare import PrepareConfig, PreparedPage, Preparer
+from hsd_cli.pipeline.prepare import PrepareConfig, Preparer
+from hsd_cli.report.summary import spec_decode_time
 
 WARMUP_TOKENS = 16  # token budget of the untimed warm-up runs
 

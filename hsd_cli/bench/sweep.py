@@ -14,7 +14,12 @@ from hsd_cli.bench.machine import machine_info, machine_line
 from hsd_cli.bench.notes import lossless_exit, progress_line, run_notes, target_note
 from hsd_cli.bench.pages import BenchPage
 from hsd_cli.bench.records import MethodTotals, totals
-from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
+from hsd_cli.bench.report import (
+    markdown_table,
+    print_table,
+    section_header,
+    write_outputs,
+)
 from hsd_cli.bench.run import Bench
 
 COLUMNS = ("noise", "draft NED", "method", "pages", "steps", "AAL", "SR_decode", "SR_e2e", "= AR")

@@ -15,11 +15,16 @@ from typing import Annotated, Any, Literal
 import typer
 
 from hsd_cli import __version__
-
-from hsd_cli.pipeline import local as runner
-from hsd_cli.config import DEFAULT_MODEL, RayConfig, RunConfig, SpecConfig, default_workers
+from hsd_cli.config import (
+    DEFAULT_MODEL,
+    RayConfig,
+    RunConfig,
+    SpecConfig,
+    default_workers,
+)
 from hsd_cli.errors import HsdError, UsageError
 from hsd_cli.pages.inputs import parse_shard
+from hsd_cli.pipeline import local as runner
 from hsd_cli.report.json import run_summary_to_json
 
 try:  # typer >= 0.2x ships its own copy of click

@@ -9,8 +9,8 @@ forward's cost grows with its tokens, so Stage 1 costs about as much as decoding
 from __future__ import annotations
 
 from hsd_cli.config import RunConfig
+from hsd_cli.datatypes import PreparedPage
 from hsd_cli.methods.hierarchy import TEXT_LAYER, verifiable
-from hsd_cli.pipeline.prepare import PreparedPage
 
 STAGE1_TREE = 8  # tokens per region row in a typical Stage-1 step
 PARALLEL_RATIO = 2.0  # a batched Stage-1 step may cost at most this many AR steps

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from hsd_cli.datatypes import PageResult
-from hsd_cli.pipeline.prepare import PreparedPage
+from hsd_cli.datatypes import PageResult, PreparedPage
 
 
 class PageConverter(Protocol):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from hsd_cli.methods.blocks import draft_blocks
-from hsd_cli.datatypes import PageResult, PageStatus
+from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage
 from hsd_cli.drafts.markup import MARKDOWN, DraftStyle, page_markdown
-from hsd_cli.pipeline.prepare import PreparedPage
+from hsd_cli.methods.blocks import draft_blocks
 
 
 class DraftConverter:

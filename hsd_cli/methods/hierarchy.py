@@ -13,7 +13,6 @@ from PIL import Image, ImageOps
 
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind, StageReport
-from hsd_cli.targets.runtime.memory import is_oom, release
 from hsd_cli.methods.provenance import DraftMap, one_per_draft, page_draft
 from hsd_cli.spec.align import MODEL, Origin
 from hsd_cli.spec.decode import DecodeOptions, RowResult, ar_decode, spec_decode
@@ -21,6 +20,7 @@ from hsd_cli.spec.loop import repair_loop
 from hsd_cli.spec.stop import StopReason, StopRule
 from hsd_cli.targets.runtime.base import VisionTarget
 from hsd_cli.targets.runtime.costs import sync
+from hsd_cli.targets.runtime.memory import is_oom, release
 
 CROP_MARGIN = 8  # pixels around a region crop: glyphs often touch the detected box
 MIN_CROP_SIDE = 32  # processors reject tiny or extremely thin images

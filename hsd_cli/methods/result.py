@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from hsd_cli.config import SpecConfig
-from hsd_cli.datatypes import PageResult, PageStatus, aal
+from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage, aal
 from hsd_cli.methods.blocks import coverage, model_blocks
 from hsd_cli.methods.hierarchy import PageDecode
 from hsd_cli.methods.provenance import token_regions
-from hsd_cli.pipeline.prepare import PreparedPage
 from hsd_cli.report.summary import spec_decode_time
 from hsd_cli.targets.runtime.base import VisionTarget
 

@@ -5,11 +5,16 @@ from __future__ import annotations
 import time
 
 from hsd_cli.config import RunConfig, spec_options
-from hsd_cli.datatypes import PageResult, Region
-from hsd_cli.methods.hierarchy import PageDecode, run_ar, run_elements, run_hsd, run_page
+from hsd_cli.datatypes import PageResult, PreparedPage, Region
+from hsd_cli.methods.hierarchy import (
+    PageDecode,
+    run_ar,
+    run_elements,
+    run_hsd,
+    run_page,
+)
 from hsd_cli.methods.provenance import DraftMap, page_draft
 from hsd_cli.methods.result import add_baseline, page_result
-from hsd_cli.pipeline.prepare import PreparedPage
 from hsd_cli.targets.runtime.base import VisionTarget
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pymupdf
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from hsd_cli.pages import pdftext
 from hsd_cli.datatypes import PageImage
 from hsd_cli.errors import InputError
+from hsd_cli.pages import pdftext
 
 MAX_PIXELS = 60_000_000  # a rendered page above this is refused rather than risking memory
 MIN_DPI = 36  # RunConfig's lower bound for --dpi

@@ -29,19 +29,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
-from hsd_cli.pages import inputs
 from hsd_cli.config import RunConfig
-from hsd_cli.methods.base import PageConverter
+from hsd_cli.datatypes import PreparedPage
 from hsd_cli.errors import ModelNotFoundError, OutputError
+from hsd_cli.methods.base import PageConverter
+from hsd_cli.pages import inputs
 from hsd_cli.pages.inputs import InputDoc
 from hsd_cli.pipeline.plan import DocPlan, plan_document
-from hsd_cli.report.progress import RunProgress
-from hsd_cli.report import store
-from hsd_cli.report.json import run_summary_to_json
-from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
-from hsd_cli.pipeline.prepare import PrepareConfig, PreparedPage, PrepareQueue
+from hsd_cli.pipeline.prepare import PrepareConfig, PrepareQueue
 from hsd_cli.pipeline.verify import cause, verify_page
 from hsd_cli.pipeline.write import DocumentWriter, write_failed_document
+from hsd_cli.report import store
+from hsd_cli.report.json import run_summary_to_json
+from hsd_cli.report.progress import RunProgress
+from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
 
 
 def load_converter(cfg: RunConfig) -> PageConverter:

@@ -17,19 +17,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hsd_cli.datatypes import PageImage, Region
-
-
-@dataclass(frozen=True, slots=True)
-class PreparedPage:
-    """A rendered page with its drafts, ready for the model."""
-
-    page: PageImage
-    regions: tuple[Region, ...] = ()
-    draft_source: str = ""  # the source that made the drafts ("" when none were made)
-    t_render: float = 0.0
-    t_draft: float = 0.0  # text layer, layout, tables, OCR: every cost of making drafts
-    draft_error: str = ""  # the draft pipeline crashed: the page goes on without drafts
+from hsd_cli.datatypes import PageImage, PreparedPage, Region
 
 
 @dataclass(frozen=True, slots=True)

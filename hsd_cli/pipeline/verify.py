@@ -14,11 +14,10 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hsd_cli.methods.base import PageConverter
-from hsd_cli.datatypes import PageResult, PageStatus
+from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage
 from hsd_cli.errors import HsdError
+from hsd_cli.methods.base import PageConverter
 from hsd_cli.targets.runtime.memory import is_oom, oom_line, release
-from hsd_cli.pipeline.prepare import PreparedPage
 
 
 @dataclass(frozen=True, slots=True)

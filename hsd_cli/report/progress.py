@@ -8,7 +8,13 @@ import traceback
 from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from hsd_cli.datatypes import PageResult, aal
 from hsd_cli.report.summary import DocStatus, DocSummary

@@ -10,7 +10,14 @@ import torch
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.accept import accept_nodes
-from hsd_cli.spec.align import MODEL, NgramIndex, Origin, align_origins, build_index, starts_origins
+from hsd_cli.spec.align import (
+    MODEL,
+    NgramIndex,
+    Origin,
+    align_origins,
+    build_index,
+    starts_origins,
+)
 from hsd_cli.spec.budget import AcceptStats, CostModel, best_size, node_probs
 from hsd_cli.spec.penalty import path_tokens, penalize
 from hsd_cli.spec.stats import DecodeStats

@@ -9,8 +9,8 @@ that best matches the last kept tokens. Pure functions over token lists: no mode
 
 from __future__ import annotations
 
-from typing import Sequence
 from dataclasses import dataclass
+from typing import Sequence
 
 MIN_MATCH = 3  # tokens the kept tail and the draft must share to place the splice (paper: n = 3)
 MAX_MATCH = 32  # longer shared tails rank no higher: bounds the work per draft position

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from hsd_cli.drafts.markup import DraftStyle
-from hsd_cli.targets.runtime.base import FamilySpec
 from hsd_cli.targets.convert import bare_tables, normalize_math, tidy
 from hsd_cli.targets.plain_rope import PlainRopeTarget
+from hsd_cli.targets.runtime.base import FamilySpec
 
 # The model card's prompts, used without a chat template ("plain" conversation format).
 PAGE_PROMPT = "<|grounding|>Convert the document to markdown."

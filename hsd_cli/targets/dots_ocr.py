@@ -11,9 +11,9 @@ import json
 import re
 
 from hsd_cli.drafts.markup import DraftStyle
-from hsd_cli.targets.runtime.base import FamilySpec
 from hsd_cli.targets.convert import bare_tables, display_math, normalize_math, tidy
 from hsd_cli.targets.plain_rope import PlainRopeTarget
+from hsd_cli.targets.runtime.base import FamilySpec
 
 # dots_ocr/utils/prompts.py: "prompt_layout_all_en" (the parser's default) and "prompt_ocr".
 PAGE_PROMPT = """Please output the layout information from the PDF image, including each layout element's bbox, its category, and the corresponding text content within the bbox.

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from hsd_cli.drafts.markup import DraftStyle
-from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 from hsd_cli.targets.convert import bare_tables, normalize_math, tidy
+from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 
 # The model card's task prompts. Its SDK runs PP-DocLayout-V3 and sends each region its task;
 # a whole page goes through "Text Recognition:" like any text region.

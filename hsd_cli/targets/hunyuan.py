@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from hsd_cli.drafts.markup import DraftStyle
-from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 from hsd_cli.targets.convert import bare_tables, normalize_math, tidy
+from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 
 # The model card's document-parsing prompt ("doc_parse": body as Markdown, headers and footers
 # left out, tables as HTML, formulas as LaTeX, in reading order) and plain text extraction.

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from hsd_cli.drafts.markup import DraftStyle
-from hsd_cli.targets.runtime.base import FamilySpec
 from hsd_cli.targets.convert import normalize_math, strip_fence, tidy
 from hsd_cli.targets.plain_rope import PlainRopeTarget
+from hsd_cli.targets.runtime.base import FamilySpec
 
 # Trained on the image alone: no text in the user turn means "transcribe this page".
 PROMPT = ""

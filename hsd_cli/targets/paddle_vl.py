@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from hsd_cli.drafts.markup import DraftStyle
-from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 from hsd_cli.targets.convert import normalize_math, pipe_table, tidy
+from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 
 # Element prompts the model was trained with; the page and plain regions use "OCR:".
 PROMPTS = {"text": "OCR:", "table": "Table Recognition:", "formula": "Formula Recognition:",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from hsd_cli.drafts.markup import DraftStyle
-from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 from hsd_cli.targets.convert import bare_tables, normalize_math, strip_fence, tidy
+from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 
 # Qwen2.5-VL's cookbook prompt for document parsing into Markdown (Qwen3-VL kept it).
 PAGE_PROMPT = "qwenvl markdown"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from fakes import lined_image
+
 from hsd_cli.bench.oracle import OracleSession, OracleTarget, force_logits
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind

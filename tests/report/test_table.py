@@ -10,7 +10,12 @@ from rich.console import Console
 
 from hsd_cli.datatypes import PageResult, PageStatus
 from hsd_cli.report.json import doc_summary_to_json, page_to_json
-from hsd_cli.report.summary import DocStatus, RunSummary, failed_document, summarize_document
+from hsd_cli.report.summary import (
+    DocStatus,
+    RunSummary,
+    failed_document,
+    summarize_document,
+)
 from hsd_cli.report.table import print_table, run_table
 
 

@@ -4,13 +4,12 @@ import random
 
 import pytest
 import torch
+from fake_target import EOS, VOCAB, FakeSession
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.decode import DecodeOptions, ar_decode, spec_decode
 from hsd_cli.spec.stop import StopRule
-
-from fake_target import EOS, VOCAB, FakeSession
 
 PROMPTS = [[1, 2, 3], [4, 5], [6, 7, 8, 9]]
 # No cost model, a flat (GPU-like) one and a steep (CPU-like) one: tree sizes change, output never.

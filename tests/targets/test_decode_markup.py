@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from conftest import FAMILIES
 
 # DeepSeek-OCR-2 grounded output as transformers' model doc prints it (skip_special_tokens=False).

@@ -79,8 +79,8 @@ def test_element_level_ar_reads_the_layout(tiny_target):
     from test_lossless import REGIONS, _page
 
     from hsd_cli.config import RunConfig, SpecConfig
+    from hsd_cli.datatypes import PreparedPage
     from hsd_cli.methods.spec_converter import SpecConverter
-    from hsd_cli.pipeline.prepare import PreparedPage
 
     cfg = RunConfig(inputs=(), out_dir=Path("."), method="ar", spec=SpecConfig(max_new_tokens=8))
     conv = SpecConverter(tiny_target("paddleocr_vl"), cfg)

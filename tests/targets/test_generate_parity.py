@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from make_tiny_model import FAMILIES, REMOTE_FAMILIES
 from PIL import Image, ImageDraw
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageImage
 from hsd_cli.methods.hierarchy import run_ar
 from hsd_cli.targets.runtime.base import fit_pixels
-from make_tiny_model import FAMILIES, REMOTE_FAMILIES
 
 N = 40  # tokens compared per family
 
@@ -49,8 +49,9 @@ def test_ar_equals_generate(family, tiny_target):
 
 def test_checkpoint_processors_are_read_from_generation_config(tmp_path):
     """Qwen2.5-VL's generation_config.json sets repetition_penalty 1.05: the target reads it."""
-    from hsd_cli.targets.runtime.registry import load_target
     from make_tiny_model import build_tiny_model
+
+    from hsd_cli.targets.runtime.registry import load_target
 
     path = build_tiny_model("qwen2_5_vl", tmp_path / "q", generation={"repetition_penalty": 1.05,
                                                                       "no_repeat_ngram_size": 3})
@@ -66,8 +67,9 @@ PENALTY_FAMILIES = ("qwen2_5_vl", "hunyuan_vl", "deepseek_ocr2")  # Qwen2.5-VL's
 @pytest.fixture(scope="module")
 def penalized(tmp_path_factory):
     """family -> a tiny target whose generation_config.json sets repetition_penalty 1.05."""
-    from hsd_cli.targets.runtime.registry import load_target
     from make_tiny_model import build_tiny_model
+
+    from hsd_cli.targets.runtime.registry import load_target
 
     loaded = {}
 

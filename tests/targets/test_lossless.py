@@ -7,12 +7,18 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import FAMILIES
 from PIL import Image, ImageDraw
 
-from conftest import FAMILIES
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind
-from hsd_cli.methods.hierarchy import crop_region, decode_rows, run_ar, run_hsd, run_page
+from hsd_cli.methods.hierarchy import (
+    crop_region,
+    decode_rows,
+    run_ar,
+    run_hsd,
+    run_page,
+)
 
 BUDGET = 40
 DRAFT_SETS = 40  # per family and method; the toy-target property in tests/spec runs 300 more

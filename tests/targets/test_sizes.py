@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from hsd_cli.targets.runtime.registry import FAMILIES, count_params, list_models, published_size
+from hsd_cli.targets.runtime.registry import (
+    FAMILIES,
+    count_params,
+    list_models,
+    published_size,
+)
 from hsd_cli.targets.runtime.sizes import FULL_SIZE
 
 CHECKPOINTS = [(spec, hub_id) for spec, _ in FAMILIES.values() for hub_id in spec.hub_ids]

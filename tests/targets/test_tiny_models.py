@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 import torch
+from make_tiny_model import FAMILIES, build_tiny_model, main
 from PIL import Image, ImageDraw
 from transformers import AutoModelForImageTextToText
 
 from hsd_cli.errors import ModelNotFoundError
 from hsd_cli.targets.runtime.processors import load_processor, model_type_of
-from make_tiny_model import FAMILIES, build_tiny_model, main
 
 PROMPT = "Convert the document to markdown."
 MESSAGES = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": PROMPT}]}]

@@ -29,20 +29,26 @@ from contextlib import ExitStack, contextmanager
 from types import ModuleType
 from typing import TextIO
 
-from hsd_cli.pages import inputs
 from hsd_cli.config import RayConfig, RunConfig
 from hsd_cli.datatypes import PageResult, PageStatus
+from hsd_cli.errors import HsdError, OutputError
+from hsd_cli.pages import inputs
+from hsd_cli.pipeline.local import (
+    Stop,
+    prepare_config,
+    run_options,
+    run_summary,
+    signals,
+)
+from hsd_cli.pipeline.plan import DocPlan, plan_document
 from hsd_cli.pipeline.ray import import_ray
 from hsd_cli.pipeline.ray.identity import ConverterIdentity, identify
 from hsd_cli.pipeline.ray.stages import VerifyStage, prepare_batch
-from hsd_cli.errors import HsdError, OutputError
-from hsd_cli.pipeline.plan import DocPlan, plan_document
-from hsd_cli.report.progress import RunProgress
-from hsd_cli.report import store
-from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
-from hsd_cli.pipeline.local import Stop, prepare_config, run_options, run_summary, signals
 from hsd_cli.pipeline.verify import Line, Verified, cause, page_line
 from hsd_cli.pipeline.write import DocumentWriter, write_failed_document
+from hsd_cli.report import store
+from hsd_cli.report.progress import RunProgress
+from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
 
 
 def run(

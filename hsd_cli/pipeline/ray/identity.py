@@ -27,9 +27,9 @@ def identify(cfg: RunConfig) -> ConverterIdentity:
     """As runner.load_converter decides: the draft converter for `draft` or when no model was
     asked for and the default cannot be found (one warning), else the target's; a model asked
     for that cannot be found is a ModelNotFoundError here, before any worker starts."""
+    from hsd_cli.config import spec_options
     from hsd_cli.methods.draft import DraftConverter
     from hsd_cli.pipeline.local import fallback_warning
-    from hsd_cli.config import spec_options
     from hsd_cli.targets.runtime.registry import FAMILIES, check_model
 
     if cfg.method != "draft":

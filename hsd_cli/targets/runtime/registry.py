@@ -8,7 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hsd_cli.errors import ModelNotFoundError, UsageError
-from hsd_cli.targets import deepseek_ocr, dots_ocr, glm_ocr, hunyuan, lighton_ocr, paddle_vl, qwen_vl
+from hsd_cli.targets import (
+    deepseek_ocr,
+    dots_ocr,
+    glm_ocr,
+    hunyuan,
+    lighton_ocr,
+    paddle_vl,
+    qwen_vl,
+)
 from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 
 # Each adapter module with the class that serves its SPECS (one row per module, listed in this order).
@@ -135,10 +143,10 @@ def published_size(spec: FamilySpec, hub_id: str) -> str:
 
 def count_params(hub_id: str, model_type: str) -> int | None:
     """Parameters of the full-size architecture, built on the meta device (no weights)."""
-    from hsd_cli.targets.runtime.sizes import full_size_config
-
     import torch
     from transformers import AutoModelForImageTextToText
+
+    from hsd_cli.targets.runtime.sizes import full_size_config
 
     config = full_size_config(hub_id, model_type)
     if config is None:
