@@ -83,11 +83,6 @@ def linearize(trie: DraftTree, keep: set[int] | None = None) -> DraftTree:
     return out
 
 
-def ancestry_mask(tree: DraftTree) -> torch.Tensor:
-    """[num_nodes, num_nodes] bool: entry [i, j] is True iff j is i or an ancestor of i."""
-    return _mask(torch.tensor([tree.size]))[0]
-
-
 def pack_trees(trees: list[DraftTree]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Pad trees to one batch: ids [B, K], ancestry [B, K, K], depth [B, K].
 
