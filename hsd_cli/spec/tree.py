@@ -35,9 +35,7 @@ def build_tree(root_token: int, candidates: list[list[int]]) -> DraftTree:
     return linearize(build_trie(root_token, candidates))
 
 
-def build_trie(
-    root_token: int, candidates: list[list[int]], origins: list[tuple[int, int]] | None = None
-) -> DraftTree:
+def build_trie(root_token: int, candidates: list[list[int]], origins: list[tuple[int, int]] | None = None) -> DraftTree:
     """The trie in insertion order; `count` says how many candidates agree on each prefix."""
     tree = DraftTree([root_token], [-1], [0], [{}], [len(candidates)], origin=[(-1, -1)] if origins else [])
     for c, cand in enumerate(candidates):
