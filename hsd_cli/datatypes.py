@@ -22,7 +22,6 @@ class PageStatus(str, Enum):
     OK = "ok"
     TRUNCATED = "truncated"
     FAILED = "failed"
-    SKIPPED = "skipped"
 
 
 class RegionKind(str, Enum):

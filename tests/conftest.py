@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from hsd_cli.spec.budget import CostModel
+
 os.environ["HF_HUB_OFFLINE"] = "1"  # a test must never need the network
 # Measured forward-cost curves (targets/costs.py) go to a throwaway cache, not the user's.
 os.environ.setdefault("HSD_CACHE_DIR", tempfile.mkdtemp(prefix="hsd-test-cache-"))
@@ -19,6 +21,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 torch.set_num_threads(1)
 
+# A small model's forward on a CPU: (tree tokens, seconds), growing mildly with the tree.
+FIXED_COST = CostModel(((1, 1.0), (32, 1.5), (256, 4.0)))
 FAMILIES = ("qwen2_5_vl", "qwen3_vl", "hunyuan_vl", "paddleocr_vl", "glm_ocr", "lighton_ocr", "deepseek_ocr2",
             "dots_ocr")  # dots_ocr: remote code, from a local stand-in (tests/dots_ocr_remote)
 
@@ -48,6 +52,9 @@ def tiny_target(tiny_model_dir):
     def get(family: str):
         if family not in loaded:
             loaded[family] = load_target(str(tiny_model_dir(family)), "cpu", "fp32")
+            # Trees are sized by the cost curve; a measured one depends on the machine's load
+            # while the tests run, so the tests size them by a fixed one (cost is a cached_property).
+            loaded[family].__dict__["cost"] = FIXED_COST
         return loaded[family]
 
     return get

@@ -9,6 +9,7 @@ starts after a line break); with no line break in it, all of it to the region be
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -17,6 +18,8 @@ from hsd_cli.drafts.markup import MARKDOWN, html_table, region_markup
 from hsd_cli.methods.provenance import MODEL_REGION
 from hsd_cli.methods.tables import table_html
 
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+", re.M)  # an ATX heading's opening markers
+
 
 def draft_blocks(regions: list[Region]) -> list[Block]:
     """Every region as a block with its draft text (as `--method draft` writes it)."""
@@ -24,7 +27,7 @@ def draft_blocks(regions: list[Region]) -> list[Block]:
     for r in sorted(regions, key=lambda r: r.order):
         text = region_markup(r, MARKDOWN)
         html = (html_table(r.cells) if r.cells else table_html(text)) if r.kind is RegionKind.TABLE else None
-        blocks.append(Block(r.kind.value, r.bbox, r.order, text, "draft", html=html))
+        blocks.append(Block(r.kind.value, r.bbox, r.order, block_text(r.kind, text), "draft", html=html))
     return with_captions(blocks)
 
 
@@ -51,8 +54,13 @@ def model_blocks(
         text = to_markdown("".join(pieces.get(i, []))).strip() if i in pieces else ""
         html = table_html(text) if r.kind is RegionKind.TABLE else None
         n, own = counts.get(i, [0, 0])
-        blocks.append(Block(r.kind.value, r.bbox, r.order, text, "verified", n, own, html))
+        blocks.append(Block(r.kind.value, r.bbox, r.order, block_text(r.kind, text), "verified", n, own, html))
     return with_captions(blocks)
+
+
+def block_text(kind: RegionKind, text: str) -> str:
+    """A block's text: a title's is its heading without the Markdown `#` markers (the Markdown keeps them)."""
+    return _HEADING.sub("", text) if kind is RegionKind.TITLE else text
 
 
 def attach(owners: list[int], breaks: list[bool]) -> list[int]:

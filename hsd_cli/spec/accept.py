@@ -16,13 +16,6 @@ class Acceptance:
     bonus: int  # u_hat at the last accepted node
 
 
-def accept_path(tree: DraftTree, logits: torch.Tensor, tau: float) -> Acceptance:
-    """Greedy walk over `logits` [num_nodes, vocab]; tau = 1 accepts only u_star == u_hat."""
-    assert logits.ndim == 2 and logits.shape[0] == tree.num_nodes
-    logp = torch.log_softmax(logits.float(), -1) if tau < 1.0 else None
-    return accept_nodes(tree, logits.argmax(-1).tolist(), tau, logp)
-
-
 def accept_nodes(tree: DraftTree, u_hat: list[int], tau: float, logp: torch.Tensor | None = None) -> Acceptance:
     """Greedy walk given each node's argmax `u_hat` (and log-probs [num_nodes, vocab] if tau < 1).
 

@@ -31,22 +31,14 @@ def build_index(drafts: list[list[int]], n: int, min_n: int = 1) -> NgramIndex:
     return index
 
 
-def align_window(
+def align_origins(
     index: NgramIndex, prefix: list[int], max_depth: int, max_candidates: int
-) -> tuple[list[list[int]], int]:
-    """Continuations after the longest window (n, then shorter) that occurs in a draft, and its length.
+) -> tuple[list[list[int]], list[Origin], int]:
+    """Continuations after the longest window (n, then shorter) found in a draft, their origins, its length.
 
     Continuations that several drafts agree on come back once per draft (the tree counts the
     agreement); at most `max_candidates` distinct ones.
     """
-    cands, _, k = align_origins(index, prefix, max_depth, max_candidates)
-    return cands, k
-
-
-def align_origins(
-    index: NgramIndex, prefix: list[int], max_depth: int, max_candidates: int
-) -> tuple[list[list[int]], list[Origin], int]:
-    """align_window, plus where each candidate starts in the drafts (provenance of its tokens)."""
     for k in range(min(index.n, len(prefix)), index.min_n - 1, -1):
         hits = index.table.get(tuple(prefix[-k:]))
         if hits:
@@ -56,13 +48,8 @@ def align_origins(
     return [], [], 0
 
 
-def region_starts(index: NgramIndex, max_depth: int, max_candidates: int) -> list[list[int]]:
-    """Beginnings of drafts not offered before: the window rarely matches a region's start."""
-    return starts_origins(index, max_depth, max_candidates)[0]
-
-
 def starts_origins(index: NgramIndex, max_depth: int, max_candidates: int) -> tuple[list[list[int]], list[Origin]]:
-    """region_starts, plus each candidate's origin (its draft, position 0)."""
+    """Beginnings of drafts not offered before (the window rarely matches a region's start), with origins."""
     fresh = [d for d in range(len(index.drafts)) if d not in index.started]
     chosen = fresh[:max_candidates]
     index.started.update(chosen)

@@ -35,9 +35,7 @@ def build_tree(root_token: int, candidates: list[list[int]]) -> DraftTree:
     return linearize(build_trie(root_token, candidates))
 
 
-def build_trie(
-    root_token: int, candidates: list[list[int]], origins: list[tuple[int, int]] | None = None
-) -> DraftTree:
+def build_trie(root_token: int, candidates: list[list[int]], origins: list[tuple[int, int]] | None = None) -> DraftTree:
     """The trie in insertion order; `count` says how many candidates agree on each prefix."""
     tree = DraftTree([root_token], [-1], [0], [{}], [len(candidates)], origin=[(-1, -1)] if origins else [])
     for c, cand in enumerate(candidates):
@@ -81,11 +79,6 @@ def linearize(trie: DraftTree, keep: set[int] | None = None) -> DraftTree:
     for i in range(out.num_nodes - 1, 0, -1):  # children follow parents: sizes bottom-up
         out.size[out.parent[i]] += out.size[i]
     return out
-
-
-def ancestry_mask(tree: DraftTree) -> torch.Tensor:
-    """[num_nodes, num_nodes] bool: entry [i, j] is True iff j is i or an ancestor of i."""
-    return _mask(torch.tensor([tree.size]))[0]
 
 
 def pack_trees(trees: list[DraftTree]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

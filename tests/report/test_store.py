@@ -127,16 +127,16 @@ def test_document_lock_makes_a_second_process_wait(tmp_path: Path) -> None:
                              env=env, stdout=subprocess.PIPE, text=True)  # fmt: skip
     try:
         assert first.stdout.readline() == "held\n"
-        waited: list[bool] = []
-        done = threading.Event()
+        blocked, done = threading.Event(), threading.Event()
 
         def take() -> None:
-            with store.document_lock(tmp_path / "d", on_wait=lambda: waited.append(True)):
+            with store.document_lock(tmp_path / "d", on_wait=blocked.set):
                 done.set()
 
         taker = threading.Thread(target=take, daemon=True)
         taker.start()
-        assert not done.wait(0.5) and waited == [True]  # blocked while the other holds it
+        # Wait for the event, not a fixed time: a loaded machine may start the thread late.
+        assert blocked.wait(30) and not done.is_set()  # blocked while the other holds it
         first.kill()  # even kill -9 releases it
         assert done.wait(30)
     finally:

@@ -1,58 +1,62 @@
-"""Windowed alignment: literal token lists in, candidates out."""
+"""Windowed alignment: literal token lists in, candidates and their origins out."""
 
-from hsd_cli.spec.align import align_window, build_index, region_starts
+from hsd_cli.spec.align import align_origins, build_index, starts_origins
 
 
 def test_matches_at_several_positions_and_drafts():
-    """Every occurrence of the window in every draft yields its continuation."""
+    """Every occurrence of the window in every draft yields its continuation, with where it starts."""
     drafts = [[1, 2, 3, 4, 5, 1, 2, 3, 6], [9, 1, 2, 3, 7, 8]]
     index = build_index(drafts, n=3, min_n=3)
-    cands, k = align_window(index, [0, 1, 2, 3], max_depth=2, max_candidates=8)
+    cands, origins, k = align_origins(index, [0, 1, 2, 3], max_depth=2, max_candidates=8)
     assert cands == [[4, 5], [6], [7, 8]] and k == 3  # Not [[4, 5, 1]]: cut to max_depth
+    assert origins == [(0, 3), (0, 8), (1, 4)]
 
 
 def test_longest_window_wins_over_shorter():
     """With fallback, a 3-token match hides the 1-token matches."""
     index = build_index([[5, 6, 7, 8], [7, 9]], n=3, min_n=1)
-    assert align_window(index, [5, 6, 7], 4, 8) == ([[8]], 3)  # Not [[8], [9]]
+    assert align_origins(index, [5, 6, 7], 4, 8) == ([[8]], [(0, 3)], 3)  # Not [[8], [9]]
 
 
 def test_fallback_to_shorter_window():
     index = build_index([[4, 7, 9, 10]], n=3, min_n=1)
-    assert align_window(index, [1, 2, 7], 4, 8) == ([[9, 10]], 1)
+    assert align_origins(index, [1, 2, 7], 4, 8) == ([[9, 10]], [(0, 2)], 1)
 
 
 def test_no_fallback_when_min_n_equals_n():
     index = build_index([[4, 7, 9, 10]], n=3, min_n=3)
-    assert align_window(index, [1, 2, 7], 4, 8) == ([], 0)
+    assert align_origins(index, [1, 2, 7], 4, 8) == ([], [], 0)
 
 
 def test_match_at_draft_end_has_no_candidate():
     index = build_index([[1, 2, 3]], n=3, min_n=3)
-    assert align_window(index, [1, 2, 3], 4, 8) == ([], 0)
+    assert align_origins(index, [1, 2, 3], 4, 8) == ([], [], 0)
 
 
 def test_agreement_kept_distinct_capped():
     """Agreeing continuations come once per draft position (the tree counts them); distinct ones capped."""
     index = build_index([[1, 2, 1, 2, 1, 2], [1, 2]], n=1, min_n=1)
-    cands, _ = align_window(index, [1], max_depth=1, max_candidates=8)
-    assert cands == [[2], [2], [2], [2]]  # Not [[2]]: four drafts positions agree
+    cands, origins, _ = align_origins(index, [1], max_depth=1, max_candidates=8)
+    assert cands == [[2], [2], [2], [2]]  # Not [[2]]: four draft positions agree
+    assert origins == [(0, 1), (0, 3), (0, 5), (1, 1)]
     index = build_index([[1, 2, 1, 3, 1, 4, 1, 5]], n=1, min_n=1)
-    assert align_window(index, [1], 1, max_candidates=2) == ([[2], [3]], 1)
+    assert align_origins(index, [1], 1, max_candidates=2) == ([[2], [3]], [(0, 1), (0, 3)], 1)
 
 
 def test_short_prefix_uses_what_it_has():
     index = build_index([[8, 9, 10]], n=3, min_n=1)
-    assert align_window(index, [8], 5, 8) == ([[9, 10]], 1)
+    assert align_origins(index, [8], 5, 8) == ([[9, 10]], [(0, 1)], 1)
 
 
 def test_region_starts_offered_once():
     index = build_index([[1, 2, 3], [4, 5], [6]], n=3)
-    assert region_starts(index, max_depth=2, max_candidates=2) == [[1, 2], [4, 5]]
-    assert region_starts(index, 2, 2) == [[6]]
-    assert region_starts(index, 2, 2) == []
+    assert starts_origins(index, max_depth=2, max_candidates=2) == ([[1, 2], [4, 5]], [(0, 0), (1, 0)])
+    assert starts_origins(index, 2, 2) == ([[6]], [(2, 0)])
+    assert starts_origins(index, 2, 2) == ([], [])
 
 
-def test_empty_drafts_are_ignored():
+def test_empty_drafts_are_ignored_but_keep_their_numbers():
+    """Origins name drafts as given to build_index, so an empty draft before does not shift them."""
     index = build_index([[], [3, 4]], n=1)
-    assert align_window(index, [3], 4, 8) == ([[4]], 1)
+    assert align_origins(index, [3], 4, 8) == ([[4]], [(1, 1)], 1)
+    assert starts_origins(index, 4, 8) == ([[3, 4]], [(1, 0)])

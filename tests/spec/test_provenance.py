@@ -24,9 +24,9 @@ def test_origins_point_at_the_accepted_token_in_its_draft(seed):
     s = FakeSession(PROMPTS)
     opts = DecodeOptions(starts=rng.random() < 0.5, boundary_ids=frozenset({0}))
     got = spec_decode(s, s.first_logits(), drafts, cfg, rule, opts)
-    for row, row_drafts, want in zip(got, drafts, ref):
+    for row, row_drafts, want in zip(got, drafts, ref, strict=True):
         assert row.tokens == want.tokens and len(row.origins) == len(row.tokens)
-        for tok, (d, j) in zip(row.tokens, row.origins):
+        for tok, (d, j) in zip(row.tokens, row.origins, strict=True):
             assert (d, j) == MODEL or row_drafts[d][j] == tok
         # Accepted draft tokens are counted per step; the stop rule may drop a step's tail.
         assert sum(o != MODEL for o in row.origins) <= row.stats.accepted

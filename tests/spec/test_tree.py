@@ -1,24 +1,48 @@
-"""Prefix tree: shared prefixes merge; the mask never lets a node see a sibling branch."""
+"""Prefix tree: shared prefixes merge; pruning keeps DFS order; the mask never lets a node see a sibling branch."""
 
 import torch
 
-from hsd_cli.spec.tree import ancestry_mask, build_tree, pack_trees
+from hsd_cli.spec.tree import build_tree, build_trie, linearize, pack_trees
 
 
 def test_shared_prefixes_merged():
-    tree = build_tree(0, [[1, 2, 3], [1, 2, 4], [5]])
+    tree = linearize(build_trie(0, [[1, 2, 3], [1, 2, 4], [5]]))
     assert tree.tokens == [0, 1, 2, 3, 4, 5]  # Not 8 nodes: [1, 2] is stored once
     assert tree.parent == [-1, 0, 1, 2, 2, 0]
     assert tree.depth == [0, 1, 2, 3, 3, 1]
+    assert tree.count == [3, 2, 2, 1, 1, 1]
+    assert tree.size == [6, 4, 3, 1, 1, 1]
 
 
 def test_identical_candidates_give_one_path():
-    tree = build_tree(7, [[1, 2], [1, 2]])
-    assert tree.tokens == [7, 1, 2]
+    tree = linearize(build_trie(7, [[1, 2], [1, 2]]))
+    assert tree.tokens == [7, 1, 2] and tree.count == [2, 2, 2]
+
+
+def test_build_tree_is_the_linearized_trie():
+    """build_tree (the cost model's probe trees) is the loop's build_trie + linearize."""
+    cands = [[1, 2, 3], [5], [1, 4]]
+    a, b = build_tree(0, cands), linearize(build_trie(0, cands))
+    assert (a.tokens, a.parent, a.size) == (b.tokens, b.parent, b.size)
+    assert (a.tokens, a.parent, a.size) == ([0, 1, 2, 3, 4, 5], [-1, 0, 1, 2, 1, 0], [6, 4, 2, 1, 1, 1])
+
+
+def test_origins_follow_the_first_candidate_through_a_node():
+    trie = build_trie(0, [[1, 2], [1, 3]], origins=[(4, 10), (6, 20)])
+    assert trie.origin == [(-1, -1), (4, 10), (4, 11), (6, 21)]  # node 1 was made by the first candidate
+    assert linearize(trie).origin == trie.origin
+    assert build_trie(0, [[1]]).origin == []  # no origins given: none kept
+
+
+def test_linearize_keeps_only_chosen_nodes_in_dfs_order():
+    trie = build_trie(0, [[5, 6], [1, 2, 3]])  # insertion order: 0, 5, 6, 1, 2, 3
+    tree = linearize(trie, keep={0, 1, 3, 4})  # tokens 5, 1, 2: drop 6 and 3
+    assert tree.tokens == [0, 5, 1, 2] and tree.parent == [-1, 0, 0, 2] and tree.size == [4, 1, 2, 1]
+    assert tree.children == [{5: 1, 1: 2}, {}, {2: 3}, {}]
 
 
 def test_mask_is_ancestry_only():
-    tree = build_tree(0, [[1, 2, 3], [1, 2, 4], [5]])
+    _, anc, _ = pack_trees([linearize(build_trie(0, [[1, 2, 3], [1, 2, 4], [5]]))])
     expected = torch.tensor(
         [
             # 0  1  2  3  4  5
@@ -31,11 +55,11 @@ def test_mask_is_ancestry_only():
         ],
         dtype=torch.bool,
     )
-    assert torch.equal(ancestry_mask(tree), expected)
+    assert torch.equal(anc[0], expected)
 
 
 def test_pack_pads_with_self_only_nodes():
-    ids, anc, depth = pack_trees([build_tree(9, [[1, 2]]), build_tree(8, [])])
+    ids, anc, depth = pack_trees([linearize(build_trie(9, [[1, 2]])), linearize(build_trie(8, []))])
     assert ids.tolist() == [[9, 1, 2], [8, 8, 8]]
     assert depth.tolist() == [[0, 1, 2], [0, 0, 0]]
     assert torch.equal(anc[1], torch.eye(3, dtype=torch.bool))
