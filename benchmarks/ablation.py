@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
             for run in runs.values():
                 run.identical_to_ar = run.token_ids == ar.token_ids
             per_variant[name].append(replace(record, runs={"ar": ar, **runs}))
-            print(f"{bp.page.source.name} {name}: " + ", ".join(f"{m} {r.steps} steps {r.t_full:.1f}s"
+            print(f"{bp.page.source.name} {name}: " + ", ".join(f"{m} {r.steps} steps {r.t_total:.1f}s"
                                                                for m, r in runs.items()), file=sys.stderr)
     _write(args, base, target, per_variant, time.perf_counter() - started)
 

@@ -8,14 +8,9 @@ from pathlib import Path
 
 from PIL import Image
 
+from hsd_cli.spec import stats
+
 BBox = tuple[float, float, float, float]  # x0, y0, x1, y1 in page-image pixels
-
-
-def aal(accepted: int, seq_steps: int) -> float:
-    """AAL (HSD paper 4.2): accepted draft tokens per sequence-step; the bonus token is not
-    counted, a fully rejected step counts 0, and a batched forward is one step of each of its rows.
-    """
-    return accepted / seq_steps if seq_steps else 0.0
 
 
 class PageStatus(str, Enum):
@@ -115,14 +110,14 @@ class Block:
     image: str = ""  # figures with --images: the crop's path relative to the document's Markdown
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class StageReport:
     """Decode statistics of one stage (or of a whole page for page/ar methods)."""
 
     steps: int = 0  # target forward passes (a batched forward counts once)
     tokens: int = 0
-    accepted: int = 0
-    accepted_hist: list[int] = field(default_factory=list)
+    accepted: int = 0  # = sum(accepted_hist); kept as a field: the stage JSON carries it
+    accepted_hist: list[int] = field(default_factory=list)  # per sequence-step (each row of a batch)
     t_prefill: float = 0.0
     t_decode: float = 0.0
     regions: int = 0
@@ -130,12 +125,16 @@ class StageReport:
 
     @property
     def aal(self) -> float:
-        return aal(self.accepted, len(self.accepted_hist))
+        return stats.aal(self.accepted, len(self.accepted_hist))
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PageResult:
-    """Everything known about one converted page; the JSON page report is its dump."""
+    """Everything known about one converted page; the JSON page report is its dump.
+
+    Frozen: the AR baseline's numbers go in at construction (`dataclasses.replace`). The metrics
+    (aal, sr_*) are computed from the stored counts and times by `hsd_cli.spec.stats`.
+    """
 
     source: str  # input path as given
     page: int  # 1-based page number
@@ -146,18 +145,19 @@ class PageResult:
     tau: float = 1.0
     window: int = 3
     tokens: int = 0
-    steps: int = 0  # target forward passes in the decode loop (prefill excluded)
-    aal: float = 0.0
-    accepted_hist: list[int] = field(default_factory=list)  # accepted draft tokens per step
+    steps: int = 0  # target forward passes in the decode loops (prefill excluded; a batch counts once)
+    accepted_hist: list[int] = field(default_factory=list)  # accepted draft tokens per sequence-step
     t_render: float = 0.0
     t_draft: float = 0.0
     t_prefill: float = 0.0
-    t_decode: float = 0.0
-    t_total: float = 0.0
+    t_decode: float = 0.0  # the decode loops only (no drafting, no prefill)
+    t_total: float = 0.0  # T_full: t_draft + t_prefill + t_decode (t_render apart)
     stage1: StageReport | None = None
     stage2: StageReport | None = None
-    sr_decode: float | None = None
-    sr_e2e: float | None = None
+    # The AR baseline's own counts and times on this page (None: no baseline ran)
+    steps_ar: int | None = None
+    t_decode_ar: float | None = None  # T_decode(AR): its decode loop
+    t_total_ar: float | None = None  # T_full(AR): its prefill and decode loop
     identical_to_ar: bool | None = None
     first_divergence: int | None = None  # token index where spec and AR first differ
     # --on-loop draft: the output looped, and its tail after the loop's first period is the page's
@@ -173,3 +173,36 @@ class PageResult:
     # model's own tokens). Empty for the draft method (no model tokens).
     coverage: dict[str, float] = field(default_factory=dict)
     blocks: list[Block] = field(default_factory=list)  # reading order, figures included
+
+    @property
+    def seq_steps(self) -> int:
+        return len(self.accepted_hist)
+
+    @property
+    def accepted(self) -> int:
+        return sum(self.accepted_hist)
+
+    @property
+    def aal(self) -> float:
+        return stats.aal(self.accepted, self.seq_steps)
+
+    @property
+    def has_baseline(self) -> bool:
+        return self.t_decode_ar is not None
+
+    @property
+    def t_decode_spec(self) -> float:
+        """T_decode of this page's method (drafts included)."""
+        return stats.decode_time(self.t_draft, self.t_decode)
+
+    @property
+    def sr_steps(self) -> float | None:
+        return None if self.steps_ar is None else stats.sr_steps(self.steps_ar, self.steps)
+
+    @property
+    def sr_decode(self) -> float | None:
+        return None if self.t_decode_ar is None else stats.sr_decode(self.t_decode_ar, self.t_decode_spec)
+
+    @property
+    def sr_e2e(self) -> float | None:
+        return None if self.t_total_ar is None else stats.sr_e2e(self.t_total_ar, self.t_total)

@@ -42,7 +42,7 @@ class FakeConverter:
         markdown = f"# {page.source.stem} p{page.number}\n\nimage {w}x{h}\n"
         return PageResult(
             str(page.source), page.number, PageStatus.OK, markdown=markdown, method=self.method,
-            tokens=10, steps=4, aal=1.5, accepted_hist=[2, 1, 2, 1], t_decode=0.01, t_total=0.02,
+            tokens=10, steps=4, accepted_hist=[2, 1, 2, 1], t_decode=0.01, t_total=0.02,
         )  # fmt: skip
 
 

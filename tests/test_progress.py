@@ -20,7 +20,7 @@ def test_draft_pages_show_no_token_rate() -> None:
         progress.start_doc("a.pdf", 2, 0)
         progress.page_done(PageResult("a.pdf", 1, PageStatus.OK, t_total=0.5))
         assert progress.bar.tasks[progress.pages].fields["rate"] == ""
-        progress.page_done(PageResult("a.pdf", 2, PageStatus.OK, tokens=20, aal=2.0, t_total=0.5))
+        progress.page_done(PageResult("a.pdf", 2, PageStatus.OK, tokens=20, accepted_hist=[2, 2], t_total=0.5))
         assert progress.bar.tasks[progress.pages].fields["rate"] == "20.0 tok/s  AAL 2.00"
 
 

@@ -46,8 +46,8 @@ def run_lookup(target, page: PageImage, max_new_tokens: int, num_tokens: int,
     calls = len(stamps)
     return MethodRun(
         "lookup", tokens=len(tokens), steps=calls - 1, seq_steps=calls,
-        accepted=max(len(tokens) - calls, 0), t_prefill=stamps[0] - t0, t_decode_loop=t1 - stamps[0],
-        t_full=t1 - t0, truncated=not tokens or tokens[-1] not in target.eos_ids, token_ids=tokens,
+        accepted=max(len(tokens) - calls, 0), t_prefill=stamps[0] - t0, t_decode=t1 - stamps[0],
+        t_total=t1 - t0, truncated=not tokens or tokens[-1] not in target.eos_ids, token_ids=tokens,
     )
 
 

@@ -37,7 +37,7 @@ def target_note(cfg: BenchConfig, target) -> str:
 
 def progress_line(r: PageBench) -> str:
     runs = " | ".join(
-        f"{m}: failed" if run.error else f"{m}: {run.tokens} tok, {run.steps} steps, {run.t_full:.1f}s"
+        f"{m}: failed" if run.error else f"{m}: {run.tokens} tok, {run.steps} steps, {run.t_total:.1f}s"
         for m, run in r.runs.items()
     )
     return f"{r.source} p{r.page} [{r.kind}] {runs}"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hsd_cli.datatypes import aal
+from hsd_cli.spec import stats
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class MethodRun:
     """One method on one page. Times in seconds; `error` set means the method failed there."""
 
@@ -21,8 +21,8 @@ class MethodRun:
     drafted: int = 0  # draft tokens sent to the target (tree nodes below the roots), summed
     t_draft: float = 0.0
     t_prefill: float = 0.0
-    t_decode_loop: float = 0.0  # T_decode: drafts + every decode loop (Stage 1 and 2), no prefill
-    t_full: float = 0.0  # T_full: drafts + every prefill + every decode loop
+    t_decode: float = 0.0  # every decode loop (Stage 1 and 2); no drafting, no prefill
+    t_total: float = 0.0  # T_full: drafts + every prefill + every decode loop
     identical_to_ar: bool | None = None
     truncated: bool = False
     error: str = ""
@@ -30,7 +30,12 @@ class MethodRun:
 
     @property
     def aal(self) -> float:
-        return aal(self.accepted, self.seq_steps)
+        return stats.aal(self.accepted, self.seq_steps)
+
+    @property
+    def t_decode_spec(self) -> float:
+        """T_decode: drafts + every decode loop."""
+        return stats.decode_time(self.t_draft, self.t_decode)
 
 
 @dataclass(slots=True)
@@ -46,9 +51,10 @@ class PageBench:
     runs: dict[str, MethodRun] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class MethodTotals:
-    """A method summed over the pages where it and AR both ran."""
+    """A method summed over the pages where it ran; the *_spec / *_ar sums only over the pages
+    where AR ran too, so each speedup compares the same pages."""
 
     method: str
     pages: int = 0
@@ -59,17 +65,20 @@ class MethodTotals:
     accepted: int = 0
     drafted: int = 0
     t_draft: float = 0.0
-    t_decode_loop: float = 0.0
-    t_full: float = 0.0
-    ar_decode_loop: float = 0.0
-    ar_full: float = 0.0
+    baseline_pages: int = 0  # pages where AR ran too
+    steps_spec: int = 0
+    steps_ar: int = 0
+    t_decode_spec: float = 0.0  # T_decode of this method (drafts + decode loops)
+    t_decode_ar: float = 0.0  # T_decode of AR on the same pages
+    t_total_spec: float = 0.0
+    t_total_ar: float = 0.0
     identical: int = 0
     compared: int = 0
-    errors: list[str] = field(default_factory=list)
+    errors: tuple[str, ...] = ()
 
     @property
     def aal(self) -> float:
-        return aal(self.accepted, self.seq_steps)
+        return stats.aal(self.accepted, self.seq_steps)
 
     @property
     def tree_tokens(self) -> float:
@@ -77,46 +86,36 @@ class MethodTotals:
         return 1 + self.drafted / self.seq_steps if self.seq_steps else 0.0
 
     @property
+    def sr_steps(self) -> float | None:
+        return stats.sr_steps(self.steps_ar, self.steps_spec) if self.baseline_pages else None
+
+    @property
     def sr_decode(self) -> float | None:
-        """Sum of AR decode times over sum of this method's: a ratio of totals, not a mean of ratios."""
-        return self.ar_decode_loop / self.t_decode_loop if self.t_decode_loop and self.ar_decode_loop else None
+        """A ratio of summed times, not a mean of per-page ratios."""
+        return stats.sr_decode(self.t_decode_ar, self.t_decode_spec) if self.baseline_pages else None
 
     @property
     def sr_e2e(self) -> float | None:
-        return self.ar_full / self.t_full if self.t_full and self.ar_full else None
+        return stats.sr_e2e(self.t_total_ar, self.t_total_spec) if self.baseline_pages else None
 
 
 def totals(pages: list[PageBench], methods: tuple[str, ...]) -> list[MethodTotals]:
     """Per method, over the pages where it ran; failures are listed, not summed."""
-    out = []
-    for method in methods:
-        tot = MethodTotals(method)
-        for page in pages:
-            run, ar = page.runs.get(method), page.runs.get("ar")
-            if run is None:
-                continue
-            if run.error:
-                tot.errors.append(run.error)
-                continue
-            _add(tot, run, ar)
-        out.append(tot)
-    return out
+    return [_method_totals(method, pages) for method in methods]
 
 
-def _add(tot: MethodTotals, run: MethodRun, ar: MethodRun | None) -> None:
-    tot.pages += 1
-    tot.tokens += run.tokens
-    tot.steps += run.steps
-    tot.stage1_steps += run.stage1_steps
-    tot.seq_steps += run.seq_steps
-    tot.accepted += run.accepted
-    tot.drafted += run.drafted
-    tot.t_draft += run.t_draft
-    if ar is not None and not ar.error:
-        tot.t_decode_loop += run.t_decode_loop
-        tot.t_full += run.t_full
-        tot.ar_decode_loop += ar.t_decode_loop
-        tot.ar_full += ar.t_full
-    if run.identical_to_ar is not None:
-        tot.compared += 1
-        tot.identical += run.identical_to_ar
+def _method_totals(method: str, pages: list[PageBench]) -> MethodTotals:
+    ran = [(p.runs[method], p.runs.get("ar")) for p in pages if method in p.runs]
+    ok = [(run, ar) for run, ar in ran if not run.error]
+    paired = [(run, ar) for run, ar in ok if ar is not None and not ar.error]
+    compared = [run.identical_to_ar for run, _ in ok if run.identical_to_ar is not None]
+    return MethodTotals(
+        method, pages=len(ok), tokens=sum(r.tokens for r, _ in ok), steps=sum(r.steps for r, _ in ok),
+        stage1_steps=sum(r.stage1_steps for r, _ in ok), seq_steps=sum(r.seq_steps for r, _ in ok),
+        accepted=sum(r.accepted for r, _ in ok), drafted=sum(r.drafted for r, _ in ok),
+        t_draft=sum(r.t_draft for r, _ in ok), baseline_pages=len(paired),
+        steps_spec=sum(r.steps for r, _ in paired), steps_ar=sum(a.steps for _, a in paired),
+        t_decode_spec=sum(r.t_decode_spec for r, _ in paired), t_decode_ar=sum(a.t_decode_spec for _, a in paired),
+        t_total_spec=sum(r.t_total for r, _ in paired), t_total_ar=sum(a.t_total for _, a in paired),
+        identical=sum(compared), compared=len(compared), errors=tuple(r.error for r, _ in ran if r.error),
+    )  # fmt: skip

@@ -60,7 +60,8 @@ def page_json(page: PageBench) -> dict:
 
 def totals_json(groups: dict[str, list[MethodTotals]]) -> dict:
     return {
-        g: [{**asdict(t), "aal": t.aal, "sr_decode": t.sr_decode, "sr_e2e": t.sr_e2e} for t in tots]
+        g: [{**asdict(t), "aal": t.aal, "sr_steps": t.sr_steps, "sr_decode": t.sr_decode, "sr_e2e": t.sr_e2e}
+            for t in tots]
         for g, tots in groups.items()
     }
 

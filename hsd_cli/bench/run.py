@@ -21,7 +21,6 @@ from hsd_cli.drafts.markup import page_markdown
 from hsd_cli.methods.hierarchy import crop_region
 from hsd_cli.methods.spec_converter import SpecConverter
 from hsd_cli.pipeline.prepare import PrepareConfig, Preparer
-from hsd_cli.report.summary import spec_decode_time
 
 WARMUP_TOKENS = 16  # token budget of the untimed warm-up runs
 
@@ -93,7 +92,7 @@ class Bench:
         ar = record.runs["ar"]
         for method, run in record.runs.items():
             if method != "ar" and not run.error and not ar.error:
-                run.identical_to_ar = run.token_ids == ar.token_ids
+                record.runs[method] = replace(run, identical_to_ar=run.token_ids == ar.token_ids)
         return record
 
     def _expect(self, bp: BenchPage, drafts: Drafts, record: PageBench) -> None:
@@ -127,10 +126,10 @@ class Bench:
         result, out = conv.verify(drafts.prepared)
         return MethodRun(
             method, chosen=result.method, tokens=len(out.tokens), steps=result.steps,
-            stage1_steps=out.stage1.steps if out.stage1 else 0, seq_steps=len(result.accepted_hist),
-            accepted=sum(result.accepted_hist), drafted=sum(s.drafted for s in (out.stage1, out.page) if s),
+            stage1_steps=out.stage1.steps if out.stage1 else 0, seq_steps=result.seq_steps,
+            accepted=result.accepted, drafted=sum(s.drafted for s in (out.stage1, out.page) if s),
             t_draft=result.t_draft, t_prefill=result.t_prefill,
-            t_decode_loop=spec_decode_time(result), t_full=result.t_total,
+            t_decode=result.t_decode, t_total=result.t_total,
             truncated=out.truncated, token_ids=list(out.tokens),
         )
 
@@ -141,4 +140,4 @@ def _faster(old: MethodRun | None, new: MethodRun) -> MethodRun:
         return new if old is None or not old.error else old
     if old.error:
         return old
-    return new if new.t_full < old.t_full else old
+    return new if new.t_total < old.t_total else old

@@ -7,6 +7,7 @@ from dataclasses import asdict
 from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage
 from hsd_cli.drafts.markup import MARKDOWN, DraftStyle, page_markdown
 from hsd_cli.methods.blocks import draft_blocks
+from hsd_cli.spec.stats import full_time
 
 
 class DraftConverter:
@@ -35,7 +36,7 @@ class DraftConverter:
             draft_source=prepared.draft_source,
             t_render=prepared.t_render,
             t_draft=prepared.t_draft,
-            t_total=prepared.t_draft,
+            t_total=full_time(prepared.t_draft, 0.0, 0.0),  # no prefill, no decode
             draft_error=prepared.draft_error,
             width=page.image.width, height=page.image.height, dpi=page.dpi,
             blocks=draft_blocks(list(prepared.regions)),

@@ -1,13 +1,15 @@
-"""A target method's PageResult: counts, times, provenance blocks and the AR baseline's speedups."""
+"""A target method's PageResult: counts, times, provenance blocks and the AR baseline's own numbers."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hsd_cli.config import SpecConfig
-from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage, aal
+from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage
 from hsd_cli.methods.blocks import coverage, model_blocks
 from hsd_cli.methods.hierarchy import PageDecode
 from hsd_cli.methods.provenance import token_regions
-from hsd_cli.report.summary import spec_decode_time
+from hsd_cli.spec.stats import full_time
 from hsd_cli.targets.runtime.base import VisionTarget
 
 
@@ -26,9 +28,8 @@ def page_result(target: VisionTarget, spec: SpecConfig, prepared: PreparedPage, 
         markdown=target.to_markdown(text) if out.markdown is None else out.markdown, method=method,
         draft_source=prepared.draft_source if method != "ar" else "",
         tau=spec.tau, window=spec.window, tokens=len(out.tokens),
-        steps=sum(s.steps for s in stages), aal=aal(sum(hist), len(hist)),
-        accepted_hist=hist, t_render=prepared.t_render, t_draft=t_draft,
-        t_prefill=t_prefill, t_decode=t_decode, t_total=t_draft + t_prefill + t_decode,
+        steps=sum(s.steps for s in stages), accepted_hist=hist, t_render=prepared.t_render, t_draft=t_draft,
+        t_prefill=t_prefill, t_decode=t_decode, t_total=full_time(t_draft, t_prefill, t_decode),
         stage1=out.stage1, stage2=out.page if out.stage1 is not None else None,
         draft_error=prepared.draft_error, loop_repaired=out.loop_repaired, fault=out.fault,
         width=page.image.width, height=page.image.height, dpi=page.dpi,
@@ -45,13 +46,15 @@ def _provenance(target: VisionTarget, prepared: PreparedPage, out: PageDecode) -
     return {"blocks": blocks, "coverage": coverage(owners, regions)}
 
 
-def add_baseline(result: PageResult, spec: PageDecode, ar: PageDecode) -> None:
-    """SR_decode and SR_e2e (paper 4.2); draft generation counts on the spec side in both."""
-    ar_full = ar.page.t_prefill + ar.page.t_decode
-    spec_decode = spec_decode_time(result)
-    result.sr_decode = ar.page.t_decode / spec_decode if spec_decode else None
-    result.sr_e2e = ar_full / result.t_total if result.t_total else None
-    result.identical_to_ar = spec.tokens == ar.tokens
-    if not result.identical_to_ar:
+def add_baseline(result: PageResult, spec: PageDecode, ar: PageDecode) -> PageResult:
+    """`result` with the AR baseline's own steps and times (SR_* follow from them) and the comparison."""
+    identical = spec.tokens == ar.tokens
+    divergence = None
+    if not identical:
         pairs = zip(spec.tokens, ar.tokens)
-        result.first_divergence = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(spec.tokens), len(ar.tokens)))
+        divergence = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(spec.tokens), len(ar.tokens)))
+    return replace(
+        result, steps_ar=ar.page.steps, t_decode_ar=ar.page.t_decode,
+        t_total_ar=full_time(0.0, ar.page.t_prefill, ar.page.t_decode),  # AR makes no drafts
+        identical_to_ar=identical, first_divergence=divergence,
+    )

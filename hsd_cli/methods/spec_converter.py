@@ -51,7 +51,7 @@ class SpecConverter:
         t_draft = prepared.t_draft + t_tokenize if self.uses_drafts else 0.0
         result = page_result(self.target, self.cfg.spec, prepared, out, method, t_draft)
         if self.cfg.baseline and method != "ar":
-            add_baseline(result, out, self._ar(prepared))
+            result = add_baseline(result, out, self._ar(prepared))
         return result, out
 
     def _method_for(self, prepared: PreparedPage) -> str:

@@ -17,8 +17,18 @@ from hsd_cli.report.summary import DocSummary, RunSummary, Totals
 
 SCHEMA_VERSION = 1
 _STAGE_FIELDS = tuple(f.name for f in fields(StageReport))
-_PAGE_FIELDS = tuple(f.name for f in fields(PageResult))
 _BLOCK_FIELDS = tuple(f.name for f in fields(Block))
+# The baseline's own numbers: in a report only when a baseline ran (a run without one writes
+# the same keys as before they existed); `sr_steps` is derived from them.
+_BASELINE = ("steps_ar", "t_decode_ar", "t_total_ar")
+_PAGE_FIELDS = tuple(f.name for f in fields(PageResult) if f.name not in _BASELINE)
+# A page report's keys in order, with the metrics aal, sr_decode, sr_e2e (PageResult properties) in
+# their places of old; markdown and blocks go last (page_to_json)
+_PAGE_KEYS = (
+    *_PAGE_FIELDS[: _PAGE_FIELDS.index("steps") + 1], "aal",
+    *_PAGE_FIELDS[_PAGE_FIELDS.index("steps") + 1 : _PAGE_FIELDS.index("identical_to_ar")],
+    "sr_decode", "sr_e2e", *_PAGE_FIELDS[_PAGE_FIELDS.index("identical_to_ar") :],
+)  # fmt: skip
 
 
 def normalize_options(options: dict[str, object]) -> dict[str, Any]:
@@ -27,9 +37,9 @@ def normalize_options(options: dict[str, object]) -> dict[str, Any]:
 
 
 def page_to_json(result: PageResult, options: dict[str, object]) -> dict[str, Any]:
-    """The page report: every PageResult field, stage reports with their AAL, and options."""
+    """The page report: every PageResult field and metric, stage reports with their AAL, options."""
     data: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
-    for name in _PAGE_FIELDS:
+    for name in _PAGE_KEYS:
         value = getattr(result, name)
         if isinstance(value, StageReport):
             value = stage_to_json(value)
@@ -42,6 +52,8 @@ def page_to_json(result: PageResult, options: dict[str, object]) -> dict[str, An
         elif isinstance(value, dict):
             value = dict(value)
         data[name] = value
+        if name == "sr_e2e" and result.has_baseline:
+            data.update({n: getattr(result, n) for n in (*_BASELINE, "sr_steps")})
     data["source"] = printable(result.source)  # a non-UTF-8 name must not break the JSON
     data["options"] = normalize_options(options)
     data["blocks"] = data.pop("blocks")  # last: the long fields
@@ -54,6 +66,10 @@ def page_from_json(data: dict[str, Any]) -> PageResult:
     if data.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"schema_version {data.get('schema_version')!r} != {SCHEMA_VERSION}")
     kwargs = {name: data[name] for name in _PAGE_FIELDS}
+    kwargs.update({name: data.get(name) for name in _BASELINE})
+    if data["sr_decode"] is not None and kwargs["t_decode_ar"] is None:
+        # an earlier version stored only the ratios; its pages are redone, not rebuilt from them
+        raise ValueError("page report has speedups without the baseline's times")
     kwargs["status"] = PageStatus(kwargs["status"])
     for stage in ("stage1", "stage2"):
         if kwargs[stage] is not None:

@@ -16,8 +16,9 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from hsd_cli.datatypes import PageResult, aal
+from hsd_cli.datatypes import PageResult
 from hsd_cli.report.summary import DocStatus, DocSummary
+from hsd_cli.spec.stats import aal
 
 if TYPE_CHECKING:
     from hsd_cli.pipeline.verify import Line
@@ -87,8 +88,8 @@ class RunProgress:
     def page_done(self, result: PageResult) -> None:
         self.tokens += result.tokens
         self.seconds += result.t_total
-        self.accepted += sum(result.accepted_hist)
-        self.seq_steps += len(result.accepted_hist)
+        self.accepted += result.accepted
+        self.seq_steps += result.seq_steps
         self.pages_done += 1
         if self.bar:
             self.bar.update(self.pages, advance=1, rate=self.rate(result))

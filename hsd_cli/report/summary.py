@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from enum import Enum
 
-from hsd_cli.datatypes import PageResult, PageStatus, aal
+from hsd_cli.datatypes import PageResult, PageStatus
+from hsd_cli.spec import stats
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -33,24 +34,31 @@ class Totals:
     t_prefill: float = 0.0
     t_decode: float = 0.0
     t_total: float = 0.0
-    baseline_pages: int = 0  # pages with sr_decode / sr_e2e (an AR baseline ran)
+    baseline_pages: int = 0  # pages where an AR baseline ran
     identical_pages: int = 0  # baseline pages whose output equals AR
-    t_decode_spec: float = 0.0  # spec decode time on baseline pages
-    t_decode_ar: float = 0.0  # = sr_decode * t_decode, summed
+    # Summed over baseline pages only, so each ratio compares the same pages
+    steps_spec: int = 0
+    steps_ar: int = 0  # the baseline's own forward passes
+    t_decode_spec: float = 0.0  # T_decode (drafts + decode loops) of the page's method
+    t_decode_ar: float = 0.0  # the baseline's own decode time, as stored on each page
     t_total_spec: float = 0.0
-    t_total_ar: float = 0.0  # = sr_e2e * t_total, summed
+    t_total_ar: float = 0.0  # the baseline's own T_full, as stored on each page
 
     @property
     def aal(self) -> float:
-        return aal(self.accepted, self.seq_steps)
+        return stats.aal(self.accepted, self.seq_steps)
+
+    @property
+    def sr_steps(self) -> float | None:
+        return stats.sr_steps(self.steps_ar, self.steps_spec) if self.baseline_pages else None
 
     @property
     def sr_decode(self) -> float | None:
-        return self.t_decode_ar / self.t_decode_spec if self.t_decode_spec > 0 else None
+        return stats.sr_decode(self.t_decode_ar, self.t_decode_spec) if self.baseline_pages else None
 
     @property
     def sr_e2e(self) -> float | None:
-        return self.t_total_ar / self.t_total_spec if self.t_total_spec > 0 else None
+        return stats.sr_e2e(self.t_total_ar, self.t_total_spec) if self.baseline_pages else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,25 +103,17 @@ class RunSummary:
 
 
 def page_totals(r: PageResult) -> Totals:
-    """Totals of one page; counts come from the per-step histogram when there is one."""
-    seq_steps = len(r.accepted_hist) if r.accepted_hist else r.steps
-    accepted = sum(r.accepted_hist) if r.accepted_hist else round(r.aal * r.steps)
-    has_base = r.sr_decode is not None or r.sr_e2e is not None
+    """Totals of one page, from its stored counts and times (the baseline's own, not ratios)."""
+    base = r.has_baseline
     return Totals(
-        pages=1, tokens=r.tokens, steps=r.steps, seq_steps=seq_steps, accepted=accepted,
+        pages=1, tokens=r.tokens, steps=r.steps, seq_steps=r.seq_steps, accepted=r.accepted,
         t_render=r.t_render, t_draft=r.t_draft, t_prefill=r.t_prefill,
         t_decode=r.t_decode, t_total=r.t_total,
-        baseline_pages=int(has_base), identical_pages=int(bool(r.identical_to_ar)),
-        t_decode_spec=spec_decode_time(r) if r.sr_decode is not None else 0.0,
-        t_decode_ar=(r.sr_decode or 0.0) * spec_decode_time(r),
-        t_total_spec=r.t_total if r.sr_e2e is not None else 0.0,
-        t_total_ar=(r.sr_e2e or 0.0) * r.t_total,
+        baseline_pages=int(base), identical_pages=int(bool(r.identical_to_ar)),
+        steps_spec=r.steps if base else 0, steps_ar=r.steps_ar or 0,
+        t_decode_spec=r.t_decode_spec if base else 0.0, t_decode_ar=r.t_decode_ar or 0.0,
+        t_total_spec=r.t_total if base else 0.0, t_total_ar=r.t_total_ar or 0.0,
     )  # fmt: skip
-
-
-def spec_decode_time(r: PageResult) -> float:
-    """T_decode of a spec method (paper 4.2): draft generation plus every decode loop, no prefill."""
-    return r.t_draft + r.t_decode
 
 
 def sum_totals(items: Iterable[Totals]) -> Totals:

@@ -90,7 +90,7 @@ def test_oracle_bench_on_a_tiny_corpus(tiny_model_dir, tmp_path, noise):
 
 def test_failed_method_is_a_row_not_a_gap():
     """A method that crashed on every page keeps its row and says why."""
-    ar = MethodRun("ar", tokens=10, steps=9, seq_steps=9, t_decode_loop=1.0, t_full=2.0)
+    ar = MethodRun("ar", tokens=10, steps=9, seq_steps=9, t_decode=1.0, t_total=2.0)
     bad = MethodRun("lookup", error="ValueError: Image features and image tokens do not match")
     page = PageBench("x.pdf", 1, "scanned", runs={"ar": ar, "lookup": bad})
     rows = table_rows(group_totals([page], ("ar", "lookup")))
@@ -103,8 +103,8 @@ def test_totals_are_ratios_of_sums():
     """SR over pages = total AR time / total method time, not the mean of per-page ratios."""
     def page(ar_t: float, m_t: float) -> PageBench:
         return PageBench("x", 1, "image", runs={
-            "ar": MethodRun("ar", t_decode_loop=ar_t, t_full=ar_t),
-            "page": MethodRun("page", seq_steps=2, accepted=6, t_decode_loop=m_t, t_full=m_t)})
+            "ar": MethodRun("ar", t_decode=ar_t, t_total=ar_t),
+            "page": MethodRun("page", seq_steps=2, accepted=6, t_draft=m_t / 2, t_decode=m_t / 2, t_total=m_t)})
     (tot,) = [t for t in group_totals([page(1.0, 1.0), page(9.0, 1.0)], ("ar", "page"))["overall"]
               if t.method == "page"]
     assert tot.sr_decode == pytest.approx(5.0)  # Not (1 + 9) / 2

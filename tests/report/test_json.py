@@ -29,8 +29,8 @@ def hsd_page(page: int = 1, **kw: object) -> PageResult:
     stage2 = StageReport(steps=2, tokens=9, accepted=7, accepted_hist=[4, 3], t_decode=0.5)
     base = dict(
         source="a.pdf", page=page, status=PageStatus.OK, markdown="# Title\n\ntext", method="hsd",
-        draft_source="text", tokens=21, steps=5, aal=13 / 6, accepted_hist=[3, 0, 3, 0, 4, 3],
-        t_decode=1.0, t_total=2.0, stage1=stage1, stage2=stage2, sr_decode=3.0, sr_e2e=2.0,
+        draft_source="text", tokens=21, steps=5, accepted_hist=[3, 0, 3, 0, 4, 3],
+        t_decode=1.0, t_total=2.0, stage1=stage1, stage2=stage2, steps_ar=20, t_decode_ar=3.0, t_total_ar=4.0,
         identical_to_ar=True,
     )  # fmt: skip
     return PageResult(**{**base, **kw})
@@ -64,8 +64,8 @@ def test_page_report_of_another_schema_is_refused() -> None:
 
 def test_document_summary_totals() -> None:
     """Tokens add up, AAL is accepted over sequence-steps, speedups are time-weighted."""
-    slow = hsd_page(1, t_decode=1.0, sr_decode=4.0)  # AR took 4.0 s
-    fast = hsd_page(2, t_decode=3.0, sr_decode=2.0, identical_to_ar=False)  # AR took 6.0 s
+    slow = hsd_page(1, t_decode=1.0, t_decode_ar=4.0)  # SR_decode 4
+    fast = hsd_page(2, t_decode=3.0, t_decode_ar=6.0, identical_to_ar=False)  # SR_decode 2
     failed = PageResult("a.pdf", 3, PageStatus.FAILED, error="boom")
     s = summarize_document("a.pdf", "a", 3, [slow, fast, failed], resumed=1)
     assert s.status is DocStatus.FAILED and s.failed_pages == (3,)
@@ -80,7 +80,7 @@ def test_document_summary_totals() -> None:
 
 
 def test_summary_without_baseline_has_no_speedups() -> None:
-    s = summarize_document("a.pdf", "a", 2, [hsd_page(1, sr_decode=None, sr_e2e=None)])
+    s = summarize_document("a.pdf", "a", 2, [hsd_page(1, steps_ar=None, t_decode_ar=None, t_total_ar=None)])
     assert s.status is DocStatus.INCOMPLETE  # one of two pages
     totals = doc_summary_to_json(s, {})["totals"]
     assert totals["sr_decode"] is None and totals["identical_to_ar"] is None
