@@ -14,7 +14,8 @@ import pytest
 from fakes import FakeConverter, make_pdf
 from typer.testing import CliRunner
 
-from hsd_cli.cli.app import _model_spelling, app
+from hsd_cli.cli.app import app
+from hsd_cli.cli.checks import model_spelling as _model_spelling
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import UsageError
 from hsd_cli.pipeline import local as runner
