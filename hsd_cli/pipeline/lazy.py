@@ -13,11 +13,31 @@ from hsd_cli.config import RunConfig
 from hsd_cli.methods.base import PageConverter
 
 
-def identify(cfg: RunConfig):  # noqa: ANN201 - ConverterIdentity, imported late (ray package)
-    """What load_converter(cfg) will build, known without a model (see ray/identity.py)."""
-    from hsd_cli.pipeline.ray.identity import identify as converter_identity
+def identify(cfg: RunConfig):  # noqa: ANN201 - ray.identity.ConverterIdentity
+    """What load_converter(cfg) will build, known without a model: as ray/identity.py decides,
+    with the adapters (and torch) imported only once the model is known to be there."""
+    import sys
+    from dataclasses import replace
 
-    return converter_identity(cfg)
+    from hsd_cli.config import spec_options
+    from hsd_cli.errors import ModelNotFoundError
+    from hsd_cli.methods.draft import DraftConverter
+    from hsd_cli.pipeline.local import fallback_warning
+    from hsd_cli.pipeline.ray.identity import ConverterIdentity
+    from hsd_cli.targets.runtime.registry import check_model, families
+
+    if cfg.method != "draft":
+        try:
+            _, family = check_model(cfg.model)
+            uses_drafts = cfg.method != "ar" or families()[family][0].element_level  # as SpecConverter
+            return ConverterIdentity(cfg, cfg.method, uses_drafts, spec_options(cfg))
+        except ModelNotFoundError as e:
+            if not cfg.draft_fallback:
+                raise
+            print(fallback_warning(cfg.model, e), file=sys.stderr)
+            cfg = replace(cfg, method="draft")
+    draft = DraftConverter(cfg.draft_source)
+    return ConverterIdentity(cfg, draft.method, draft.uses_drafts, draft.options_key())
 
 
 @dataclass(slots=True)
