@@ -125,7 +125,8 @@ def test_run_summary_written_when_the_model_fails(tmp_path: Path, monkeypatch: p
 
     monkeypatch.setattr(runner, "load_converter", load)
     stand_in_identity(monkeypatch, FakeConverter())  # the model is found; loading it fails
-    result = hsd("convert", make_pdf(tmp_path / "x.pdf", 1), "-o", tmp_path / "o", "--shard", "2/3")
+    docs = [make_pdf(tmp_path / f"x{i}.pdf", 1) for i in range(6)]  # some land in shard 2: a model is needed
+    result = hsd("convert", *docs, "-o", tmp_path / "o", "--shard", "2/3")
     assert result.exit_code == 3
     data = json.loads((tmp_path / "o" / "run-summary-2-of-3.json").read_text())
     assert data["exit_code"] == 3 and data["error"] == "model 'nope/nope' not found"
