@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any
 from pathlib import Path
 
 METHODS = ("auto", "hsd", "page", "ar", "draft")
@@ -14,27 +15,42 @@ FORMATS = ("md", "json")
 DEFAULT_MODEL = "tencent/HunyuanOCR"
 
 
+def _knob(default: Any, flag: str, help: str, *, min: int | None = None, choices: tuple[str, ...] = (),
+          lossless: bool = True) -> Any:
+    """A SpecConfig field and its option. A bool knob defaults to True and its flag turns it off.
+    lossless=False: the knob changes the output even at tau = 1 (see spec_options)."""
+    return field(default=default, metadata={"flag": flag, "help": help, "min": min, "choices": choices,
+                                            "lossless": lossless})
+
+
 @dataclass(frozen=True, slots=True)
 class SpecConfig:
     """Decoupled speculative verification settings (names follow the HSD paper, sec. 3.2)."""
 
-    tau: float = 1.0  # acceptance threshold; 1.0 = exact greedy match (lossless)
-    window: int = 3  # n: reference-window length
-    min_window: int = 1  # fall back to shorter windows down to this length when n finds nothing
+    # Each field is also the `hsd convert` / `hsd bench` option named in its metadata (flag, help,
+    # env var HSD_<FLAG>): cli/options.py declares the options from here, and the resume key
+    # (spec_options) is derived from these fields, so a new knob is declared once, here.
+    tau: float = _knob(1.0, "--tau", "Acceptance threshold in (0, 1]; 1.0 = exact greedy match (lossless).")
+    window: int = _knob(3, "--window", "Reference window n, in tokens.", min=1)
+    min_window: int = _knob(1, "--min-window", "Fall back to windows down to this many tokens when n finds nothing.", min=1)
     # Longest candidate continuation, in tokens. 48 over 24: fewer steps on every page of the
     # full-size ablation (RESULTS.md, ablation-hunyuan_vl-192); cost-sized trees cut what a step
     # cannot afford, so a deeper candidate only costs where the device verifies it cheaply.
-    max_depth: int = 48
-    max_candidates: int = 8  # candidates per step (tree width)
-    max_new_tokens: int = 2048  # per page / per region token budget
-    repeat_guard: int = 512  # stop when the last this-many tokens loop with a short period (0 = off)
-    max_nodes: int = 64  # node budget: most draft tokens in one row's tree per step
-    cost_aware: bool = True  # size each tree by the device's measured forward cost (else: up to max_nodes)
+    max_depth: int = _knob(48, "--max-depth", "Longest candidate continuation, in tokens.", min=1)
+    max_candidates: int = _knob(8, "--max-candidates", "Candidates per verification step.", min=1)
+    max_new_tokens: int = _knob(2048, "--max-new-tokens", "Token budget per page / region.", min=1, lossless=False)
+    repeat_guard: int = _knob(512, "--repeat-guard", "Stop a page as truncated when its last N tokens loop with a period "
+                              "of at most N/8 tokens (0 = off).", min=0, lossless=False)
+    max_nodes: int = _knob(64, "--max-nodes", "Node budget: most draft tokens in one tree per verification step.", min=1)
+    cost_aware: bool = _knob(True, "--no-cost-trees", "Do not size trees by the device's measured forward cost; "
+                             "use every candidate up to --max-nodes.")
     # A row the repeat guard stops: "stop" keeps it as is (truncated); "draft" cuts the loop after
     # its first period and appends the rest of the row's draft (spec/loop.py).
-    on_loop: str = "stop"
-    region_starts: bool = True  # stage 2: offer region beginnings as candidates
-    stage1_batch: int = 16  # most region crops verified in one batch
+    on_loop: str = _knob("stop", "--on-loop", "When the repeat guard finds a loop: stop (the page is truncated there), or "
+                         "draft: cut the loop after its first period and append the rest of the draft "
+                         "(report: loop_repaired).", choices=ON_LOOP, lossless=False)
+    region_starts: bool = _knob(True, "--no-region-starts", "Stage 2: do not offer region beginnings as candidates.")
+    stage1_batch: int = _knob(16, "--stage1-batch", "Most region crops verified in one batch.", min=1)
 
     def __post_init__(self) -> None:
         if not 0.0 < self.tau <= 1.0:
@@ -118,16 +134,26 @@ class RunConfig:
             raise ValueError(f"shard must be i/N with 1 <= i <= N, got {i}/{n}")
 
 
+# The run settings beyond SpecConfig that change a target method's output (the model and how
+# it sees the page); names as in the resume key since the first release.
+RUN_KEY = ("method", "model", "dpi", "draft_source", "dtype")
+
+
 def spec_options(cfg: RunConfig) -> dict[str, object]:
-    """The settings that change a target method's output (the page reports' resume key)."""
-    s, c = cfg.spec, cfg
-    return {
-        "method": c.method, "model": c.model, "dpi": c.dpi, "draft_source": c.draft_source,
-        "tau": s.tau, "window": s.window, "min_window": s.min_window, "max_depth": s.max_depth,
-        "max_candidates": s.max_candidates, "max_new_tokens": s.max_new_tokens,
-        "repeat_guard": s.repeat_guard, "region_starts": s.region_starts, "dtype": c.dtype,
-        "on_loop": s.on_loop,
-    }
+    """The settings that change a target method's output: the page reports' resume key.
+
+    Derived from RUN_KEY and the SpecConfig fields, so a new knob joins the key by itself. At
+    tau = 1 the output is greedy AR decoding whatever the tree knobs are (lossless), so only the
+    knobs marked lossless=False (max_new_tokens, repeat_guard, on_loop) enter the key and a rerun
+    with another --window or --max-nodes resumes; below 1 the accepted tokens depend on every
+    knob, so all of them enter it (before, max_nodes and cost_aware were missing: stale pages).
+    """
+    key: dict[str, object] = {name: getattr(cfg, name) for name in RUN_KEY}
+    exact = cfg.spec.tau >= 1.0
+    for f in fields(SpecConfig):
+        if not (exact and f.metadata["lossless"]) or f.name == "tau":
+            key[f.name] = getattr(cfg.spec, f.name)
+    return key
 
 
 def default_workers() -> int:

@@ -77,7 +77,11 @@ def install(converter: FakeConverter) -> None:
     """Make the runner build `converter` instead of loading a model."""
     from hsd_cli.pipeline import local as runner
 
+    from hsd_cli.pipeline import lazy
+    from hsd_cli.pipeline.ray.identity import ConverterIdentity
+
     runner.load_converter = lambda cfg: converter
+    lazy.identify = lambda cfg: ConverterIdentity(cfg, converter.method, converter.uses_drafts, converter.options_key())
 
 
 if __name__ == "__main__":
@@ -134,3 +138,12 @@ def fail_first_render(monkeypatch, message: str) -> None:
         return real(doc, index, dpi)
 
     monkeypatch.setattr(render, "render_page", broken)
+
+
+def stand_in_identity(monkeypatch, converter: FakeConverter) -> None:  # noqa: ANN001
+    """The CLI learns the resume key without a model (pipeline/lazy.identify): the fake's."""
+    from hsd_cli.pipeline import lazy
+    from hsd_cli.pipeline.ray.identity import ConverterIdentity
+
+    monkeypatch.setattr(lazy, "identify", lambda cfg: ConverterIdentity(
+        cfg, converter.method, converter.uses_drafts, converter.options_key()))

@@ -11,10 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from fakes import FakeConverter, make_pdf
+from fakes import stand_in_identity, FakeConverter, make_pdf
 from typer.testing import CliRunner
 
-from hsd_cli.cli.app import _model_spelling, app
+from hsd_cli.cli.app import app
+from hsd_cli.cli.checks import model_spelling as _model_spelling
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import UsageError
 from hsd_cli.pipeline import local as runner
@@ -26,6 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeConverter:
     converter = FakeConverter()
     monkeypatch.setattr(runner, "load_converter", lambda cfg: converter)
+    stand_in_identity(monkeypatch, converter)
     return converter
 
 
@@ -122,7 +124,9 @@ def test_run_summary_written_when_the_model_fails(tmp_path: Path, monkeypatch: p
         raise ModelNotFoundError("model 'nope/nope' not found")
 
     monkeypatch.setattr(runner, "load_converter", load)
-    result = hsd("convert", tmp_path / "x.pdf", "-o", tmp_path / "o", "--shard", "2/3")
+    stand_in_identity(monkeypatch, FakeConverter())  # the model is found; loading it fails
+    docs = [make_pdf(tmp_path / f"x{i}.pdf", 1) for i in range(6)]  # some land in shard 2: a model is needed
+    result = hsd("convert", *docs, "-o", tmp_path / "o", "--shard", "2/3")
     assert result.exit_code == 3
     data = json.loads((tmp_path / "o" / "run-summary-2-of-3.json").read_text())
     assert data["exit_code"] == 3 and data["error"] == "model 'nope/nope' not found"

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fakes import FakeConverter, make_corrupted_pdf, make_encrypted_pdf, make_pdf
+from fakes import stand_in_identity, FakeConverter, make_corrupted_pdf, make_encrypted_pdf, make_pdf
 from typer.testing import CliRunner
 
 from hsd_cli import __version__
@@ -38,6 +38,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeConverter:
         return converter
 
     monkeypatch.setattr(runner, "load_converter", load)
+    stand_in_identity(monkeypatch, converter)
     return converter
 
 
@@ -104,11 +105,18 @@ def test_model_not_found_exits_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         raise ModelNotFoundError(f"model {cfg.model!r} not found (no such directory or hub id)")
 
     monkeypatch.setattr(runner, "load_converter", load)
-    result = hsd("convert", tmp_path / "x.pdf", "-o", tmp_path / "o", "--model", "nope/nope")
+    result = hsd("convert", make_pdf(tmp_path / "x.pdf", 1), "-o", tmp_path / "o", "--model", "nope/nope")
     assert result.exit_code == 3
-    assert result.stderr == (
-        "hsd: error: model 'nope/nope' not found (no such directory or hub id)\n"
-    )
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("hsd: error: model 'nope/nope' ")
+
+
+def test_missing_input_is_a_usage_error_before_any_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A path on the command line that does not exist: exit 2, one line, the model never looked for."""
+    monkeypatch.setattr(runner, "load_converter", lambda cfg: pytest.fail("model loaded"))
+    monkeypatch.setattr("hsd_cli.pipeline.lazy.identify", lambda cfg: pytest.fail("model looked for"))
+    result = hsd("convert", make_pdf(tmp_path / "a.pdf", 1), tmp_path / "nope.pdf", "-o", tmp_path / "o")
+    assert result.exit_code == 2 and result.stderr == f"hsd: error: {tmp_path / 'nope.pdf'}: no such file or directory\n"
+    assert not (tmp_path / "o").exists()
 
 
 ZERO_PAGES = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
@@ -129,7 +137,6 @@ BAD_INPUTS = {
     "empty": (writer(b""), "empty file"),
     "zero-pages": (writer(ZERO_PAGES), "zero pages"),
     "text-as-pdf": (writer(b"hello\n"), "not a PDF"),
-    "missing": (lambda path: path, "no such file"),
 }
 
 

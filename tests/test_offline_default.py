@@ -66,6 +66,7 @@ def test_model_asked_for_and_missing_exits_3(tmp_path: Path, args: list[str], en
 def loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Model loading succeeds (a FakeConverter), and "auto" resolves as on a GPU: bfloat16."""
     monkeypatch.setattr(spec_converter.SpecConverter, "load", classmethod(lambda cls, cfg: FakeConverter()))
+    monkeypatch.setattr(registry, "check_model", lambda model: ({}, "hunyuan_vl"))  # found (not loaded yet)
     dtypes = {"auto": torch.bfloat16, "bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
     monkeypatch.setattr(registry, "resolve_dtype", lambda dtype, device: dtypes[dtype])
 

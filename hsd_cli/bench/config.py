@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from hsd_cli.config import DEFAULT_MODEL, SpecConfig
 
 BENCH_METHODS = ("ar", "page", "hsd", "auto", "lookup")
 NOISE_SWEEP = (0.0, 0.05, 0.1, 0.2, 0.4)
-_SPEC = SpecConfig()  # the knobs default to what `hsd convert` uses
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,18 +19,10 @@ class BenchConfig:
     inputs: tuple[Path, ...] = ()
     model: str = DEFAULT_MODEL
     methods: tuple[str, ...] = ("ar", "page", "hsd")
-    max_new_tokens: int = 512  # per page and per Stage-1 region
     pages: str | None = None  # "1-3,7", clipped to each document's length
     max_pages: int | None = None  # at most the first N selected pages per document
     dpi: int = 144
-    tau: float = 1.0
-    window: int = _SPEC.window  # the speculative knobs, as `hsd convert` takes them (SpecConfig)
-    min_window: int = _SPEC.min_window
-    max_depth: int = _SPEC.max_depth
-    max_candidates: int = _SPEC.max_candidates
-    max_nodes: int = _SPEC.max_nodes
-    cost_aware: bool = _SPEC.cost_aware
-    region_starts: bool = True
+    knobs: SpecConfig = field(default_factory=SpecConfig)  # the speculative knobs, as `hsd convert` takes them
     oracle: bool = False
     crop_noise: float = 0.05  # oracle: Stage-1 crop references = the page's spans corrupted at this rate
     noise: float | None = None  # draft-noise rate (oracle mode): drafts = corrupted reference
@@ -56,12 +47,10 @@ class BenchConfig:
         bad = [m for m in self.methods if m not in BENCH_METHODS]
         if bad or not self.methods:
             raise ValueError(f"methods must be a comma list of {BENCH_METHODS}, got {self.methods}")
-        if min(self.max_new_tokens, self.lookup_tokens, self.repeat, self.threads or 1) < 1 or self.warmup < 0:
-            raise ValueError("max_new_tokens, lookup_tokens and repeat must be >= 1, warmup >= 0")
+        if min(self.lookup_tokens, self.repeat, self.threads or 1) < 1 or self.warmup < 0:
+            raise ValueError("lookup_tokens and repeat must be >= 1, warmup >= 0")
         if self.max_pixels is not None and self.max_pixels < 28 * 28:
             raise ValueError(f"max_pixels must be at least 784, got {self.max_pixels}")
-        if not 0.0 < self.tau <= 1.0:
-            raise ValueError(f"tau must be in (0, 1], got {self.tau}")
         for rate in (*self.noise_sweep, *(() if self.noise is None else (self.noise,)), self.crop_noise):
             if not 0.0 <= rate <= 1.0:
                 raise ValueError(f"noise rates must be in [0, 1], got {rate}")
@@ -72,10 +61,19 @@ class BenchConfig:
 
     def spec(self) -> SpecConfig:
         """The speculative settings every method of this run decodes with."""
-        return SpecConfig(tau=self.tau, window=self.window, min_window=self.min_window, max_depth=self.max_depth,
-                          max_candidates=self.max_candidates, max_new_tokens=self.max_new_tokens,
-                          max_nodes=self.max_nodes, cost_aware=self.cost_aware,
-                          region_starts=self.region_starts)
+        return self.knobs
+
+    @property
+    def tau(self) -> float:
+        return self.knobs.tau
+
+    @property
+    def max_new_tokens(self) -> int:
+        return self.knobs.max_new_tokens
+
+    @property
+    def cost_aware(self) -> bool:
+        return self.knobs.cost_aware
 
     def command_line(self) -> str:
         """The `hsd bench` command that reproduces this run."""
@@ -85,13 +83,8 @@ class BenchConfig:
                     + " ".join(["", *_flag("--threads", self.threads)]) + _path_flags(self))
         parts = ["hsd bench", *(shlex.quote(str(p)) for p in self.inputs), "--model",
                  shlex.quote(self.model), "--methods", ",".join(self.methods),
-                 "--max-new-tokens", str(self.max_new_tokens), "--dpi", str(self.dpi),
-                 "--tau", str(self.tau), "--warmup", str(self.warmup), "--repeat", str(self.repeat)]
-        parts += _flag("--pages", self.pages) + _flag("--max-pages", self.max_pages)
-        parts += ["--window", str(self.window), "--min-window", str(self.min_window), "--max-depth",
-                  str(self.max_depth), "--max-candidates", str(self.max_candidates), "--max-nodes", str(self.max_nodes)]
-        parts += [] if self.cost_aware else ["--no-cost-trees"]
-        parts += [] if self.region_starts else ["--no-region-starts"]
+                 "--dpi", str(self.dpi), "--warmup", str(self.warmup), "--repeat", str(self.repeat)]
+        parts += _flag("--pages", self.pages) + _flag("--max-pages", self.max_pages) + knob_flags(self.knobs)
         parts += ["--oracle", "--crop-noise", str(self.crop_noise)] if self.oracle else []
         parts += _flag("--full-size", self.full_size) + _flag("--max-pixels", self.max_pixels)
         parts += _flag("--noise", self.noise)
@@ -102,11 +95,23 @@ class BenchConfig:
         return " ".join(parts) + _path_flags(self)
 
 
+def knob_flags(knobs: SpecConfig) -> list[str]:
+    """Every speculative knob as its option (a switch where a bool knob is off)."""
+    parts: list[str] = []
+    for f in fields(SpecConfig):
+        value, flag = getattr(knobs, f.name), f.metadata["flag"]
+        if isinstance(value, bool):
+            parts += [] if value else [flag]
+        else:
+            parts += [flag, shlex.quote(str(value))]
+    return parts
+
+
 def _flag(name: str, value: object) -> list[str]:
     return [] if value is None else [name, shlex.quote(str(value))]
 
 
 def _path_flags(cfg: BenchConfig) -> str:
-    flags = _flag("--json", cfg.json_path) + _flag("--markdown", cfg.markdown_path)
+    flags = _flag("--out-json", cfg.json_path) + _flag("--markdown", cfg.markdown_path)
     flags += _flag("--plot", cfg.plot_path)
     return (" " + " ".join(flags)) if flags else ""

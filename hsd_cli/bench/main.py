@@ -101,5 +101,7 @@ def section_name(cfg: BenchConfig) -> str:
 
 
 def _config_json(cfg: BenchConfig) -> dict:
-    return {k: (str(v) if hasattr(v, "__fspath__") else v) for k, v in asdict(cfg).items()
-            if k != "inputs"} | {"inputs": [str(p) for p in cfg.inputs]}
+    """The run's options, flat (the knobs beside the others, as the report has always had them)."""
+    flat = {k: v for k, v in asdict(cfg).items() if k not in ("inputs", "knobs")} | asdict(cfg.knobs)
+    return {k: (str(v) if hasattr(v, "__fspath__") else v) for k, v in flat.items()} | {
+        "inputs": [str(p) for p in cfg.inputs]}

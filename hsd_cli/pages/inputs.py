@@ -79,7 +79,8 @@ def discover(
     stdin: TextIO | None = None,
     exclude: Path | None = None,
 ) -> list[InputDoc]:
-    """Expand files, folders and `-` (paths from stdin) into documents sorted by key."""
+    """Expand files, folders and `-` (paths from stdin) into documents, in the order given (a
+    folder's files sorted within it): a user who names b.pdf before a.pdf wants b first."""
     wanted: list[tuple[Path, str, str]] = []  # (path, desired key, error)
     seen: set[str] = set()
     for item in _expand_stdin(inputs, stdin):
@@ -90,11 +91,10 @@ def discover(
             seen.add(real)
             wanted.append((path, key, error))
     counts = Counter(key.casefold() for _, key, _ in wanted)
-    docs = [
+    return [
         InputDoc(path, _own_suffix(key, path) if counts[key.casefold()] > 1 else key, error)
         for path, key, error in wanted
     ]
-    return sorted(docs, key=lambda d: (d.key, d.name))
 
 
 def shard(docs: Sequence[InputDoc], i: int, n: int) -> list[InputDoc]:

@@ -20,7 +20,6 @@ and die with the parent.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import signal
 import sys
 import threading
@@ -35,6 +34,7 @@ from hsd_cli.errors import ModelNotFoundError, OutputError
 from hsd_cli.methods.base import PageConverter
 from hsd_cli.pages import inputs
 from hsd_cli.pages.inputs import InputDoc
+from hsd_cli.pipeline.lazy import LazyConverter
 from hsd_cli.pipeline.plan import DocPlan, plan_document
 from hsd_cli.pipeline.prepare import PrepareConfig, PrepareQueue
 from hsd_cli.pipeline.verify import cause, verify_page
@@ -93,14 +93,18 @@ def precision_note(cfg: RunConfig) -> str | None:
 
 def run(
     cfg: RunConfig,
-    converter: PageConverter,
+    converter: PageConverter | LazyConverter,
     *,
     quiet: bool = False,
     debug: bool = False,
     stdin: TextIO | None = None,
     err: TextIO | None = None,
 ) -> RunSummary:
-    """Convert every document of this shard; OutputError when out_dir cannot be written."""
+    """Convert every document of this shard; OutputError when out_dir cannot be written.
+
+    In order: inputs found, the resume key, every document planned; only then, and only when a
+    page is left to convert, a LazyConverter loads its model.
+    """
     err = err if err is not None else sys.stderr
     store.ensure_writable(cfg.out_dir)
     found = inputs.discover(cfg.inputs, cfg.glob, stdin, exclude=cfg.out_dir)
@@ -110,13 +114,14 @@ def run(
     options = run_options(cfg, converter.options_key())
     with run_summary(cfg, options, summaries, stop) as finish, signals(stop), \
             RunProgress(len(docs), err, quiet) as progress:  # fmt: skip
+        plans = [plan_document(doc, cfg, options) for doc in docs]
+        if isinstance(converter, LazyConverter):
+            converter = converter.get() if any(p.todo for p in plans) else _NOTHING_TO_DO
         ctx = _Context(cfg, converter, options, stop, progress, debug)
-        # Plans are made lazily, once: the prepare queue reads them ahead of the writer.
-        ahead, plans = itertools.tee(plan_document(doc, cfg, options) for doc in docs)
         prep = prepare_config(cfg, converter)
         # Rendering alone is cheap; worker processes pay off where drafts are made.
         queue = PrepareQueue(prep, cfg.workers if prep.drafts is not None else 0)
-        prepared = queue.run((p.doc.path, page) for p in ahead for page in p.todo)
+        prepared = queue.run((p.doc.path, page) for p in plans for page in p.todo)
         try:
             for plan in plans:
                 if stop.signum:
@@ -129,6 +134,16 @@ def run(
             name = signal.Signals(stop.signum).name
             progress.error(f"interrupted by {name}; finished pages are saved, rerun to resume")
     return finish()
+
+
+class _NothingToDo:
+    """The converter of a run whose pages are all finished: never asked to convert."""
+
+    method = "none"
+    uses_drafts = False
+
+
+_NOTHING_TO_DO: PageConverter = _NothingToDo()  # type: ignore[assignment]
 
 
 @contextmanager

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from hsd_cli.report.summary import DocSummary, RunSummary, Totals
+from hsd_cli.report.summary import DocSummary, RunSummary, Totals, sum_totals
 
 _MODEL_COLUMNS = ("tokens", "steps", "AAL", "SR_decode", "SR_e2e")
 
@@ -15,18 +15,22 @@ def run_table(summary: RunSummary) -> Table:
     """One row per document and a total row: pages, tokens, steps, AAL, speedups, time.
 
     A run without model tokens (--method draft) has no token, step or AAL columns: zeros there
-    would read as measurements.
+    would read as measurements. A document whose pages all came from an earlier run says
+    "resumed" and shows no numbers: they were measured then, not now.
     """
     decoded = summary.totals.tokens > 0 or summary.totals.steps > 0
     table = Table(title="hsd run summary", title_justify="left")
     for col in ("document", "status", "pages", *(_MODEL_COLUMNS if decoded else ()), "time s"):
         table.add_column(col, justify="left" if col in ("document", "status") else "right")
+    width = len(_MODEL_COLUMNS if decoded else ()) + 1
     for doc in summary.documents:
-        table.add_row(doc.key, _status(doc), str(doc.pages), *_numbers(doc.totals, decoded))
+        numbers = ["-"] * width if _all_resumed(doc) else _numbers(doc.totals, decoded)
+        table.add_row(doc.key, _status(doc), str(doc.pages), *numbers)
     if len(summary.documents) > 1:
         table.add_section()
-        total = summary.totals
-        table.add_row("total", "", str(total.pages), *_numbers(total, decoded))
+        fresh = sum_totals(d.totals for d in summary.documents if not _all_resumed(d))
+        numbers = _numbers(fresh, decoded) if fresh.pages else ["-"] * width
+        table.add_row("total", "", str(summary.totals.pages), *numbers)
     return table
 
 
@@ -38,8 +42,14 @@ def print_table(table: Table, console: Console) -> None:
     console.print(table)
 
 
+def _all_resumed(doc: DocSummary) -> bool:
+    return doc.pages > 0 and doc.resumed >= doc.pages
+
+
 def _status(doc: DocSummary) -> str:
-    status = doc.status.value
+    status = "resumed" if _all_resumed(doc) and doc.status.value == "ok" else doc.status.value
+    if doc.resumed and not _all_resumed(doc):
+        status += f" ({doc.resumed} resumed)"
     if doc.failed_pages:
         status += " (page " + ", ".join(map(str, doc.failed_pages)) + ")"
     return f"{status}: {doc.error}" if doc.error else status

@@ -40,7 +40,7 @@ def test_bench_on_sample_docs(tiny_model_dir, tmp_path):
     out = tmp_path / "results.json"
     code, output = _bench([str(REPO / "sample_docs"), "--model", str(tiny_model_dir("qwen2_5_vl")),
                            "--methods", "ar,page,hsd", "--max-new-tokens", "64", "--device", "cpu",
-                           "--dtype", "fp32", "--json", str(out)])
+                           "--dtype", "fp32", "--out-json", str(out)])
     assert code == 0, output
     report = json.loads(out.read_text())
     assert report["schema_version"] == 1 and "hsd bench" in report["command"]
@@ -76,7 +76,7 @@ def test_oracle_bench_on_a_tiny_corpus(tiny_model_dir, tmp_path, noise):
     corpus, out, md = _tiny_corpus(tmp_path / "corpus"), tmp_path / "o.json", tmp_path / "R.md"
     args = [str(corpus), "--model", str(tiny_model_dir("qwen2_5_vl")), "--oracle", "--methods",
             "ar,page,hsd", "--max-new-tokens", "32", "--max-pages", "1", "--warmup", "0",
-            "--json", str(out), "--markdown", str(md)] + (["--noise", noise] if noise else [])
+            "--out-json", str(out), "--markdown", str(md)] + (["--noise", noise] if noise else [])
     code, output = _bench(args)
     assert code == 0, output
     report = json.loads(out.read_text())

@@ -2,37 +2,50 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from hsd_cli.errors import ModelNotFoundError, UsageError
-from hsd_cli.targets import (
-    deepseek_ocr,
-    dots_ocr,
-    glm_ocr,
-    hunyuan,
-    lighton_ocr,
-    paddle_vl,
-    qwen_vl,
-)
-from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
+from functools import cache
+from typing import TYPE_CHECKING
 
-# Each adapter module with the class that serves its SPECS (one row per module, listed in this order).
+from hsd_cli.errors import ModelNotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
+
+# Each adapter module with the class that serves its SPECS (one row per module, listed in this
+# order). Imported on first use: the adapters import torch, which a plan or a listing never needs.
 _ADAPTERS = (
-    (hunyuan, hunyuan.HunyuanTarget),
-    (qwen_vl, qwen_vl.QwenVlTarget),
-    (paddle_vl, paddle_vl.PaddleVlTarget),
-    (glm_ocr, glm_ocr.GlmOcrTarget),
-    (lighton_ocr, lighton_ocr.LightOnOcrTarget),
-    (deepseek_ocr, deepseek_ocr.DeepseekOcrTarget),
-    (dots_ocr, dots_ocr.DotsOcrTarget),
+    ("hunyuan", "HunyuanTarget"),
+    ("qwen_vl", "QwenVlTarget"),
+    ("paddle_vl", "PaddleVlTarget"),
+    ("glm_ocr", "GlmOcrTarget"),
+    ("lighton_ocr", "LightOnOcrTarget"),
+    ("deepseek_ocr", "DeepseekOcrTarget"),
+    ("dots_ocr", "DotsOcrTarget"),
 )
-# model_type -> (family data, adapter class)
-FAMILIES: dict[str, tuple[FamilySpec, type[VisionTarget]]] = {
-    spec.model_type: (spec, cls) for module, cls in _ADAPTERS for spec in module.SPECS
-}
+
+
+@cache
+def families() -> dict[str, tuple[FamilySpec, type[VisionTarget]]]:
+    """model_type -> (family data, adapter class)."""
+    import importlib
+
+    out = {}
+    for name, cls in _ADAPTERS:
+        module = importlib.import_module(f"hsd_cli.targets.{name}")
+        out.update({spec.model_type: (spec, getattr(module, cls)) for spec in module.SPECS})
+    return out
+
+
+def __getattr__(name: str) -> object:
+    if name == "FAMILIES":  # `from registry import FAMILIES` keeps working, loaded on first use
+        return families()
+    raise AttributeError(name)
+
 
 WAYS_OUT = "pass --model DIR (a local model directory) or use --method draft (no model)"
 
@@ -47,13 +60,22 @@ class ModelInfo:
 
 
 def family_of(model: str) -> str:
-    """The model_type of a directory or hub id (hub ids we know need no download)."""
-    from hsd_cli.targets.runtime.processors import model_type_of
-
+    """The model_type of a directory or hub id: from config.json where it is on disk (the folder,
+    the hub cache), from our hub ids, else by transformers (a hub download)."""
+    local = Path(model) / "config.json" if Path(model).is_dir() else _cached_file(model)
+    if local is not None and Path(local).is_file():
+        try:
+            model_type = json.loads(Path(local).read_text(encoding="utf-8")).get("model_type")
+        except (OSError, ValueError, AttributeError):
+            model_type = None
+        if isinstance(model_type, str):
+            return model_type
     if not Path(model).exists():
-        for spec, _ in FAMILIES.values():
+        for spec, _ in families().values():
             if model in spec.hub_ids:
                 return spec.model_type
+    from hsd_cli.targets.runtime.processors import model_type_of
+
     return model_type_of(model)
 
 
@@ -68,7 +90,7 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
     hf_logging.set_verbosity_error()  # our stderr carries one line per problem, not load chatter
     hf_logging.disable_progress_bar()
     kw, model_type = check_model(model)
-    spec, cls = FAMILIES[model_type]
+    spec, cls = families()[model_type]
     dev = resolve_device(device)
     kw["trust_remote_code"] = spec.remote_code
     try:
@@ -94,7 +116,7 @@ def check_model(model: str) -> tuple[dict, str]:
         model_type = family_of(model)
     except ModelNotFoundError:
         raise ModelNotFoundError(f"model {model!r} has no readable config.json: {WAYS_OUT}") from None
-    if model_type not in FAMILIES:
+    if model_type not in families():
         raise ModelNotFoundError(f"model {model!r} is a {model_type!r} model, which hsd does not support (see `hsd models`)")
     return kw, model_type
 
@@ -107,12 +129,17 @@ def _source_kwargs(model: str) -> dict:
         raise ModelNotFoundError(f"model directory {model!r} does not exist: {WAYS_OUT}")
     if _is_cached(model):
         return {"local_files_only": True}
-    if os.environ.get("HF_HUB_OFFLINE") or not _hub_reachable():
+    if _offline() or not _hub_reachable():
         raise ModelNotFoundError(f"model {model!r} is not in the local cache and the hub cannot be reached: {WAYS_OUT}")
     return {}
 
 
-def _hub_reachable(timeout: float = 3.0) -> bool:
+def _offline() -> bool:
+    """HF_HUB_OFFLINE as huggingface_hub reads it ("0" means online)."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}
+
+
+def _hub_reachable(timeout: float = 1.0) -> bool:
     # One quick connect instead of transformers' minutes of retries on a closed network.
     from urllib.parse import urlparse
 
@@ -127,7 +154,7 @@ def _hub_reachable(timeout: float = 3.0) -> bool:
 def list_models(sizes: bool = False) -> list[ModelInfo]:
     """Every supported hub id, whether it is in the local cache, and optionally its size."""
     out = []
-    for spec, _ in FAMILIES.values():
+    for spec, _ in families().values():
         for hub_id in spec.hub_ids:
             params = count_params(hub_id, spec.model_type) if sizes else None
             published = published_size(spec, hub_id)
@@ -194,12 +221,20 @@ def resolve_dtype(dtype: str, device: str):
 
 
 def _is_cached(hub_id: str) -> bool:
+    return _cached_file(hub_id) is not None
+
+
+def _cached_file(hub_id: str, name: str = "config.json") -> str | None:
+    """The file of a hub id in the local HF cache, without network or transformers."""
+    if Path(hub_id).exists():
+        return None
     try:
         from huggingface_hub import try_to_load_from_cache
 
-        return isinstance(try_to_load_from_cache(hub_id, "config.json"), str)
+        found = try_to_load_from_cache(hub_id, name)
     except Exception:  # noqa: BLE001 - a broken cache simply counts as absent
-        return False
+        return None
+    return found if isinstance(found, str) else None
 
 
 def _first_line(exc: BaseException) -> str:
