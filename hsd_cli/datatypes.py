@@ -5,8 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PIL import Image
+
+if TYPE_CHECKING:  # annotations only: the methods and the loop import these records
+    from hsd_cli.methods.provenance import DraftMap
+    from hsd_cli.spec.align import Origin
 
 BBox = tuple[float, float, float, float]  # x0, y0, x1, y1 in page-image pixels
 
@@ -174,3 +179,18 @@ class PageResult:
     # model's own tokens). Empty for the draft method (no model tokens).
     coverage: dict[str, float] = field(default_factory=dict)
     blocks: list[Block] = field(default_factory=list)  # reading order, figures included
+
+
+@dataclass(frozen=True, slots=True)
+class PageDecode:
+    """What one method decoded for a page (the verify stage's record before its PageResult)."""
+
+    tokens: list[int]
+    truncated: bool
+    stage1: StageReport | None  # hsd: the region crops
+    page: StageReport  # the page-level decode: hsd's Stage 2, or the only stage of page / ar
+    loop_repaired: bool = False  # the output looped; its tail is the draft's rest (--on-loop draft)
+    markdown: str | None = None  # element-level targets: the page assembled from its elements
+    fault: str = ""  # what went wrong on the way and how the page got around it
+    origins: list[Origin] = field(default_factory=list)  # per token: (draft, position) or MODEL
+    draft_map: DraftMap | None = None  # which region each draft position belongs to

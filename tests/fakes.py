@@ -75,9 +75,9 @@ def make_corrupted_pdf(path: Path) -> Path:
 
 def install(converter: FakeConverter) -> None:
     """Make the runner build `converter` instead of loading a model."""
-    from hsd_cli.pipeline import local as runner
+    from hsd_cli.methods import choose
 
-    runner.load_converter = lambda cfg: converter
+    choose.converter_for = lambda cfg: converter
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from hsd_cli.cli.app import _model_spelling, app
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import UsageError
-from hsd_cli.pipeline import local as runner
+from hsd_cli.methods import choose
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeConverter:
     converter = FakeConverter()
-    monkeypatch.setattr(runner, "load_converter", lambda cfg: converter)
+    monkeypatch.setattr(choose, "converter_for", lambda cfg: converter)
     return converter
 
 
@@ -121,7 +121,7 @@ def test_run_summary_written_when_the_model_fails(tmp_path: Path, monkeypatch: p
     def load(cfg: RunConfig) -> None:
         raise ModelNotFoundError("model 'nope/nope' not found")
 
-    monkeypatch.setattr(runner, "load_converter", load)
+    monkeypatch.setattr(choose, "converter_for", load)
     result = hsd("convert", tmp_path / "x.pdf", "-o", tmp_path / "o", "--shard", "2/3")
     assert result.exit_code == 3
     data = json.loads((tmp_path / "o" / "run-summary-2-of-3.json").read_text())

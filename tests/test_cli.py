@@ -22,7 +22,7 @@ from hsd_cli import __version__
 from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import ModelNotFoundError
-from hsd_cli.pipeline import local as runner
+from hsd_cli.methods import choose
 
 REPO = Path(__file__).resolve().parents[1]
 FAKE_CLI = [sys.executable, str(REPO / "tests" / "fakes.py")]
@@ -37,7 +37,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeConverter:
         converter.cfg = cfg  # type: ignore[attr-defined]
         return converter
 
-    monkeypatch.setattr(runner, "load_converter", load)
+    monkeypatch.setattr(choose, "converter_for", load)
     return converter
 
 
@@ -103,7 +103,7 @@ def test_model_not_found_exits_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     def load(cfg: RunConfig) -> None:
         raise ModelNotFoundError(f"model {cfg.model!r} not found (no such directory or hub id)")
 
-    monkeypatch.setattr(runner, "load_converter", load)
+    monkeypatch.setattr(choose, "converter_for", load)
     result = hsd("convert", tmp_path / "x.pdf", "-o", tmp_path / "o", "--model", "nope/nope")
     assert result.exit_code == 3
     assert result.stderr == (

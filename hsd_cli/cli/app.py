@@ -239,7 +239,9 @@ def convert(
 
                 summary = run_on_ray(cfg, quiet=quiet, debug=debug, stdin=sys.stdin)
             else:
-                summary = runner.run(cfg, runner.load_converter(cfg), quiet=quiet, debug=debug, stdin=sys.stdin)
+                from hsd_cli.methods import choose
+
+                summary = runner.run(cfg, choose.converter_for(cfg), quiet=quiet, debug=debug, stdin=sys.stdin)
     if json_output:
         typer.echo(json.dumps(run_summary_to_json(summary), indent=2))
     elif not quiet:

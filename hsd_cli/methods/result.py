@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from hsd_cli.config import SpecConfig
-from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage, aal
+from hsd_cli.datatypes import PageDecode, PageResult, PageStatus, PreparedPage, aal
 from hsd_cli.methods.blocks import coverage, model_blocks
-from hsd_cli.methods.hierarchy import PageDecode
 from hsd_cli.methods.provenance import token_regions
 from hsd_cli.report.summary import spec_decode_time
 from hsd_cli.targets.runtime.base import VisionTarget
