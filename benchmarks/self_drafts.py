@@ -29,7 +29,10 @@ def main() -> None:
 
     torch.set_num_threads(1)  # pinned: tiny models are overhead-bound, and 2 threads fight on 2 cores
     from hsd_cli.config import SpecConfig
-    from hsd_cli.methods.hierarchy import run_ar, run_page
+    from hsd_cli.methods.ar import AR
+    from hsd_cli.methods.base import PageDrafts
+    from hsd_cli.methods.page import Page
+    from hsd_cli.methods.run import decode
     from hsd_cli.pages.render import iter_pages
     from hsd_cli.targets.runtime.registry import load_target
 
@@ -38,13 +41,15 @@ def main() -> None:
     target.eos_ids = frozenset()  # a page of exactly --tokens tokens, whatever the random model says
     page = next(iter_pages(ROOT / "sample_docs" / "born_digital.pdf", "1", 144, None))
     spec = SpecConfig(max_new_tokens=args.tokens, max_depth=args.max_depth, repeat_guard=0)
-    run_page(target, page, [run_ar(target, page, spec).tokens[:32]], spec)  # warm-up
+    run_ar = lambda: decode(AR(), target, page, [], spec)
+    run_page = lambda draft: decode(Page(), target, page, [], spec, PageDrafts([[draft]]))
+    run_page(run_ar().tokens[:32])  # warm-up
     rows = []
     for _ in range(args.repeats):
         t0 = time.perf_counter()
-        ar = run_ar(target, page, spec)
+        ar = run_ar()
         t1 = time.perf_counter()
-        fast = run_page(target, page, [ar.tokens], spec)
+        fast = run_page(ar.tokens)
         t2 = time.perf_counter()
         assert fast.tokens == ar.tokens, "self-drafted output differs from AR"
         rows.append({"ar_s": t1 - t0, "page_s": t2 - t1})

@@ -5,10 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PIL import Image
 
 from hsd_cli.spec import stats
+if TYPE_CHECKING:  # annotations only: the methods and the loop import these records
+    from hsd_cli.methods.provenance import DraftMap
+    from hsd_cli.spec.align import Origin
 
 BBox = tuple[float, float, float, float]  # x0, y0, x1, y1 in page-image pixels
 
@@ -206,3 +210,17 @@ class PageResult:
     @property
     def sr_e2e(self) -> float | None:
         return None if self.t_total_ar is None else stats.sr_e2e(self.t_total_ar, self.t_total)
+
+@dataclass(frozen=True, slots=True)
+class PageDecode:
+    """What one method decoded for a page (the verify stage's record before its PageResult)."""
+
+    tokens: list[int]
+    truncated: bool
+    stage1: StageReport | None  # hsd: the region crops
+    page: StageReport  # the page-level decode: hsd's Stage 2, or the only stage of page / ar
+    loop_repaired: bool = False  # the output looped; its tail is the draft's rest (--on-loop draft)
+    markdown: str | None = None  # element-level targets: the page assembled from its elements
+    fault: str = ""  # what went wrong on the way and how the page got around it
+    origins: list[Origin] = field(default_factory=list)  # per token: (draft, position) or MODEL
+    draft_map: DraftMap | None = None  # which region each draft position belongs to

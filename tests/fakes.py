@@ -75,13 +75,9 @@ def make_corrupted_pdf(path: Path) -> Path:
 
 def install(converter: FakeConverter) -> None:
     """Make the runner build `converter` instead of loading a model."""
-    from hsd_cli.pipeline import local as runner
+    from hsd_cli.methods import choose
 
-    from hsd_cli.pipeline import lazy
-    from hsd_cli.pipeline.ray.identity import ConverterIdentity
-
-    runner.load_converter = lambda cfg: converter
-    lazy.identify = lambda cfg: ConverterIdentity(cfg, converter.method, converter.uses_drafts, converter.options_key())
+    choose.converter_for = lambda cfg: converter
 
 
 if __name__ == "__main__":
@@ -138,12 +134,3 @@ def fail_first_render(monkeypatch, message: str) -> None:
         return real(doc, index, dpi)
 
     monkeypatch.setattr(render, "render_page", broken)
-
-
-def stand_in_identity(monkeypatch, converter: FakeConverter) -> None:  # noqa: ANN001
-    """The CLI learns the resume key without a model (pipeline/lazy.identify): the fake's."""
-    from hsd_cli.pipeline import lazy
-    from hsd_cli.pipeline.ray.identity import ConverterIdentity
-
-    monkeypatch.setattr(lazy, "identify", lambda cfg: ConverterIdentity(
-        cfg, converter.method, converter.uses_drafts, converter.options_key()))

@@ -11,14 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from fakes import stand_in_identity, FakeConverter, make_pdf
+from fakes import FakeConverter, make_pdf
 from typer.testing import CliRunner
 
 from hsd_cli.cli.app import app
 from hsd_cli.cli.checks import model_spelling as _model_spelling
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import UsageError
-from hsd_cli.pipeline import local as runner
+from hsd_cli.methods import choose
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -26,8 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeConverter:
     converter = FakeConverter()
-    monkeypatch.setattr(runner, "load_converter", lambda cfg: converter)
-    stand_in_identity(monkeypatch, converter)
+    monkeypatch.setattr(choose, "converter_for", lambda cfg: converter)
     return converter
 
 
@@ -123,8 +122,7 @@ def test_run_summary_written_when_the_model_fails(tmp_path: Path, monkeypatch: p
     def load(cfg: RunConfig) -> None:
         raise ModelNotFoundError("model 'nope/nope' not found")
 
-    monkeypatch.setattr(runner, "load_converter", load)
-    stand_in_identity(monkeypatch, FakeConverter())  # the model is found; loading it fails
+    monkeypatch.setattr(choose, "converter_for", load)
     docs = [make_pdf(tmp_path / f"x{i}.pdf", 1) for i in range(6)]  # some land in shard 2: a model is needed
     result = hsd("convert", *docs, "-o", tmp_path / "o", "--shard", "2/3")
     assert result.exit_code == 3

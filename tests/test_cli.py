@@ -15,14 +15,14 @@ import time
 from pathlib import Path
 
 import pytest
-from fakes import stand_in_identity, FakeConverter, make_corrupted_pdf, make_encrypted_pdf, make_pdf
+from fakes import FakeConverter, make_corrupted_pdf, make_encrypted_pdf, make_pdf
 from typer.testing import CliRunner
 
 from hsd_cli import __version__
 from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import ModelNotFoundError
-from hsd_cli.pipeline import local as runner
+from hsd_cli.methods import choose
 
 REPO = Path(__file__).resolve().parents[1]
 FAKE_CLI = [sys.executable, str(REPO / "tests" / "fakes.py")]
@@ -37,8 +37,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeConverter:
         converter.cfg = cfg  # type: ignore[attr-defined]
         return converter
 
-    monkeypatch.setattr(runner, "load_converter", load)
-    stand_in_identity(monkeypatch, converter)
+    monkeypatch.setattr(choose, "converter_for", load)
     return converter
 
 
@@ -104,7 +103,7 @@ def test_model_not_found_exits_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     def load(cfg: RunConfig) -> None:
         raise ModelNotFoundError(f"model {cfg.model!r} not found (no such directory or hub id)")
 
-    monkeypatch.setattr(runner, "load_converter", load)
+    monkeypatch.setattr(choose, "converter_for", load)
     result = hsd("convert", make_pdf(tmp_path / "x.pdf", 1), "-o", tmp_path / "o", "--model", "nope/nope")
     assert result.exit_code == 3
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("hsd: error: model 'nope/nope' ")
@@ -112,8 +111,7 @@ def test_model_not_found_exits_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 def test_missing_input_is_a_usage_error_before_any_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A path on the command line that does not exist: exit 2, one line, the model never looked for."""
-    monkeypatch.setattr(runner, "load_converter", lambda cfg: pytest.fail("model loaded"))
-    monkeypatch.setattr("hsd_cli.pipeline.lazy.identify", lambda cfg: pytest.fail("model looked for"))
+    monkeypatch.setattr(choose, "converter_for", lambda cfg: pytest.fail("model looked for"))
     result = hsd("convert", make_pdf(tmp_path / "a.pdf", 1), tmp_path / "nope.pdf", "-o", tmp_path / "o")
     assert result.exit_code == 2 and result.stderr == f"hsd: error: {tmp_path / 'nope.pdf'}: no such file or directory\n"
     assert not (tmp_path / "o").exists()

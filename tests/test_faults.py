@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from decoding import run_hsd
 from fakes import lined_image
 from PIL import Image
 from typer.testing import CliRunner
@@ -17,9 +18,10 @@ from hsd_cli.bench.oracle import OracleTarget, image_key
 from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind
-from hsd_cli.methods.hierarchy import STAGE1_OOM, crop_region, run_hsd
-from hsd_cli.methods.spec_converter import SpecConverter
-from hsd_cli.pipeline import local as runner
+from hsd_cli.methods import choose
+from hsd_cli.methods.choose import converter_with
+from hsd_cli.methods.crops import crop_region
+from hsd_cli.methods.hsd import STAGE1_OOM
 from hsd_cli.pipeline import prepare as stages
 from hsd_cli.targets.runtime.memory import is_oom, oom_line
 
@@ -116,7 +118,7 @@ def test_a_batch_with_every_fault_finishes_every_other_page(tmp_path, monkeypatc
         return image, list(_regions(image.image.width)), "test"
 
     monkeypatch.setattr(stages.Preparer, "_draft", fake_draft)
-    monkeypatch.setattr(runner, "load_converter", lambda cfg: SpecConverter(target, cfg))
+    monkeypatch.setattr(choose, "converter_for", lambda cfg: converter_with(target, cfg))
     out = tmp_path / "out"
     result = CliRunner().invoke(app, ["convert", str(src), "-o", str(out), "--method", "hsd", "--workers", "0",
                                       "--max-new-tokens", "24", "--repeat-guard", "16"])

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from hsd_cli.cli.app import app
 from hsd_cli.config import DEFAULT_MODEL
-from hsd_cli.methods import spec_converter
+from hsd_cli.methods import converter
 from hsd_cli.targets.runtime import registry
 
 
@@ -65,8 +65,9 @@ def test_model_asked_for_and_missing_exits_3(tmp_path: Path, args: list[str], en
 @pytest.fixture
 def loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Model loading succeeds (a FakeConverter), and "auto" resolves as on a GPU: bfloat16."""
-    monkeypatch.setattr(spec_converter.SpecConverter, "load", classmethod(lambda cls, cfg: FakeConverter()))
-    monkeypatch.setattr(registry, "check_model", lambda model: ({}, "hunyuan_vl"))  # found (not loaded yet)
+    monkeypatch.setattr(registry, "check_model", lambda model: ({}, "hunyuan_vl"))
+    fake = FakeConverter()
+    monkeypatch.setattr(converter.TargetConverter, "convert", lambda self, prepared: fake.convert(prepared))
     dtypes = {"auto": torch.bfloat16, "bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
     monkeypatch.setattr(registry, "resolve_dtype", lambda dtype, device: dtypes[dtype])
 

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from decoding import run_hsd, run_page
 from fakes import lined_image
 from typer.testing import CliRunner
 
@@ -18,9 +19,9 @@ from hsd_cli.bench.oracle import OracleTarget
 from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, PageStatus, PreparedPage, Region, RegionKind
-from hsd_cli.methods.hierarchy import crop_region, run_hsd, run_page
-from hsd_cli.methods.spec_converter import SpecConverter
-from hsd_cli.pipeline import local as runner
+from hsd_cli.methods import choose
+from hsd_cli.methods.choose import converter_with
+from hsd_cli.methods.crops import crop_region
 
 GUARD = 16  # repeat guard span: loops of period <= 2 tokens
 SPEC = SpecConfig(max_new_tokens=200, repeat_guard=GUARD)
@@ -110,7 +111,7 @@ def test_page_report_says_the_loop_was_repaired(oracle):
     prepared = PreparedPage(page, REGIONS, "test")
     for on_loop, repaired in (("stop", False), ("draft", True)):
         cfg = RunConfig(inputs=(), out_dir=Path("."), method="page", spec=replace(SPEC, on_loop=on_loop))
-        result = SpecConverter(target, cfg).convert(prepared)
+        result = converter_with(target, cfg).convert(prepared)
         assert result.status is PageStatus.TRUNCATED and result.loop_repaired is repaired
 
 
@@ -122,7 +123,7 @@ def test_cli_on_loop_option(tmp_path, monkeypatch, args, want):
         seen.append(cfg.spec.on_loop)
         raise SystemExit(0)
 
-    monkeypatch.setattr(runner, "load_converter", load)
+    monkeypatch.setattr(choose, "converter_for", load)
     CliRunner().invoke(app, ["convert", str(tmp_path / "x.pdf"), "-o", str(tmp_path / "o"), *args])
     assert seen == [want]
     bad = CliRunner().invoke(app, ["convert", str(tmp_path / "x.pdf"), "-o", str(tmp_path), "--on-loop", "x"])

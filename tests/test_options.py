@@ -10,15 +10,15 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
-from fakes import FakeConverter, make_pdf, stand_in_identity
+from fakes import FakeConverter, make_pdf
 from typer.main import get_command
 from typer.testing import CliRunner
 
+from hsd_cli.methods import choose
 from hsd_cli.cli.app import app
 from hsd_cli.cli.options import envvar
 from hsd_cli.config import RunConfig, SpecConfig, spec_options
 from hsd_cli.pages.inputs import discover
-from hsd_cli.pipeline import local as runner
 from hsd_cli.report.summary import DocStatus, DocSummary, RunSummary, Totals
 from hsd_cli.report.table import run_table
 
@@ -55,8 +55,7 @@ def test_json_means_stdout_in_every_command_and_bench_writes_with_out_json() -> 
 def test_knob_values_reach_the_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen = {}
     converter = FakeConverter()
-    monkeypatch.setattr(runner, "load_converter", lambda cfg: seen.setdefault("cfg", cfg) and converter)
-    stand_in_identity(monkeypatch, converter)
+    monkeypatch.setattr(choose, "converter_for", lambda cfg: seen.setdefault("cfg", cfg) and converter)
     args = []
     for f in fields(SpecConfig):
         value = CHANGED[f.name]
@@ -86,14 +85,13 @@ def test_resume_key_keeps_the_run_settings_and_old_names() -> None:
 
 
 def test_resume_with_nothing_to_do_never_loads_the_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rerun plans, finds both pages finished and converts nothing: a target would never load."""
     converter = FakeConverter()
-    loads = []
-    monkeypatch.setattr(runner, "load_converter", lambda cfg: loads.append(cfg) or converter)
-    stand_in_identity(monkeypatch, converter)
+    monkeypatch.setattr(choose, "converter_for", lambda cfg: converter)
     args = ["convert", str(make_pdf(tmp_path / "d.pdf", 2)), "-o", str(tmp_path / "o")]
-    assert CliRunner().invoke(app, args).exit_code == 0 and len(loads) == 1
+    assert CliRunner().invoke(app, args).exit_code == 0 and len(converter.calls) == 2
     result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0 and len(loads) == 1  # the rerun planned, found both pages, loaded nothing
+    assert result.exit_code == 0 and len(converter.calls) == 2
     assert "resumed" in result.stdout
 
 

@@ -22,8 +22,8 @@ from hsd_cli.datatypes import Block, PageImage, PreparedPage, Region, RegionKind
 from hsd_cli.drafts.markup import page_markdown
 from hsd_cli.drafts.text_layer import TextLayerSource
 from hsd_cli.methods.blocks import attach, coverage
-from hsd_cli.methods.hierarchy import crop_region
-from hsd_cli.methods.spec_converter import SpecConverter
+from hsd_cli.methods.choose import converter_with
+from hsd_cli.methods.crops import crop_region
 from hsd_cli.methods.tables import table_html
 from hsd_cli.report.figures import insert_links
 
@@ -160,7 +160,7 @@ def forced(tiny_target):
 def test_provenance_credits_each_span_to_its_region(forced, method):
     target, prepared = forced
     cfg = RunConfig(inputs=(), out_dir=Path("."), method=method, spec=SpecConfig(max_new_tokens=200))
-    result = SpecConverter(target, cfg).convert(prepared)
+    result = converter_with(target, cfg).convert(prepared)
     texts = {b.order: b.text for b in result.blocks}
     assert texts == {0: "Speculative pages", 1: REGIONS[1].text, 2: "", 3: REGIONS[3].text, 4: REGIONS[4].text}
     assert all(b.source == "verified" for b in result.blocks)
@@ -181,7 +181,7 @@ def test_provenance_credits_each_span_to_its_region(forced, method):
 def test_ar_output_is_one_model_block(forced):
     target, prepared = forced
     cfg = RunConfig(inputs=(), out_dir=Path("."), method="ar", spec=SpecConfig(max_new_tokens=200))
-    result = SpecConverter(target, cfg).convert(replace(prepared, regions=()))
+    result = converter_with(target, cfg).convert(replace(prepared, regions=()))
     (block,) = result.blocks
     assert block.source == "model" and block.tokens == result.tokens and result.coverage == {"model": 1.0}
     assert block.bbox == (0.0, 0.0, 320.0, 360.0)

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from PIL import Image
 
-from hsd_cli.config import RunConfig
+from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageImage, PreparedPage, Region, RegionKind
 from hsd_cli.methods.auto import choose_method
 from hsd_cli.spec.budget import CostModel
@@ -15,7 +15,7 @@ from hsd_cli.targets.qwen_vl import SPECS
 
 GPU = CostModel(((1, 0.02), (256, 0.025)))  # flat: a batch costs what one step costs
 CPU = CostModel(((1, 0.3), (2, 0.33), (128, 3.0), (256, 5.8)))  # grows with the tokens
-CFG = RunConfig(inputs=(), out_dir=Path("."))
+CFG = SpecConfig()
 
 
 def _page(source: str, n: int = 4) -> PreparedPage:

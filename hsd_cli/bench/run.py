@@ -18,8 +18,8 @@ from hsd_cli.bench.reference import region_references
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PreparedPage, Region
 from hsd_cli.drafts.markup import page_markdown
-from hsd_cli.methods.hierarchy import crop_region
-from hsd_cli.methods.spec_converter import SpecConverter
+from hsd_cli.methods.choose import converter_with
+from hsd_cli.methods.crops import crop_region
 from hsd_cli.pipeline.prepare import PrepareConfig, Preparer
 
 WARMUP_TOKENS = 16  # token budget of the untimed warm-up runs
@@ -122,7 +122,7 @@ class Bench:
             draft_source=self.cfg.draft_source, dpi=self.cfg.dpi, device=self.cfg.device,
             dtype=self.cfg.dtype,
         )
-        conv = SpecConverter(self.target, run_cfg)
+        conv = converter_with(self.target, run_cfg)
         result, out = conv.verify(drafts.prepared)
         return MethodRun(
             method, chosen=result.method, tokens=len(out.tokens), steps=result.steps,

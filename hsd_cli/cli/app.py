@@ -184,9 +184,7 @@ def _run(cfg: RunConfig, quiet: bool, debug: bool):  # noqa: ANN202 - RunSummary
     from hsd_cli.pipeline import local as runner
     from hsd_cli.pipeline.lazy import LazyConverter
 
-    # runner.load_converter looked up now, so that tests can stand a fake in for the model
-    converter = LazyConverter(cfg, lambda c: runner.load_converter(c))
-    return runner.run(cfg, converter, quiet=quiet, debug=debug, stdin=sys.stdin)
+    return runner.run(cfg, LazyConverter(cfg), quiet=quiet, debug=debug, stdin=sys.stdin)
 
 
 app.command()(models)

@@ -8,18 +8,33 @@ forward's cost grows with its tokens, so Stage 1 costs about as much as decoding
 
 from __future__ import annotations
 
-from hsd_cli.config import RunConfig
+from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PreparedPage
-from hsd_cli.methods.hierarchy import TEXT_LAYER, verifiable
+from hsd_cli.methods.base import Method
+from hsd_cli.methods.crops import TEXT_LAYER, verifiable
+from hsd_cli.methods.hsd import HSD
+from hsd_cli.methods.page import Page
+from hsd_cli.targets.runtime.base import VisionTarget
 
 STAGE1_TREE = 8  # tokens per region row in a typical Stage-1 step
 PARALLEL_RATIO = 2.0  # a batched Stage-1 step may cost at most this many AR steps
 
 
-def choose_method(prepared: PreparedPage, target, cfg: RunConfig) -> str:
+def choose_method(prepared: PreparedPage, target, spec: SpecConfig) -> str:
     """`hsd` when Stage 1 can sharpen drafts at little cost on this device, else `page`."""
     rows = [r for r in prepared.regions if verifiable(r, target) and r.source != TEXT_LAYER]
     if len(rows) < 2:
         return "page"  # nothing to verify in parallel, or exact text-layer drafts already
-    batch = min(len(rows), cfg.spec.stage1_batch) * STAGE1_TREE
+    batch = min(len(rows), spec.stage1_batch) * STAGE1_TREE
     return "hsd" if target.cost.ratio(batch) <= PARALLEL_RATIO else "page"
+
+
+class Auto:
+    """Picks the method of each page; it decodes nothing itself."""
+
+    name = "auto"
+    uses_drafts = True
+
+    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig) -> Method:
+        return HSD() if choose_method(prepared, target, spec) == "hsd" else Page()
+

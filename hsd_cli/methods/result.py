@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hsd_cli.config import SpecConfig
-from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage
+from hsd_cli.datatypes import PageDecode, PageResult, PageStatus, PreparedPage
 from hsd_cli.methods.blocks import coverage, model_blocks
-from hsd_cli.methods.hierarchy import PageDecode
 from hsd_cli.methods.provenance import token_regions
 from hsd_cli.spec.stats import full_time
 from hsd_cli.targets.runtime.base import VisionTarget

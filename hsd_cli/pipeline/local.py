@@ -30,7 +30,7 @@ from typing import TextIO
 
 from hsd_cli.config import RunConfig
 from hsd_cli.datatypes import PreparedPage
-from hsd_cli.errors import ModelNotFoundError, OutputError
+from hsd_cli.errors import OutputError
 from hsd_cli.methods.base import PageConverter
 from hsd_cli.pages import inputs
 from hsd_cli.pages.inputs import InputDoc
@@ -43,52 +43,6 @@ from hsd_cli.report import store
 from hsd_cli.report.json import run_summary_to_json
 from hsd_cli.report.progress import RunProgress
 from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
-
-
-def load_converter(cfg: RunConfig) -> PageConverter:
-    """The converter for cfg.method; a model that cannot be loaded is a ModelNotFoundError, except
-    that with cfg.draft_fallback (no model asked for) it means the draft pipeline and one warning."""
-    from hsd_cli.methods.draft import DraftConverter
-
-    if cfg.method == "draft":
-        return DraftConverter(cfg.draft_source)
-    from hsd_cli.methods.spec_converter import SpecConverter
-
-    try:
-        converter = SpecConverter.load(cfg)
-    except ModelNotFoundError as e:
-        if not cfg.draft_fallback:
-            raise
-        print(fallback_warning(cfg.model, e), file=sys.stderr)
-        return DraftConverter(cfg.draft_source)
-    if note := precision_note(cfg):
-        print(note, file=sys.stderr)
-    return converter
-
-
-def fallback_warning(model: str, error: ModelNotFoundError) -> str:
-    """The one line saying that the pages are the unverified drafts, why, and how to get the model."""
-    from hsd_cli.targets.runtime.registry import WAYS_OUT
-
-    cause = str(error).removesuffix(f": {WAYS_OUT}")
-    return (f"hsd: warning: {cause}; writing the draft pipeline's unverified output instead "
-            f"(page reports say method: draft); to convert with the model, pass --model DIR "
-            f"or download it first (hf download {model})")  # fmt: skip
-
-
-def precision_note(cfg: RunConfig) -> str | None:
-    """A line for tau = 1 in half precision: equality with AR is guaranteed in float32 only."""
-    import torch
-
-    from hsd_cli.targets.runtime.registry import resolve_device, resolve_dtype
-
-    dtype = resolve_dtype(cfg.dtype, resolve_device(cfg.device))
-    if dtype not in (torch.bfloat16, torch.float16) or cfg.method == "ar" or cfg.spec.tau < 1.0:
-        return None
-    # Half-precision logits tie (design.md, Numerics), and batch or tree shape can flip a tie.
-    name = str(dtype).removeprefix("torch.")
-    return (f"hsd: note: the model runs in {name}: output equal to greedy AR decoding is guaranteed "
-            f"in float32 (--dtype fp32) and measured otherwise (--baseline reports identical_to_ar)")
 
 
 def run(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage
-from hsd_cli.errors import HsdError
+from hsd_cli.errors import HsdError, ModelNotFoundError
 from hsd_cli.methods.base import PageConverter
 from hsd_cli.targets.runtime.memory import is_oom, oom_line, release
 
@@ -59,6 +59,8 @@ def verify_page(
                                          f"({item.draft_error}); converting without drafts"))  # fmt: skip
         with in_page or contextlib.nullcontext():
             result = converter.convert(item)
+    except ModelNotFoundError:
+        raise  # the model loads on the first page (methods/choose.py): failing to is the run's error
     except Exception as e:  # per-page isolation: record, report, go on
         text = cause(e)
         if is_oom(e):

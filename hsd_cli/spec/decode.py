@@ -82,30 +82,36 @@ class _Row:
                 return
 
 
-def spec_decode(
-    session: TargetSession,
-    first_logits: torch.Tensor,  # [B, V] from the prefill
-    drafts: list[list[list[int]]],  # per row: its draft token lists
-    cfg: SpecConfig,
-    rule: StopRule,
-    opts: DecodeOptions = DecodeOptions(),
-) -> list[RowResult]:
-    """Greedy decoding that verifies draft trees; with tau = 1 it equals `ar_decode`."""
-    assert first_logits.ndim == 2 and first_logits.shape[0] == len(drafts)
-    rows = [_Row(build_index(d, cfg.window, cfg.min_window)) for d in drafts]
-    if opts.penalty != 1.0:
-        for row, prompt in zip(rows, opts.prompts):
-            row.seen.update(prompt)
-        first_logits = penalize(first_logits[:, None], [sorted(r.seen) for r in rows], [[[]] for _ in rows], opts.penalty)[:, 0]
-    for row, tok in zip(rows, first_logits.argmax(-1).tolist()):
-        row.origins.append(MODEL)
-        row.push([tok], rule)
-    active = _drop_finished(session, list(range(len(rows))), rows)
-    while active:
+class SpecStepper:
+    """The loop of `spec_decode`, one verification step per `step()`, so that a scheduler can
+    drive the steps of several batches; `results()` once `done`."""
+
+    def __init__(self, session: TargetSession, first_logits: torch.Tensor, drafts: list[list[list[int]]],
+                 cfg: SpecConfig, rule: StopRule, opts: DecodeOptions = DecodeOptions()) -> None:  # fmt: skip
+        assert first_logits.ndim == 2 and first_logits.shape[0] == len(drafts)
+        self.session, self.cfg, self.rule, self.opts = session, cfg, rule, opts
+        self.rows = [_Row(build_index(d, cfg.window, cfg.min_window)) for d in drafts]
+        if opts.penalty != 1.0:
+            for row, prompt in zip(self.rows, opts.prompts):
+                row.seen.update(prompt)
+            seen = [sorted(r.seen) for r in self.rows]
+            first_logits = penalize(first_logits[:, None], seen, [[[]] for _ in self.rows], opts.penalty)[:, 0]
+        for row, tok in zip(self.rows, first_logits.argmax(-1).tolist()):
+            row.origins.append(MODEL)
+            row.push([tok], rule)
+        self.active = _drop_finished(session, list(range(len(self.rows))), self.rows)
+
+    @property
+    def done(self) -> bool:
+        return not self.active
+
+    def step(self) -> None:
+        """One forward pass over every active row's draft tree, then accept and commit."""
+        rows, active, cfg, opts = self.rows, self.active, self.cfg, self.opts
         # 1. align + 2. build trees sized by the step's cost
         trees, ks = _propose([rows[i] for i in active], cfg, opts)
         # 3. one forward pass over all rows' trees
-        logits = session.step(*pack_trees(trees))
+        logits = self.session.step(*pack_trees(trees))
         if opts.penalty != 1.0:
             seen = [sorted(rows[i].seen) for i in active]
             extra = [path_tokens(t, rows[i].seen) for i, t in zip(active, trees)]
@@ -119,14 +125,31 @@ def spec_decode(
             rows[i].stats.observe_step(tree.num_nodes - 1, len(acc.tokens))
             rows[i].accept.observe(tree, ks[b], acc.path)
             rows[i].origins += [tree.origin[n] for n in acc.path[1:]] + [MODEL]  # provenance only
-            rows[i].push(acc.tokens + [acc.bonus], rule)
+            rows[i].push(acc.tokens + [acc.bonus], self.rule)
             if rows[i].stop is StopReason.NONE and opts.give_up and opts.give_up(rows[i].stats, len(rows[i].tokens)):
                 rows[i].stop = StopReason.CUT
             keep.append(acc.path)
         # 5. commit the accepted paths in the KV cache
-        session.commit(keep)
-        active = _drop_finished(session, active, rows)
-    return [RowResult(r.tokens, r.stop, r.stats, r.origins[: len(r.tokens)]) for r in rows]
+        self.session.commit(keep)
+        self.active = _drop_finished(self.session, active, rows)
+
+    def results(self) -> list[RowResult]:
+        return [RowResult(r.tokens, r.stop, r.stats, r.origins[: len(r.tokens)]) for r in self.rows]
+
+
+def spec_decode(
+    session: TargetSession,
+    first_logits: torch.Tensor,  # [B, V] from the prefill
+    drafts: list[list[list[int]]],  # per row: its draft token lists
+    cfg: SpecConfig,
+    rule: StopRule,
+    opts: DecodeOptions = DecodeOptions(),
+) -> list[RowResult]:
+    """Greedy decoding that verifies draft trees; with tau = 1 it equals `ar_decode`."""
+    stepper = SpecStepper(session, first_logits, drafts, cfg, rule, opts)
+    while not stepper.done:
+        stepper.step()
+    return stepper.results()
 
 
 def ar_decode(

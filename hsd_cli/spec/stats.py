@@ -64,3 +64,16 @@ class DecodeStats:
     @property
     def aal(self) -> float:
         return aal(self.accepted, self.steps)
+
+
+@dataclass(frozen=True, slots=True)
+class GiveUp:
+    """Cut a row whose drafts give fewer than `aal` tokens per step after `steps` steps.
+
+    A record rather than a callback, so the loop never calls back into the method that asked."""
+
+    steps: int
+    aal: float
+
+    def __call__(self, stats: DecodeStats, tokens: int) -> bool:
+        return stats.steps >= self.steps and stats.aal < self.aal

@@ -50,10 +50,12 @@ def test_element_level_page_is_its_elements_and_lossless(family, tiny_target):
     import random
     from pathlib import Path
 
+    from decoding import rows as decode_rows
+    from decoding import run_elements
     from test_lossless import REGIONS, _page, _random_drafts, _random_spec
 
     from hsd_cli.config import RunConfig
-    from hsd_cli.methods.hierarchy import crop_region, decode_rows, run_elements
+    from hsd_cli.methods.crops import crop_region
 
     target, page, rng = tiny_target(family), _page(), random.Random(7)
     cfg = RunConfig(inputs=(), out_dir=Path("."), spec=_random_spec(rng))
@@ -80,11 +82,11 @@ def test_element_level_ar_reads_the_layout(tiny_target):
 
     from hsd_cli.config import RunConfig, SpecConfig
     from hsd_cli.datatypes import PreparedPage
-    from hsd_cli.methods.spec_converter import SpecConverter
+    from hsd_cli.methods.choose import converter_with
 
     cfg = RunConfig(inputs=(), out_dir=Path("."), method="ar", spec=SpecConfig(max_new_tokens=8))
-    conv = SpecConverter(tiny_target("paddleocr_vl"), cfg)
+    conv = converter_with(tiny_target("paddleocr_vl"), cfg)
     assert conv.uses_drafts
     result = conv.convert(PreparedPage(_page(), tuple(REGIONS), "test"))
     assert result.markdown.startswith("# ") and result.stage1 is None  # the title element's heading
-    assert not SpecConverter(tiny_target("qwen2_5_vl"), cfg).uses_drafts
+    assert not converter_with(tiny_target("qwen2_5_vl"), cfg).uses_drafts

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from decoding import run_ar
 from make_tiny_model import FAMILIES, REMOTE_FAMILIES
 from PIL import Image, ImageDraw
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageImage
-from hsd_cli.methods.hierarchy import run_ar
 from hsd_cli.targets.runtime.base import fit_pixels
 
 N = 40  # tokens compared per family
@@ -95,9 +95,10 @@ def test_ar_equals_generate_with_repetition_penalty(family, penalized, tiny_targ
 @pytest.mark.parametrize("family", PENALTY_FAMILIES)
 def test_spec_methods_equal_ar_with_repetition_penalty(family, penalized):
     """page and hsd at tau = 1 stay equal to the penalized AR (the penalty per tree node, over its ancestry)."""
+    from decoding import run_hsd, run_page
+
     from hsd_cli.config import RunConfig
     from hsd_cli.datatypes import Region, RegionKind
-    from hsd_cli.methods.hierarchy import run_hsd, run_page
 
     target, page = penalized(family), _page()
     spec = SpecConfig(max_new_tokens=2 * N, repeat_guard=0)

@@ -8,17 +8,13 @@ from pathlib import Path
 
 import pytest
 from conftest import FAMILIES
+from decoding import rows as decode_rows
+from decoding import run_ar, run_hsd, run_page
 from PIL import Image, ImageDraw
 
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind
-from hsd_cli.methods.hierarchy import (
-    crop_region,
-    decode_rows,
-    run_ar,
-    run_hsd,
-    run_page,
-)
+from hsd_cli.methods.crops import crop_region
 
 BUDGET = 40
 DRAFT_SETS = 40  # per family and method; the toy-target property in tests/spec runs 300 more
@@ -122,7 +118,7 @@ def test_self_drafts_cut_forward_passes(family, tiny_target):
 def test_stage1_forward_passes_are_bounded(kind, tiny_target):
     """Stage 1 costs at most max over regions of stage1_budget(drafts) forward passes; regions
     whose drafts are useless are cut after GIVE_UP_STEPS (Not: decoded to the full token budget)."""
-    from hsd_cli.methods.hierarchy import GIVE_UP_STEPS, run_stage1, stage1_budget
+    from hsd_cli.methods.hsd import GIVE_UP, stage1_budget
 
     target, page, rng = tiny_target("qwen2_5_vl"), _page(), random.Random(0)
     vocab = target.model.config.get_text_config().vocab_size
@@ -133,7 +129,7 @@ def test_stage1_forward_passes_are_bounded(kind, tiny_target):
         drafts = [[decode_rows(target, [crop_region(page.image, r.bbox)], target.spec.prompt_for(r.kind.value),
                                None, SpecConfig(max_new_tokens=BUDGET))[0][0].tokens] for r in regions]
     cfg = RunConfig(inputs=(), out_dir=Path("."), spec=SpecConfig(max_new_tokens=512))
-    _, report = run_stage1(target, page, regions, drafts, cfg)
+    report = run_hsd(target, page, regions, drafts, cfg).stage1
     assert report.steps <= max(stage1_budget(d) for d in drafts)
     if kind == "random":
-        assert report.steps <= GIVE_UP_STEPS  # measured: 4 here, 105 without the give-up rule
+        assert report.steps <= GIVE_UP.steps  # measured: 4 here, 105 without the give-up rule

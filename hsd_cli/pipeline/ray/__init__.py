@@ -1,9 +1,9 @@
 """`hsd convert --engine ray`: the same pages, stages and outputs as the local runner, spread
 over a Ray cluster (many GPUs, many machines). Ray is an optional extra: `pip install "hsd-cli[ray]"`.
 
-- identity.py: what the driver needs to know of the converter without loading a model
 - stages.py: the Ray Data stages (prepare on CPU tasks, verify on actors holding one target each)
-- engine.py: the driver: plan (resume), run the dataset, write pages as they stream back
+- engine.py: the driver: plan (resume), run the dataset, write pages as they stream back;
+  its converter (methods/choose.py, as the actors') says what it needs without loading a model
 """
 
 from __future__ import annotations

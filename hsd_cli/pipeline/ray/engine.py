@@ -26,12 +26,14 @@ import tempfile
 import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from types import ModuleType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from hsd_cli.config import RayConfig, RunConfig
 from hsd_cli.datatypes import PageResult, PageStatus
 from hsd_cli.errors import HsdError, OutputError
+from hsd_cli.methods.choose import converter_for
 from hsd_cli.pages import inputs
 from hsd_cli.pipeline.local import (
     Stop,
@@ -42,13 +44,15 @@ from hsd_cli.pipeline.local import (
 )
 from hsd_cli.pipeline.plan import DocPlan, plan_document
 from hsd_cli.pipeline.ray import import_ray
-from hsd_cli.pipeline.ray.identity import ConverterIdentity, identify
 from hsd_cli.pipeline.ray.stages import VerifyStage, prepare_batch
 from hsd_cli.pipeline.verify import Line, Verified, cause, page_line
 from hsd_cli.pipeline.write import DocumentWriter, write_failed_document
 from hsd_cli.report import store
 from hsd_cli.report.progress import RunProgress
 from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
+
+if TYPE_CHECKING:
+    from hsd_cli.methods.base import PageConverter
 
 
 def run(
@@ -58,10 +62,10 @@ def run(
     """Convert every document of this shard on Ray; OutputError when out_dir cannot be written."""
     ray = import_ray()
     err = err if err is not None else sys.stderr
-    identity = identify(cfg)  # a missing model is one line before any worker starts
+    converter = converter_for(cfg)  # a missing model is one line before any worker starts; none loads here
     store.ensure_writable(cfg.out_dir)
     docs = inputs.shard(inputs.discover(cfg.inputs, cfg.glob, stdin, exclude=cfg.out_dir), *cfg.shard)
-    options = run_options(cfg, identity.options_key())
+    options = run_options(cfg, converter.options_key())
     stop = Stop()
     summaries: list[DocSummary] = []
     with run_summary(cfg, options, summaries, stop) as finish, _ray_log(err, debug) as err, \
@@ -77,7 +81,7 @@ def run(
             if not driver.pending or stop.signum or error:
                 break
             try:
-                for row in _pipeline(ray, cfg, identity, plans, driver.pending, batch).iter_rows():
+                for row in _pipeline(ray, cfg, converter, plans, driver.pending, batch).iter_rows():
                     driver.receive(int(row["doc"]), int(row["page"]), pickle.loads(row["verified"]))
                     if stop.signum:
                         break
@@ -188,7 +192,7 @@ class _Driver:
             self.writers.pop(i)[1].close()
 
 
-def _pipeline(ray: ModuleType, cfg: RunConfig, identity: ConverterIdentity, plans: list[DocPlan],
+def _pipeline(ray: ModuleType, cfg: RunConfig, converter: PageConverter, plans: list[DocPlan],
               pending: dict[int, set[int]], batch: int):  # fmt: skip
     """The dataset of the pending pages: prepare (CPU tasks, `batch` pages each) -> verify
     (actors) -> results."""
@@ -203,12 +207,13 @@ def _pipeline(ray: ModuleType, cfg: RunConfig, identity: ConverterIdentity, plan
     gpus, actors = _verify_resources(ray, rc)
     env = {"env_vars": {k: v for k, v in os.environ.items() if k.startswith("HSD_")}}
     ds = ray.data.from_items(rows, override_num_blocks=max(1, math.ceil(len(rows) / batch)))
-    ds = ds.map_batches(prepare_batch, fn_args=(prepare_config(cfg, identity),), batch_size=batch,
+    ds = ds.map_batches(prepare_batch, fn_args=(prepare_config(cfg, converter),), batch_size=batch,
                         batch_format="numpy", num_cpus=1, runtime_env=env)  # fmt: skip
     # A dead actor is restarted (Ray Data's default, any number of times) and the pages it had
     # are retried `retries` times; a page group that still fails is dropped and its pages are
     # recorded as failed by the driver (max_errored_blocks = -1), so a poison page cannot loop.
-    stage = type("VerifyStage", (VerifyStage,), {"cfg": identity.worker_cfg})
+    # The actors build the driver's converter: a draft fallback is method `draft` there (no second warning).
+    stage = type("VerifyStage", (VerifyStage,), {"cfg": replace(cfg, method=converter.method)})
     with warnings.catch_warnings():  # max_task_retries has no named parameter (yet)
         warnings.simplefilter("ignore", DeprecationWarning)
         return ds.map_batches(

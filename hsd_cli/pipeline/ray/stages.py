@@ -54,9 +54,9 @@ class VerifyStage:
     cfg: RunConfig
 
     def __init__(self) -> None:
-        from hsd_cli.pipeline.local import load_converter
+        from hsd_cli.methods.choose import converter_for
 
-        self.converter = load_converter(self.cfg)
+        self.converter = converter_for(self.cfg)  # the model loads on the actor's first page
 
     def __call__(self, batch: Batch) -> Batch:
         out = []

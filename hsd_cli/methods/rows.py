@@ -1,0 +1,86 @@
+"""The shared stepper: a batch of rows (images + one prompt, each row with its drafts) is
+prefilled and decoded; every method hands its work to it as `RowsRequest`s."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from PIL import Image
+
+from hsd_cli.config import SpecConfig
+from hsd_cli.datatypes import StageReport
+from hsd_cli.spec.decode import DecodeOptions, RowResult, ar_decode, spec_decode
+from hsd_cli.spec.stats import GiveUp
+from hsd_cli.spec.stop import StopRule
+from hsd_cli.targets.runtime.base import VisionTarget
+from hsd_cli.targets.runtime.costs import sync
+
+
+@dataclass(frozen=True, slots=True)
+class RowsRequest:
+    """One batch of rows a method wants decoded: one prompt, one image and drafts per row."""
+
+    images: tuple[Image.Image, ...]
+    prompt: str
+    drafts: tuple[list[list[int]], ...] | None  # per row: its draft token lists; None: AR
+    spec: SpecConfig
+    starts: bool = False  # offer draft beginnings after a boundary token (region starts)
+    give_up: GiveUp | None = None  # cut rows whose drafts stop paying
+    split_on_oom: bool = False  # region crops: out of memory, the rows are retried in halves
+
+    def halves(self) -> tuple[RowsRequest, RowsRequest]:
+        """The first and second half of the rows, each a request of its own."""
+        h = len(self.images) // 2
+        d = self.drafts
+        first = replace(self, images=self.images[:h], drafts=None if d is None else d[:h])
+        return first, replace(self, images=self.images[h:], drafts=None if d is None else d[h:])
+
+
+@dataclass(frozen=True, slots=True)
+class RowsDone:
+    """The decoded rows of a request, in its order, and what decoding them cost."""
+
+    rows: tuple[RowResult, ...]
+    report: StageReport
+
+
+def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
+    """Prefill a batch and decode it (AR when drafts are None); time both parts (device-synced)."""
+    spec, drafts = request.spec, request.drafts
+    rule = StopRule(target.eos_ids, spec.max_new_tokens, spec.repeat_guard)
+    sync(target.device)
+    t0 = time.perf_counter()
+    session, first = target.prefill(list(request.images), request.prompt)
+    sync(target.device)
+    t1 = time.perf_counter()
+    opts = DecodeOptions(
+        request.starts, target.boundary_ids, target.cost if spec.cost_aware and drafts is not None else None,
+        target.repetition_penalty, session.prompt_ids, request.give_up,
+    )  # fmt: skip
+    if drafts is None:
+        rows = ar_decode(session, first, rule, opts)
+    else:
+        rows = spec_decode(session, first, list(drafts), spec, rule, opts)
+    sync(target.device)
+    report = StageReport(
+        steps=session.forward_calls, tokens=sum(len(r.tokens) for r in rows),
+        accepted=sum(r.stats.accepted for r in rows), t_prefill=t1 - t0,
+        t_decode=time.perf_counter() - t1, regions=len(rows),
+        accepted_hist=[a for r in rows for a in r.stats.accepted_hist], drafted=sum(r.stats.drafted for r in rows),
+    )
+    return RowsDone(tuple(rows), report)
+
+
+def join(a: StageReport, b: StageReport) -> StageReport:
+    """Two reports of one stage as one."""
+    return replace(
+        a, steps=a.steps + b.steps, tokens=a.tokens + b.tokens, accepted=a.accepted + b.accepted,
+        accepted_hist=a.accepted_hist + b.accepted_hist, t_prefill=a.t_prefill + b.t_prefill,
+        t_decode=a.t_decode + b.t_decode, regions=a.regions + b.regions, drafted=a.drafted + b.drafted,
+    )
+
+
+def truncated(row: RowResult, eos_ids: frozenset[int]) -> bool:
+    """The row stopped before the model's end of sequence."""
+    return not row.tokens or row.tokens[-1] not in eos_ids

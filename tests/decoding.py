@@ -1,0 +1,36 @@
+"""Tests' shorthands for one method on one page, through the real driver (methods/run.py)."""
+
+from __future__ import annotations
+
+from hsd_cli.methods.ar import AR
+from hsd_cli.methods.base import PageDrafts
+from hsd_cli.methods.elements import Elements
+from hsd_cli.methods.hsd import HSD
+from hsd_cli.methods.page import Page
+from hsd_cli.methods.rows import RowsRequest, decode_rows
+from hsd_cli.methods.run import decode
+
+
+def run_ar(target, page, spec):
+    return decode(AR(), target, page, [], spec)
+
+
+def run_page(target, page, drafts, spec, dmap=None):
+    """Page-level spec decoding against `drafts` (token lists)."""
+    return decode(Page(), target, page, [], spec, PageDrafts([drafts], dmap))
+
+
+def run_hsd(target, page, regions, region_drafts, cfg):
+    return decode(HSD(), target, page, list(regions), cfg.spec, PageDrafts(region_drafts))
+
+
+def run_elements(target, page, regions, region_drafts, cfg):
+    """Element by element: AR when `region_drafts` is None."""
+    method = Elements("test", verify=region_drafts is not None)
+    return decode(method, target, page, list(regions), cfg.spec, PageDrafts(region_drafts or []))
+
+
+def rows(target, images, prompt, drafts, spec):
+    """decode_rows on a batch: (rows, report)."""
+    done = decode_rows(target, RowsRequest(tuple(images), prompt, None if drafts is None else tuple(drafts), spec))
+    return list(done.rows), done.report
