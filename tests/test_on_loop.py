@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from decoding import run_hsd, run_page
-from fakes import lined_image
+from fakes import lined_image, make_pdf
 from typer.testing import CliRunner
 
 from hsd_cli.bench.oracle import OracleTarget
@@ -124,7 +124,7 @@ def test_cli_on_loop_option(tmp_path, monkeypatch, args, want):
         raise SystemExit(0)
 
     monkeypatch.setattr(choose, "converter_for", load)
-    CliRunner().invoke(app, ["convert", str(tmp_path / "x.pdf"), "-o", str(tmp_path / "o"), *args])
+    CliRunner().invoke(app, ["convert", str(make_pdf(tmp_path / "x.pdf", 1)), "-o", str(tmp_path / "o"), *args])
     assert seen == [want]
     bad = CliRunner().invoke(app, ["convert", str(tmp_path / "x.pdf"), "-o", str(tmp_path), "--on-loop", "x"])
     assert bad.exit_code == 2
