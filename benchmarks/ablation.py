@@ -51,9 +51,20 @@ def main(argv: list[str] | None = None) -> None:
     args = _parse(argv)
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
-    base = BenchConfig(inputs=tuple(args.inputs), model=args.model, methods=tuple(args.methods.split(",")),
-                       max_new_tokens=args.max_new_tokens, max_pages=1, oracle=True, full_size=args.full_size,
-                       max_pixels=args.max_pixels, device="cpu", dtype="fp32", threads=args.threads, warmup=0)
+    base = BenchConfig(
+        inputs=tuple(args.inputs),
+        model=args.model,
+        methods=tuple(args.methods.split(",")),
+        max_new_tokens=args.max_new_tokens,
+        max_pages=1,
+        oracle=True,
+        full_size=args.full_size,
+        max_pixels=args.max_pixels,
+        device="cpu",
+        dtype="fp32",
+        threads=args.threads,
+        warmup=0,
+    )
     target = bench_target(base)
     pages, _ = collect_pages(base.inputs, None, 1, base.dpi, target.spec.style)
     bench = Bench(base, target)
@@ -70,8 +81,11 @@ def main(argv: list[str] | None = None) -> None:
             for run in runs.values():
                 run.identical_to_ar = run.token_ids == ar.token_ids
             per_variant[name].append(replace(record, runs={"ar": ar, **runs}))
-            print(f"{bp.page.source.name} {name}: " + ", ".join(f"{m} {r.steps} steps {r.t_total:.1f}s"
-                                                               for m, r in runs.items()), file=sys.stderr)
+            print(
+                f"{bp.page.source.name} {name}: "
+                + ", ".join(f"{m} {r.steps} steps {r.t_total:.1f}s" for m, r in runs.items()),
+                file=sys.stderr,
+            )
     _write(args, base, target, per_variant, time.perf_counter() - started)
 
 
@@ -79,8 +93,18 @@ def _rows(per_variant: dict[str, list[PageBench]], methods: tuple[str, ...]) -> 
     rows = []
     for name, pages in per_variant.items():
         for t in totals(pages, methods):
-            rows.append([name, t.method, str(t.steps), f"{t.aal:.2f}", f"{t.tree_tokens:.1f}",
-                         f"{t.sr_decode or 0:.2f}x", f"{t.sr_e2e or 0:.2f}x", f"{t.identical}/{t.compared}"])
+            rows.append(
+                [
+                    name,
+                    t.method,
+                    str(t.steps),
+                    f"{t.aal:.2f}",
+                    f"{t.tree_tokens:.1f}",
+                    f"{t.sr_decode or 0:.2f}x",
+                    f"{t.sr_e2e or 0:.2f}x",
+                    f"{t.identical}/{t.compared}",
+                ]
+            )
     return rows
 
 
@@ -89,19 +113,27 @@ def _write(args, cfg: BenchConfig, target, per_variant: dict[str, list[PageBench
     info = machine_info("cpu")
     pages = len(next(iter(per_variant.values())))
     params = sum(p.numel() for p in target.model.parameters()) / 1e6
-    notes = [f"target: {cfg.model} on a full-size random-weight {cfg.full_size} network ({params:.0f}M "
-             f"parameters, float32, cpu), oracle-forced to each page's ground truth",
-             f"{pages} pages, at most {cfg.max_new_tokens} new tokens; the page image the target sees is "
-             f"at most {cfg.max_pixels} pixels; drafts from the real pipeline, charged to every method",
-             "each variant = the defaults with one knob changed; one AR run per page is the baseline of all"]
+    notes = [
+        f"target: {cfg.model} on a full-size random-weight {cfg.full_size} network ({params:.0f}M "
+        f"parameters, float32, cpu), oracle-forced to each page's ground truth",
+        f"{pages} pages, at most {cfg.max_new_tokens} new tokens; the page image the target sees is "
+        f"at most {cfg.max_pixels} pixels; drafts from the real pipeline, charged to every method",
+        "each variant = the defaults with one knob changed; one AR run per page is the baseline of all",
+    ]
     command = "python benchmarks/ablation.py " + " ".join(shlex.quote(a) for a in (argv_of(args)))
-    body = section_header("Ablation of the speculative knobs (oracle target, full size)", command,
-                          machine_line(info), wall, notes)
+    body = section_header(
+        "Ablation of the speculative knobs (oracle target, full size)", command, machine_line(info), wall, notes
+    )
     body += "\n" + markdown_table(COLUMNS, rows) + "\n"
     print(body)
     if args.json:
-        data = {"command": command, "machine": info, "wall_s": wall, "notes": notes,
-                "rows": [dict(zip(COLUMNS, r)) for r in rows]}
+        data = {
+            "command": command,
+            "machine": info,
+            "wall_s": wall,
+            "notes": notes,
+            "rows": [dict(zip(COLUMNS, r, strict=False)) for r in rows],
+        }
         args.json.write_text(json.dumps(data, indent=1), encoding="utf-8")
     if args.markdown:
         update_section(args.markdown, f"ablation-{cfg.full_size}-{cfg.max_new_tokens}", body)

@@ -46,8 +46,7 @@ def main(argv: list[str] | None = None) -> dict:
     for item in items:
         rows.append(evaluate(item, corpus, converter, olm_tests, args.peer))
         print(f"{rows[-1]['id']}: {rows[-1].get('ned_draft', rows[-1].get('tests_draft'))}")
-    report = {"corpus": str(corpus), "draft_source": args.draft_source, "documents": rows,
-              "summary": summarize(rows)}
+    report = {"corpus": str(corpus), "draft_source": args.draft_source, "documents": rows, "summary": summarize(rows)}
     print_tables(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, ensure_ascii=False))
@@ -59,10 +58,19 @@ def _parse_args(argv):
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--json", type=Path, help="write the full report here")
     parser.add_argument("--draft-source", default="auto", choices=("auto", "text", "ocr"))
-    parser.add_argument("--no-peer", dest="peer", action="store_false",
-                        help="skip pymupdf4llm (it OCRs scans itself, which takes minutes)")
-    parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"),
-                        help="compare two --json reports (no conversion); per kind and per changed document")
+    parser.add_argument(
+        "--no-peer",
+        dest="peer",
+        action="store_false",
+        help="skip pymupdf4llm (it OCRs scans itself, which takes minutes)",
+    )
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        type=Path,
+        metavar=("BEFORE", "AFTER"),
+        help="compare two --json reports (no conversion); per kind and per changed document",
+    )
     parser.add_argument("--markdown", type=Path, help="with --compare: write the table into this results file")
     return parser.parse_args(argv)
 
@@ -72,20 +80,40 @@ def compare(before_path: Path, after_path: Path, markdown: Path | None) -> dict:
     from hsd_cli.bench.report import markdown_table, update_section
 
     before, after = (json.loads(p.read_text()) for p in (before_path, after_path))
-    kinds = [[kind, str(a["documents"]), _num(before["summary"]["kinds"][kind]["ned_draft"]), _num(a["ned_draft"]),
-              _ratio(before["summary"]["kinds"][kind]["tests_draft"]), _ratio(a["tests_draft"])]
-             for kind, a in after["summary"]["kinds"].items() if kind != "bad input"]
+    kinds = [
+        [
+            kind,
+            str(a["documents"]),
+            _num(before["summary"]["kinds"][kind]["ned_draft"]),
+            _num(a["ned_draft"]),
+            _ratio(before["summary"]["kinds"][kind]["tests_draft"]),
+            _ratio(a["tests_draft"]),
+        ]
+        for kind, a in after["summary"]["kinds"].items()
+        if kind != "bad input"
+    ]
     old = {r["id"]: r for r in before["documents"]}
-    moved = [[r["id"], _num(old[r["id"]].get("ned_draft")), _num(r.get("ned_draft")),
-              _tests(old[r["id"]].get("tests_draft")), _tests(r.get("tests_draft"))]
-             for r in after["documents"] if r["id"] in old and _score(r) != _score(old[r["id"]])]
-    body = ("## Draft quality on the dev corpus, before and after (`benchmarks/draft_quality.py`)\n\n"
-            f"Command: `python benchmarks/draft_quality.py --compare {before_path} {after_path}`; each report "
-            "written by `python benchmarks/draft_quality.py --no-peer --json FILE` on the code named in its "
-            "file name\n\nNED: lower is better; tests: olmOCR-bench unit tests passed / evaluated.\n\n"
-            + markdown_table(("kind", "docs", "NED before", "NED after", "tests before", "tests after"), kinds)
-            + "\n\nDocuments whose score moved:\n\n"
-            + markdown_table(("document", "NED before", "NED after", "tests before", "tests after"), moved) + "\n")
+    moved = [
+        [
+            r["id"],
+            _num(old[r["id"]].get("ned_draft")),
+            _num(r.get("ned_draft")),
+            _tests(old[r["id"]].get("tests_draft")),
+            _tests(r.get("tests_draft")),
+        ]
+        for r in after["documents"]
+        if r["id"] in old and _score(r) != _score(old[r["id"]])
+    ]
+    body = (
+        "## Draft quality on the dev corpus, before and after (`benchmarks/draft_quality.py`)\n\n"
+        f"Command: `python benchmarks/draft_quality.py --compare {before_path} {after_path}`; each report "
+        "written by `python benchmarks/draft_quality.py --no-peer --json FILE` on the code named in its "
+        "file name\n\nNED: lower is better; tests: olmOCR-bench unit tests passed / evaluated.\n\n"
+        + markdown_table(("kind", "docs", "NED before", "NED after", "tests before", "tests after"), kinds)
+        + "\n\nDocuments whose score moved:\n\n"
+        + markdown_table(("document", "NED before", "NED after", "tests before", "tests after"), moved)
+        + "\n"
+    )
     print(body)
     if markdown:
         update_section(markdown, "draft-quality", body)
@@ -110,8 +138,12 @@ def evaluate(item: dict, corpus: Path, converter: AutoSource, olm_tests: dict, p
     row["timing"] = pages
     peer_pages = peer_markdown(path) if peer else None
     draft_pages = [p["markdown"] for p in pages]
-    tests = [t for gt in item["ground_truth"] if "selector" in gt and "pdf" in gt["selector"]
-             for t in olm_tests.get(gt["selector"]["pdf"], [])]
+    tests = [
+        t
+        for gt in item["ground_truth"]
+        if "selector" in gt and "pdf" in gt["selector"]
+        for t in olm_tests.get(gt["selector"]["pdf"], [])
+    ]
     if tests:
         row["tests_draft"] = score_tests(tests, draft_pages)
         row["tests_peer"] = score_tests(tests, peer_pages) if peer_pages else None
@@ -131,9 +163,16 @@ def convert(path: Path, converter: AutoSource) -> list[dict]:
         source = converter.select(page)
         markdown = page_markdown(source.regions(page))
         t_draft = time.perf_counter() - start - t_render
-        pages.append({"page": page.number, "source": source.name, "markdown": markdown,
-                      "t_render": round(t_render, 4), "t_render_plain": round(plain[n], 4),
-                      "t_draft": round(t_draft, 4)})
+        pages.append(
+            {
+                "page": page.number,
+                "source": source.name,
+                "markdown": markdown,
+                "t_render": round(t_render, 4),
+                "t_render_plain": round(plain[n], 4),
+                "t_draft": round(t_draft, 4),
+            }
+        )
         start = time.perf_counter()
     return pages
 
@@ -193,11 +232,17 @@ def summarize(rows: list[dict]) -> dict:
         by_kind[row["kind"]].append(row)
     kinds = {kind: _kind_summary(group) for kind, group in by_kind.items()}
     scored = [r for r in rows if r.get("ned_draft") is not None]
-    overall = {"ned_draft": _mean(r["ned_draft"] for r in scored),
-               "ned_peer": _mean(r["ned_peer"] for r in scored if r.get("ned_peer") is not None),
-               "documents": len(scored)}
-    return {"kinds": kinds, "overall": overall, "timing": _timing(rows),
-            "errors": [r["id"] for r in rows if "error" in r]}
+    overall = {
+        "ned_draft": _mean(r["ned_draft"] for r in scored),
+        "ned_peer": _mean(r["ned_peer"] for r in scored if r.get("ned_peer") is not None),
+        "documents": len(scored),
+    }
+    return {
+        "kinds": kinds,
+        "overall": overall,
+        "timing": _timing(rows),
+        "errors": [r["id"] for r in rows if "error" in r],
+    }
 
 
 def _kind_summary(group: list[dict]) -> dict:
@@ -219,28 +264,47 @@ def _timing(rows: list[dict]) -> dict:
         for page in row.get("timing", []):
             for key in ("t_render", "t_render_plain", "t_draft"):
                 per_source[page["source"]][key].append(page[key])
-    return {src: {k: _mean(v) for k, v in t.items()} | {"pages": len(t["t_draft"])}
-            for src, t in per_source.items()}
+    return {src: {k: _mean(v) for k, v in t.items()} | {"pages": len(t["t_draft"])} for src, t in per_source.items()}
 
 
 def print_tables(report: dict) -> None:
     console = Console(width=200)
     docs = Table(title="Draft quality per document (NED: lower is better; tests: passed/evaluated)")
-    for col in ("document", "kind", "pages", "draft source", "NED draft", "NED pymupdf4llm",
-                "tests draft", "tests peer"):
+    for col in (
+        "document",
+        "kind",
+        "pages",
+        "draft source",
+        "NED draft",
+        "NED pymupdf4llm",
+        "tests draft",
+        "tests peer",
+    ):
         docs.add_column(col)
     for r in report["documents"]:
-        docs.add_row(_short(r["id"]), r["kind"], str(r["pages"]), _sources(r), _num(r.get("ned_draft")),
-                     _num(r.get("ned_peer")), _tests(r.get("tests_draft")),
-                     _tests(r.get("tests_peer")))
+        docs.add_row(
+            _short(r["id"]),
+            r["kind"],
+            str(r["pages"]),
+            _sources(r),
+            _num(r.get("ned_draft")),
+            _num(r.get("ned_peer")),
+            _tests(r.get("tests_draft")),
+            _tests(r.get("tests_peer")),
+        )
     console.print(docs)
     kinds = Table(title="Per kind")
-    for col in ("kind", "docs", "mean NED draft", "mean NED pymupdf4llm", "tests draft",
-                "tests peer"):
+    for col in ("kind", "docs", "mean NED draft", "mean NED pymupdf4llm", "tests draft", "tests peer"):
         kinds.add_column(col)
     for kind, s in report["summary"]["kinds"].items():
-        kinds.add_row(kind, str(s["documents"]), _num(s["ned_draft"]), _num(s["ned_peer"]),
-                      _ratio(s["tests_draft"]), _ratio(s["tests_peer"]))
+        kinds.add_row(
+            kind,
+            str(s["documents"]),
+            _num(s["ned_draft"]),
+            _num(s["ned_peer"]),
+            _ratio(s["tests_draft"]),
+            _ratio(s["tests_peer"]),
+        )
     o = report["summary"]["overall"]
     kinds.add_row("all (NED docs)", str(o["documents"]), _num(o["ned_draft"]), _num(o["ned_peer"]))
     console.print(kinds)
@@ -248,8 +312,7 @@ def print_tables(report: dict) -> None:
     for col in ("source", "pages", "t_render", "t_render plain", "t_draft"):
         timing.add_column(col)
     for src, t in report["summary"]["timing"].items():
-        timing.add_row(src, str(t["pages"]), _num(t["t_render"]), _num(t["t_render_plain"]),
-                       _num(t["t_draft"]))
+        timing.add_row(src, str(t["pages"]), _num(t["t_render"]), _num(t["t_render_plain"]), _num(t["t_draft"]))
     console.print(timing)
 
 

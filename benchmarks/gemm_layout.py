@@ -38,15 +38,23 @@ def main(argv: list[str] | None = None) -> None:
     params = sum(p.numel() for p in target.model.parameters()) / 1e6
     info = machine_info("cpu")
     command = "python benchmarks/gemm_layout.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-    note = (f"model: {args.model} ({target.spec.model_type}, {params:.0f}M parameters), {args.threads} torch "
-            f"threads; seconds of one step + commit over K tree tokens after a 256-token prompt, fastest of {args.reps}")
-    body = section_header("Tree-step cost by weight layout (CPU, float32)", command, machine_line(info),
-                          time.perf_counter() - started, [note])
+    note = (
+        f"model: {args.model} ({target.spec.model_type}, {params:.0f}M parameters), {args.threads} torch "
+        f"threads; seconds of one step + commit over K tree tokens after a 256-token prompt, fastest of {args.reps}"
+    )
+    body = section_header(
+        "Tree-step cost by weight layout (CPU, float32)",
+        command,
+        machine_line(info),
+        time.perf_counter() - started,
+        [note],
+    )
     body += "\n" + markdown_table(("K", "row-major s", "column-major s", "row / column"), rows) + "\n"
     print(body)
     if args.json:
-        args.json.write_text(json.dumps({"command": command, "machine": info, "row_major": row,
-                                         "column_major": column}, indent=1))
+        args.json.write_text(
+            json.dumps({"command": command, "machine": info, "row_major": row, "column_major": column}, indent=1)
+        )
     if args.markdown:
         update_section(args.markdown, "gemm-layout", body)
 

@@ -42,8 +42,18 @@ def ned(prediction: str, truth: str) -> float:
 
 # --- olmOCR-bench tests (present / absent / order / baseline), a text-level approximation ---
 
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
-                         "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00b5": "\u03bc"})
+_QUOTES = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u00b5": "\u03bc",
+    }
+)
 _EMPHASIS = re.compile(r"\*\*|__|\*|(?<!\w)_|_(?!\w)|</?[bi]>")
 
 
@@ -63,7 +73,7 @@ def find_fuzzy(needle: str, haystack: str, max_diffs: int) -> int:
     hit = fuzz.partial_ratio_alignment(needle, haystack)
     if hit is None:
         return -1
-    window = haystack[hit.dest_start:hit.dest_end]
+    window = haystack[hit.dest_start : hit.dest_end]
     return hit.dest_start if Levenshtein.distance(needle, window) <= max_diffs else -1
 
 
@@ -90,7 +100,7 @@ def _contains(test: dict, text: str) -> bool:
     if test.get("first_n"):
         text = text[: test["first_n"]]
     if test.get("last_n"):
-        text = text[-test["last_n"]:]
+        text = text[-test["last_n"] :]
     if not test.get("case_sensitive", True):
         needle, text = needle.lower(), text.lower()
     return find_fuzzy(needle, text, test.get("max_diffs", 0)) >= 0

@@ -55,12 +55,21 @@ def main(corpus: Path, out: Path, limit: int) -> None:
                 store.write_json(Path(tmp) / "x.json", document_to_json(str(doc.path), "x.md", [r]))
 
             figures = sum(b.kind == "figure" for b in result.blocks)
-            rows.append({"doc": doc.key, "blocks": len(result.blocks), "figures": figures,
-                         "t_prepare": page.t_render + page.t_draft, "t_plain": _time(plain), "t_flags": _time(flags)})
+            rows.append(
+                {
+                    "doc": doc.key,
+                    "blocks": len(result.blocks),
+                    "figures": figures,
+                    "t_prepare": page.t_render + page.t_draft,
+                    "t_plain": _time(plain),
+                    "t_flags": _time(flags),
+                }
+            )
             print(json.dumps(rows[-1]), file=sys.stderr)
     n = len(rows)
     summary = {
-        "pages": n, "figures": sum(r["figures"] for r in rows),
+        "pages": n,
+        "figures": sum(r["figures"] for r in rows),
         "mean_t_prepare_s": sum(r["t_prepare"] for r in rows) / n,
         "mean_t_plain_ms": 1000 * sum(r["t_plain"] for r in rows) / n,
         "mean_t_flags_ms": 1000 * sum(r["t_flags"] for r in rows) / n,

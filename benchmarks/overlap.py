@@ -29,15 +29,30 @@ def main(argv: list[str] | None = None) -> None:
     _warm_up(args, extra)
     runs = [_convert(args, w, extra) for w in args.workers]
     base = runs[0]["wall_s"]
-    rows = [[str(r["workers"]), str(r["pages"]), str(r["failed"]), f"{r['wall_s']:.0f}",
-             f"{r['pages_per_min']:.2f}", f"{base / r['wall_s']:.2f}x"] for r in runs]
+    rows = [
+        [
+            str(r["workers"]),
+            str(r["pages"]),
+            str(r["failed"]),
+            f"{r['wall_s']:.0f}",
+            f"{r['pages_per_min']:.2f}",
+            f"{base / r['wall_s']:.2f}x",
+        ]
+        for r in runs
+    ]
     command = "python benchmarks/overlap.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
-    notes = [f"input: {args.input} ({runs[0]['pages']} pages); convert options: "
-             f"`--model {args.model} {' '.join(extra)}`",
-             "each setting converts into a fresh folder; wall time of the whole command, model load included; "
-             "one untimed page first, so the model's cost curve is cached for every setting"]
-    body = section_header("Drafting overlapped with decoding (`hsd convert --workers`)", command,
-                          machine_line(machine_info("cpu")), time.perf_counter() - started, notes)
+    notes = [
+        f"input: {args.input} ({runs[0]['pages']} pages); convert options: `--model {args.model} {' '.join(extra)}`",
+        "each setting converts into a fresh folder; wall time of the whole command, model load included; "
+        "one untimed page first, so the model's cost curve is cached for every setting",
+    ]
+    body = section_header(
+        "Drafting overlapped with decoding (`hsd convert --workers`)",
+        command,
+        machine_line(machine_info("cpu")),
+        time.perf_counter() - started,
+        notes,
+    )
     body += "\n" + markdown_table(COLUMNS, rows) + "\n"
     print(body)
     if args.json:
@@ -55,8 +70,15 @@ def _convert(args, workers: int, extra: list[str]) -> dict:
     pages = sum(d["pages"] for d in summary["documents"])
     failed = sum(len(d.get("failed_pages", [])) for d in summary["documents"])
     print(f"--workers {workers}: exit {proc.returncode}, {pages} pages, {wall:.0f} s", file=sys.stderr)
-    return {"workers": workers, "exit": proc.returncode, "pages": pages, "failed": failed, "wall_s": wall,
-            "pages_per_min": 60 * pages / wall, "stderr": proc.stderr[-2000:]}
+    return {
+        "workers": workers,
+        "exit": proc.returncode,
+        "pages": pages,
+        "failed": failed,
+        "wall_s": wall,
+        "pages_per_min": 60 * pages / wall,
+        "stderr": proc.stderr[-2000:],
+    }
 
 
 def _warm_up(args, extra: list[str]) -> None:
@@ -67,8 +89,19 @@ def _warm_up(args, extra: list[str]) -> None:
 
 
 def _command(source: Path, out: Path, model: str, workers: int, extra: list[str]) -> list[str]:
-    return ["hsd", "convert", str(source), "-o", str(out), "--model", model, "--workers", str(workers),
-            "--quiet", *extra]
+    return [
+        "hsd",
+        "convert",
+        str(source),
+        "-o",
+        str(out),
+        "--model",
+        model,
+        "--workers",
+        str(workers),
+        "--quiet",
+        *extra,
+    ]
 
 
 def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:

@@ -22,8 +22,23 @@ HERE = Path(__file__).resolve().parent
 
 
 def convert(corpus: Path, out: Path, max_pages: int, engine: str) -> dict:
-    cmd = [sys.executable, "-m", "hsd_cli", "convert", str(corpus), "-o", str(out), "--method", "draft",
-           "--max-pages", str(max_pages), "--engine", engine, "--json", "--quiet"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "hsd_cli",
+        "convert",
+        str(corpus),
+        "-o",
+        str(out),
+        "--method",
+        "draft",
+        "--max-pages",
+        str(max_pages),
+        "--engine",
+        engine,
+        "--json",
+        "--quiet",
+    ]
     t0 = time.perf_counter()
     run = subprocess.run(cmd, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
@@ -32,8 +47,12 @@ def convert(corpus: Path, out: Path, max_pages: int, engine: str) -> dict:
     done = [r for r in reports if r["status"] in ("ok", "truncated")]
     n = len(done) or 1
     return {
-        "engine": engine, "exit_code": run.returncode, "wall_s": round(wall, 2), "pages": len(done),
-        "failed_pages": len(reports) - len(done), "documents": len(summary["documents"]),
+        "engine": engine,
+        "exit_code": run.returncode,
+        "wall_s": round(wall, 2),
+        "pages": len(done),
+        "failed_pages": len(reports) - len(done),
+        "documents": len(summary["documents"]),
         "pages_per_min": round(60 * len(done) / wall, 1),
         "render_s_per_page": round(sum(r["t_render"] for r in done) / n, 3),
         "draft_s_per_page": round(sum(r["t_draft"] for r in done) / n, 3),
@@ -52,13 +71,13 @@ def section(res: dict) -> str:
         f"| {r['engine']} | {r['documents']} | {r['pages']} | {r['wall_s']} | {r['pages_per_min']} | "
         f"{r['render_s_per_page']} | {r['draft_s_per_page']} | {r['verify_s_per_page']} |"
         for r in (local, ray)
-    )  # fmt: skip
+    )
     return f"""<!-- bench:ray-throughput -->
 ## Ray engine vs local: pages per minute, `--method draft`, one machine
 
-`nice -n 19 python benchmarks/ray_throughput.py` on {res['corpus']} (first {res['max_pages']} pages
-per document), {res['cpus']} CPU cores shared with another benchmark, no GPU; JSON:
-`benchmarks/ray_throughput.json`. Markdown identical between the engines: {res['identical_markdown']}.
+`nice -n 19 python benchmarks/ray_throughput.py` on {res["corpus"]} (first {res["max_pages"]} pages
+per document), {res["cpus"]} CPU cores shared with another benchmark, no GPU; JSON:
+`benchmarks/ray_throughput.json`. Markdown identical between the engines: {res["identical_markdown"]}.
 
 | engine | docs | pages | wall s | pages/min | render s/page | draft s/page | verify s/page |
 |---|---|---|---|---|---|---|---|

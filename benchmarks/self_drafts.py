@@ -55,12 +55,20 @@ def main() -> None:
         rows.append({"ar_s": t1 - t0, "page_s": t2 - t1})
     best_ar, best_page = min(r["ar_s"] for r in rows), min(r["page_s"] for r in rows)
     result = {
-        "model": model, "family": args.family, "tokens": len(ar.tokens), "max_depth": args.max_depth,
-        "ar_forwards": ar.page.steps + 1, "page_forwards": fast.page.steps + 1,  # + the prefill
-        "forward_ratio": (ar.page.steps + 1) / (fast.page.steps + 1), "aal": fast.page.aal,
-        "ar_decode_s": ar.page.t_decode, "page_decode_s": fast.page.t_decode,
+        "model": model,
+        "family": args.family,
+        "tokens": len(ar.tokens),
+        "max_depth": args.max_depth,
+        "ar_forwards": ar.page.steps + 1,
+        "page_forwards": fast.page.steps + 1,  # + the prefill
+        "forward_ratio": (ar.page.steps + 1) / (fast.page.steps + 1),
+        "aal": fast.page.aal,
+        "ar_decode_s": ar.page.t_decode,
+        "page_decode_s": fast.page.t_decode,
         "decode_ratio": ar.page.t_decode / fast.page.t_decode,
-        "wall_ratio_best": best_ar / best_page, "runs": rows, "identical_to_ar": True,
+        "wall_ratio_best": best_ar / best_page,
+        "runs": rows,
+        "identical_to_ar": True,
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
         "date": time.strftime("%Y-%m-%d"),
     }

@@ -22,8 +22,9 @@ def _converter(model: str, method: str):
     from hsd_cli.config import RunConfig, SpecConfig
     from hsd_cli.targets.runtime.registry import load_target
 
-    cfg = RunConfig(inputs=(), out_dir=Path("."), model=model, method=method, dtype="fp32",
-                    spec=SpecConfig(max_new_tokens=64))  # fmt: skip
+    cfg = RunConfig(
+        inputs=(), out_dir=Path("."), model=model, method=method, dtype="fp32", spec=SpecConfig(max_new_tokens=64)
+    )
     target = load_target(model, "cpu", "fp32")
     try:
         from hsd_cli.methods.choose import converter_with
@@ -88,7 +89,9 @@ def main() -> int:
     converter = _converter(args.model, args.method)
     converter.convert(prepared)  # warm-up: lazy imports and caches are not part of the path
     order, paths, again, passes = trace(lambda: converter.convert(prepared))
-    print(f"# method {args.method}: {len(order)} modules, in order of first entry (passes: entries from another module)")
+    print(
+        f"# method {args.method}: {len(order)} modules, in order of first entry (passes: entries from another module)"
+    )
     for mod in order:
         print(f"{mod}  passes={passes[mod]}")
     print("# down paths that reach a new module")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 METHODS = ("auto", "hsd", "page", "ar", "draft")
 DRAFT_SOURCES = ("auto", "text", "ocr")
@@ -15,12 +15,14 @@ FORMATS = ("md", "json")
 DEFAULT_MODEL = "tencent/HunyuanOCR"
 
 
-def _knob(default: Any, flag: str, help: str, *, min: int | None = None, choices: tuple[str, ...] = (),
-          lossless: bool = True) -> Any:
+def _knob(
+    default: Any, flag: str, help: str, *, min: int | None = None, choices: tuple[str, ...] = (), lossless: bool = True
+) -> Any:
     """A SpecConfig field and its option. A bool knob defaults to True and its flag turns it off.
     lossless=False: the knob changes the output even at tau = 1 (see spec_options)."""
-    return field(default=default, metadata={"flag": flag, "help": help, "min": min, "choices": choices,
-                                            "lossless": lossless})
+    return field(
+        default=default, metadata={"flag": flag, "help": help, "min": min, "choices": choices, "lossless": lossless}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,23 +34,41 @@ class SpecConfig:
     # (spec_options) is derived from these fields, so a new knob is declared once, here.
     tau: float = _knob(1.0, "--tau", "Acceptance threshold in (0, 1]; 1.0 = exact greedy match (lossless).")
     window: int = _knob(3, "--window", "Reference window n, in tokens.", min=1)
-    min_window: int = _knob(1, "--min-window", "Fall back to windows down to this many tokens when n finds nothing.", min=1)
+    min_window: int = _knob(
+        1, "--min-window", "Fall back to windows down to this many tokens when n finds nothing.", min=1
+    )
     # Longest candidate continuation, in tokens. 48 over 24: fewer steps on every page of the
     # full-size ablation (RESULTS.md, ablation-hunyuan_vl-192); cost-sized trees cut what a step
     # cannot afford, so a deeper candidate only costs where the device verifies it cheaply.
     max_depth: int = _knob(48, "--max-depth", "Longest candidate continuation, in tokens.", min=1)
     max_candidates: int = _knob(8, "--max-candidates", "Candidates per verification step.", min=1)
     max_new_tokens: int = _knob(2048, "--max-new-tokens", "Token budget per page / region.", min=1, lossless=False)
-    repeat_guard: int = _knob(512, "--repeat-guard", "Stop a page as truncated when its last N tokens loop with a period "
-                              "of at most N/8 tokens (0 = off).", min=0, lossless=False)
-    max_nodes: int = _knob(64, "--max-nodes", "Node budget: most draft tokens in one tree per verification step.", min=1)
-    cost_aware: bool = _knob(True, "--no-cost-trees", "Do not size trees by the device's measured forward cost; "
-                             "use every candidate up to --max-nodes.")
+    repeat_guard: int = _knob(
+        512,
+        "--repeat-guard",
+        "Stop a page as truncated when its last N tokens loop with a period of at most N/8 tokens (0 = off).",
+        min=0,
+        lossless=False,
+    )
+    max_nodes: int = _knob(
+        64, "--max-nodes", "Node budget: most draft tokens in one tree per verification step.", min=1
+    )
+    cost_aware: bool = _knob(
+        True,
+        "--no-cost-trees",
+        "Do not size trees by the device's measured forward cost; use every candidate up to --max-nodes.",
+    )
     # A row the repeat guard stops: "stop" keeps it as is (truncated); "draft" cuts the loop after
     # its first period and appends the rest of the row's draft (spec/loop.py).
-    on_loop: str = _knob("stop", "--on-loop", "When the repeat guard finds a loop: stop (the page is truncated there), or "
-                         "draft: cut the loop after its first period and append the rest of the draft "
-                         "(report: loop_repaired).", choices=ON_LOOP, lossless=False)
+    on_loop: str = _knob(
+        "stop",
+        "--on-loop",
+        "When the repeat guard finds a loop: stop (the page is truncated there), or "
+        "draft: cut the loop after its first period and append the rest of the draft "
+        "(report: loop_repaired).",
+        choices=ON_LOOP,
+        lossless=False,
+    )
     region_starts: bool = _knob(True, "--no-region-starts", "Stage 2: do not offer region beginnings as candidates.")
     stage1_batch: int = _knob(16, "--stage1-batch", "Most region crops verified in one batch.", min=1)
 
@@ -128,7 +148,9 @@ class RunConfig:
         if self.workers < 0:
             raise ValueError(f"workers must be >= 0, got {self.workers}")
         if not self.formats or any(f not in FORMATS for f in self.formats):
-            raise ValueError(f"format must be a comma-separated list of {', '.join(FORMATS)}, got {','.join(self.formats)!r}")
+            raise ValueError(
+                f"format must be a comma-separated list of {', '.join(FORMATS)}, got {','.join(self.formats)!r}"
+            )
         i, n = self.shard
         if not 1 <= i <= n:
             raise ValueError(f"shard must be i/N with 1 <= i <= N, got {i}/{n}")

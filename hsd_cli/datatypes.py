@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from PIL import Image
 
 from hsd_cli.spec import stats
+
 if TYPE_CHECKING:  # annotations only: the methods and the loop import these records
     from hsd_cli.methods.provenance import DraftMap
     from hsd_cli.spec.align import Origin
@@ -210,6 +211,7 @@ class PageResult:
     @property
     def sr_e2e(self) -> float | None:
         return None if self.t_total_ar is None else stats.sr_e2e(self.t_total_ar, self.t_total)
+
 
 @dataclass(frozen=True, slots=True)
 class PageDecode:

@@ -34,8 +34,12 @@ RESULTS = (
     "over autoregressive decoding for three kinds of pages. Tables and formulas gain less "
     "than plain paragraphs, because their drafts differ more from the model's markup."
 )
-TABLE = [["Page kind", "Accepted", "Speedup"], ["Born-digital", "6.1", "3.4x"],
-         ["Scanned", "4.2", "2.6x"], ["Photo", "2.9", "1.9x"]]
+TABLE = [
+    ["Page kind", "Accepted", "Speedup"],
+    ["Born-digital", "6.1", "3.4x"],
+    ["Scanned", "4.2", "2.6x"],
+    ["Photo", "2.9", "1.9x"],
+]
 COLUMN_LEFT = (
     "Two-column layouts are common in scientific papers and newsletters. A reader goes down "
     "the left column first and only then moves to the top of the right column. A converter "
@@ -121,8 +125,7 @@ def heading(page: pymupdf.Page, y: float, text: str, size: float) -> float:
     return y + size * 1.3
 
 
-def paragraph(page: pymupdf.Page, y: float, text: str, fontsize: float = 11,
-              align: int = 0) -> float:
+def paragraph(page: pymupdf.Page, y: float, text: str, fontsize: float = 11, align: int = 0) -> float:
     """Write wrapped text from y down; return the y below it."""
     rect = pymupdf.Rect(MARGIN, y, WIDTH - MARGIN, HEIGHT - MARGIN)
     spare = page.insert_textbox(rect, text, fontsize=fontsize, fontname="helv", align=align)

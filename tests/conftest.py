@@ -23,8 +23,16 @@ torch.set_num_threads(1)
 
 # A small model's forward on a CPU: (tree tokens, seconds), growing mildly with the tree.
 FIXED_COST = CostModel(((1, 1.0), (32, 1.5), (256, 4.0)))
-FAMILIES = ("qwen2_5_vl", "qwen3_vl", "hunyuan_vl", "paddleocr_vl", "glm_ocr", "lighton_ocr", "deepseek_ocr2",
-            "dots_ocr")  # dots_ocr: remote code, from a local stand-in (tests/dots_ocr_remote)
+FAMILIES = (
+    "qwen2_5_vl",
+    "qwen3_vl",
+    "hunyuan_vl",
+    "paddleocr_vl",
+    "glm_ocr",
+    "lighton_ocr",
+    "deepseek_ocr2",
+    "dots_ocr",
+)  # dots_ocr: remote code, from a local stand-in (tests/dots_ocr_remote)
 
 
 @pytest.fixture(scope="session")

@@ -41,9 +41,17 @@ class FakeConverter:
         w, h = page.image.size
         markdown = f"# {page.source.stem} p{page.number}\n\nimage {w}x{h}\n"
         return PageResult(
-            str(page.source), page.number, PageStatus.OK, markdown=markdown, method=self.method,
-            tokens=10, steps=4, accepted_hist=[2, 1, 2, 1], t_decode=0.01, t_total=0.02,
-        )  # fmt: skip
+            str(page.source),
+            page.number,
+            PageStatus.OK,
+            markdown=markdown,
+            method=self.method,
+            tokens=10,
+            steps=4,
+            accepted_hist=[2, 1, 2, 1],
+            t_decode=0.01,
+            t_total=0.02,
+        )
 
 
 def make_pdf(path: Path, num_pages: int = 2) -> Path:

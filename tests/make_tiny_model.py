@@ -52,14 +52,28 @@ from transformers.utils import logging as hf_logging  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hsd_cli.targets.runtime.processors import PROCESSOR_CLASSES  # noqa: E402
 
-FAMILIES = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "hunyuan_vl", "paddleocr_vl", "glm_ocr", "lighton_ocr",
-            "deepseek_ocr2")
+FAMILIES = (
+    "qwen2_vl",
+    "qwen2_5_vl",
+    "qwen3_vl",
+    "hunyuan_vl",
+    "paddleocr_vl",
+    "glm_ocr",
+    "lighton_ocr",
+    "deepseek_ocr2",
+)
 # Remote-code families: their modeling code lives on the hub; tests/dots_ocr_remote stands in for it and is
 # saved into the checkpoint as its remote code (loaded with trust_remote_code=True, AutoModelForCausalLM).
 REMOTE_FAMILIES = ("dots_ocr",)
 VOCAB_SIZE = 640  # model vocab; the trained tokenizer stays below it
-TEXT = dict(hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=4,
-            num_key_value_heads=2, max_position_embeddings=4096)
+TEXT = dict(
+    hidden_size=128,
+    intermediate_size=256,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    max_position_embeddings=4096,
+)
 ROPE = {"rope_type": "default", "rope_theta": 1e4, "mrope_section": [4, 6, 6]}  # sum = head_dim / 2
 
 # Training text for the BPE: the markup document-parsing targets write (Markdown, HTML tables, LaTeX, digits).
@@ -87,24 +101,88 @@ References [1] A. Author, B. Author. Title of paper. Journal, 12(3):45-67, 2021.
 0123456789 10 20 30 40 50 60 70 80 90 100 1000 2048 3.14159 2.71828
 """
 
-_QWEN = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
-         "<|image_pad|>", "<|video_pad|>"]
-_HY = {"bos": "<｜hy_begin▁of▁sentence｜>", "eos": "<｜hy_place▁holder▁no▁2｜>", "sys": "<｜hy_place▁holder▁no▁3｜>",
-       "pad": "<｜hy_▁pad▁｜>", "user": "<｜hy_User｜>", "assistant": "<｜hy_Assistant｜>",
-       "image_start": "<｜hy_place▁holder▁no▁100｜>", "image_end": "<｜hy_place▁holder▁no▁101｜>",
-       "image": "<｜hy_place▁holder▁no▁102｜>", "newline": "<｜hy_place▁holder▁no▁103｜>"}
+_QWEN = [
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
+]
+_HY = {
+    "bos": "<｜hy_begin▁of▁sentence｜>",
+    "eos": "<｜hy_place▁holder▁no▁2｜>",
+    "sys": "<｜hy_place▁holder▁no▁3｜>",
+    "pad": "<｜hy_▁pad▁｜>",
+    "user": "<｜hy_User｜>",
+    "assistant": "<｜hy_Assistant｜>",
+    "image_start": "<｜hy_place▁holder▁no▁100｜>",
+    "image_end": "<｜hy_place▁holder▁no▁101｜>",
+    "image": "<｜hy_place▁holder▁no▁102｜>",
+    "newline": "<｜hy_place▁holder▁no▁103｜>",
+}
 # OTSL table tags as special tokens: the case in which skip_special_tokens=True would lose them.
-_PADDLE = ["<unk>", "<s>", "</s>", "<|begin_of_sentence|>", "<|IMAGE_START|>", "<|IMAGE_END|>",
-           "<|IMAGE_PLACEHOLDER|>", "<|VIDEO_PLACEHOLDER|>", "<fcel>", "<ecel>", "<lcel>", "<ucel>", "<xcel>", "<nl>"]
-_GLM = ["<|endoftext|>", "[MASK]", "[gMASK]", "[sMASK]", "<sop>", "<eop>", "<|system|>", "<|user|>", "<|assistant|>",
-        "<|observation|>", "<|begin_of_image|>", "<|end_of_image|>", "<|begin_of_video|>", "<|end_of_video|>",
-        "<|image|>", "<|video|>"]
+_PADDLE = [
+    "<unk>",
+    "<s>",
+    "</s>",
+    "<|begin_of_sentence|>",
+    "<|IMAGE_START|>",
+    "<|IMAGE_END|>",
+    "<|IMAGE_PLACEHOLDER|>",
+    "<|VIDEO_PLACEHOLDER|>",
+    "<fcel>",
+    "<ecel>",
+    "<lcel>",
+    "<ucel>",
+    "<xcel>",
+    "<nl>",
+]
+_GLM = [
+    "<|endoftext|>",
+    "[MASK]",
+    "[gMASK]",
+    "[sMASK]",
+    "<sop>",
+    "<eop>",
+    "<|system|>",
+    "<|user|>",
+    "<|assistant|>",
+    "<|observation|>",
+    "<|begin_of_image|>",
+    "<|end_of_image|>",
+    "<|begin_of_video|>",
+    "<|end_of_video|>",
+    "<|image|>",
+    "<|video|>",
+]
 _LIGHTON = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>"]
 # dots.ocr (tokenizer_config.json of rednote-hilab/dots.ocr): Qwen2 tokens plus its own role and image tokens.
-_DOTS = ["<|endoftext|>", "<|imgpad|>", "<|img|>", "<|endofimg|>", "<|system|>", "<|endofsystem|>", "<|user|>",
-         "<|endofuser|>", "<|assistant|>", "<|endofassistant|>", "<|video_pad|>"]
-_DEEPSEEK = ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜▁pad▁｜>", "<image>", "<|grounding|>",
-             "<|ref|>", "<|/ref|>", "<|det|>", "<|/det|>"]
+_DOTS = [
+    "<|endoftext|>",
+    "<|imgpad|>",
+    "<|img|>",
+    "<|endofimg|>",
+    "<|system|>",
+    "<|endofsystem|>",
+    "<|user|>",
+    "<|endofuser|>",
+    "<|assistant|>",
+    "<|endofassistant|>",
+    "<|video_pad|>",
+]
+_DEEPSEEK = [
+    "<｜begin▁of▁sentence｜>",
+    "<｜end▁of▁sentence｜>",
+    "<｜▁pad▁｜>",
+    "<image>",
+    "<|grounding|>",
+    "<|ref|>",
+    "<|/ref|>",
+    "<|det|>",
+    "<|/det|>",
+]
 
 # Chat templates shaped like the real ones (Qwen2/2.5-VL insert a default system turn, Qwen3-VL does not).
 _QWEN_TURNS = (
@@ -122,10 +200,18 @@ _QWEN2_TEMPLATE = (
 _HY_TEMPLATE = (
     _HY["bos"] + "{% for message in messages %}"
     "{% if message['content'] is string %}{{ message['content'] }}{% else %}{% for c in message['content'] %}"
-    "{% if c['type'] == 'image' %}" + _HY["image_start"] + _HY["image"] + _HY["image_end"]
+    "{% if c['type'] == 'image' %}"
+    + _HY["image_start"]
+    + _HY["image"]
+    + _HY["image_end"]
     + "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}"
-    "{% if message['role'] == 'system' %}" + _HY["sys"]
-    + "{% elif message['role'] == 'user' %}" + _HY["user"] + "{% else %}" + _HY["eos"] + "{% endif %}{% endfor %}"
+    "{% if message['role'] == 'system' %}"
+    + _HY["sys"]
+    + "{% elif message['role'] == 'user' %}"
+    + _HY["user"]
+    + "{% else %}"
+    + _HY["eos"]
+    + "{% endif %}{% endfor %}"
 )
 # GLM-OCR: "[gMASK]<sop><|user|>\n<image>PROMPT<|assistant|>\n"; a turn ends at the next role token.
 _GLM_TEMPLATE = (
@@ -169,27 +255,44 @@ TOKENIZER_SPECS = {
     "qwen2_5_vl": dict(_QWEN_SPEC, template=_QWEN2_TEMPLATE),
     "qwen3_vl": dict(_QWEN_SPEC, template=_QWEN_TURNS),
     "hunyuan_vl": dict(
-        special=list(_HY.values()), template=_HY_TEMPLATE,
+        special=list(_HY.values()),
+        template=_HY_TEMPLATE,
         roles=dict(bos_token=_HY["bos"], eos_token=_HY["eos"], pad_token=_HY["pad"]),
-        extra={"image_token": _HY["image"], "image_start_token": _HY["image_start"],
-               "image_end_token": _HY["image_end"]},
+        extra={
+            "image_token": _HY["image"],
+            "image_start_token": _HY["image_start"],
+            "image_end_token": _HY["image_end"],
+        },
     ),
     "paddleocr_vl": dict(
-        special=_PADDLE, template=_PADDLE_TEMPLATE,
+        special=_PADDLE,
+        template=_PADDLE_TEMPLATE,
         roles=dict(bos_token="<s>", eos_token="</s>", pad_token="<unk>", unk_token="<unk>"),
         extra={"image_token": "<|IMAGE_PLACEHOLDER|>"},
     ),
-    "glm_ocr": dict(special=_GLM, template=_GLM_TEMPLATE, extra={},
-                    roles=dict(eos_token="<|user|>", pad_token="<|endoftext|>")),
-    "lighton_ocr": dict(
-        special=_LIGHTON, template=_LIGHTON_TEMPLATE, roles=dict(eos_token="<|im_end|>", pad_token="<|endoftext|>"),
-        extra={"image_token": "<|image_pad|>", "image_break_token": "<|vision_pad|>",
-               "image_end_token": "<|vision_end|>"},
+    "glm_ocr": dict(
+        special=_GLM, template=_GLM_TEMPLATE, extra={}, roles=dict(eos_token="<|user|>", pad_token="<|endoftext|>")
     ),
-    "dots_ocr": dict(special=_DOTS, template=_DOTS_TEMPLATE, extra={},
-                     roles=dict(eos_token="<|endofassistant|>", pad_token="<|endoftext|>")),
+    "lighton_ocr": dict(
+        special=_LIGHTON,
+        template=_LIGHTON_TEMPLATE,
+        roles=dict(eos_token="<|im_end|>", pad_token="<|endoftext|>"),
+        extra={
+            "image_token": "<|image_pad|>",
+            "image_break_token": "<|vision_pad|>",
+            "image_end_token": "<|vision_end|>",
+        },
+    ),
+    "dots_ocr": dict(
+        special=_DOTS,
+        template=_DOTS_TEMPLATE,
+        extra={},
+        roles=dict(eos_token="<|endofassistant|>", pad_token="<|endoftext|>"),
+    ),
     "deepseek_ocr2": dict(
-        special=_DEEPSEEK, template=_DEEPSEEK_TEMPLATE, extra={"image_token": "<image>"},
+        special=_DEEPSEEK,
+        template=_DEEPSEEK_TEMPLATE,
+        extra={"image_token": "<image>"},
         roles=dict(bos_token=_DEEPSEEK[0], eos_token=_DEEPSEEK[1], pad_token=_DEEPSEEK[2]),
     ),
 }
@@ -200,8 +303,9 @@ _SIZE_16 = {"shortest_edge": 64 * 64, "longest_edge": 32 * 32 * 64}
 IMAGE_PROCESSORS = {
     "qwen2_vl": lambda: Qwen2VLImageProcessorPil(size=_SIZE_14),
     "qwen2_5_vl": lambda: Qwen2VLImageProcessorPil(size=_SIZE_14),
-    "qwen3_vl": lambda: Qwen2VLImageProcessorPil(size=_SIZE_16, patch_size=16, image_mean=[0.5] * 3,
-                                                 image_std=[0.5] * 3),
+    "qwen3_vl": lambda: Qwen2VLImageProcessorPil(
+        size=_SIZE_16, patch_size=16, image_mean=[0.5] * 3, image_std=[0.5] * 3
+    ),
     "hunyuan_vl": lambda: HunYuanVLImageProcessorPil(size=_SIZE_16),
     "paddleocr_vl": lambda: PaddleOCRVLImageProcessorPil(size=_SIZE_14),
     "glm_ocr": lambda: Glm46VImageProcessorPil(size=_SIZE_14),
@@ -219,48 +323,83 @@ def build_tokenizer(family: str, text: list[str] | None = None, vocab: int = 600
     bpe = Tokenizer(models.BPE())
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab, special_tokens=spec["special"], show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab,
+        special_tokens=spec["special"],
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     bpe.train_from_iterator(text or CORPUS.splitlines(), trainer=trainer)
     if family == "deepseek_ocr2":  # a Llama-style tokenizer: BOS on every encode
         bos = spec["roles"]["bos_token"]
         bpe.post_processor = post_processors.TemplateProcessing(single=f"{bos} $A", special_tokens=[(bos, 0)])
-    return PreTrainedTokenizerFast(tokenizer_object=bpe, extra_special_tokens=spec["extra"],
-                                   chat_template=spec["template"], **spec["roles"])
+    return PreTrainedTokenizerFast(
+        tokenizer_object=bpe, extra_special_tokens=spec["extra"], chat_template=spec["template"], **spec["roles"]
+    )
 
 
 def build_config(family: str, tok: PreTrainedTokenizerFast):
     """A tiny config of the family's real architecture with every token id taken from `tok`."""
     if family not in CONFIG_BUILDERS:
         raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
-    text = dict(TEXT, vocab_size=VOCAB_SIZE, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
-                pad_token_id=tok.pad_token_id)
+    text = dict(
+        TEXT,
+        vocab_size=VOCAB_SIZE,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+        pad_token_id=tok.pad_token_id,
+    )
     return CONFIG_BUILDERS[family](text, tok.convert_tokens_to_ids)
 
 
 def _hunyuan(text, ids):
-    text.update(head_dim=32, eod_token_id=text["eos_token_id"], sep_token_id=ids(_HY["sys"]),
-                rope_parameters={"rope_type": "default", "rope_theta": 1e4, "mrope_section": [4, 4, 4, 4]})
-    vision = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2,
-                  out_hidden_size=128, patch_size=16, spatial_merge_size=2)
-    return HunYuanVLConfig(text_config=text, vision_config=vision, image_token_id=ids(_HY["image"]),
-                           im_start_id=ids(_HY["image_start"]), im_end_id=ids(_HY["image_end"]),
-                           im_newline_id=ids(_HY["newline"]))
+    text.update(
+        head_dim=32,
+        eod_token_id=text["eos_token_id"],
+        sep_token_id=ids(_HY["sys"]),
+        rope_parameters={"rope_type": "default", "rope_theta": 1e4, "mrope_section": [4, 4, 4, 4]},
+    )
+    vision = dict(
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        out_hidden_size=128,
+        patch_size=16,
+        spatial_merge_size=2,
+    )
+    return HunYuanVLConfig(
+        text_config=text,
+        vision_config=vision,
+        image_token_id=ids(_HY["image"]),
+        im_start_id=ids(_HY["image_start"]),
+        im_end_id=ids(_HY["image_end"]),
+        im_newline_id=ids(_HY["newline"]),
+    )
 
 
 def _paddle(text, ids):
     text.update(head_dim=32, rope_parameters=ROPE)
-    vision = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2,
-                  image_size=56, patch_size=14)
+    vision = dict(
+        hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2, image_size=56, patch_size=14
+    )
     return PaddleOCRVLConfig(
-        text_config=text, vision_config=vision, image_token_id=ids("<|IMAGE_PLACEHOLDER|>"),
-        video_token_id=ids("<|VIDEO_PLACEHOLDER|>"), vision_start_token_id=ids("<|IMAGE_START|>"),
-        vision_end_token_id=ids("<|IMAGE_END|>"))
+        text_config=text,
+        vision_config=vision,
+        image_token_id=ids("<|IMAGE_PLACEHOLDER|>"),
+        video_token_id=ids("<|VIDEO_PLACEHOLDER|>"),
+        vision_start_token_id=ids("<|IMAGE_START|>"),
+        vision_end_token_id=ids("<|IMAGE_END|>"),
+    )
 
 
 def _qwen_ids(ids) -> dict:
-    return dict(image_token_id=ids("<|image_pad|>"), video_token_id=ids("<|video_pad|>"),
-                vision_start_token_id=ids("<|vision_start|>"), vision_end_token_id=ids("<|vision_end|>"))
+    return dict(
+        image_token_id=ids("<|image_pad|>"),
+        video_token_id=ids("<|video_pad|>"),
+        vision_start_token_id=ids("<|vision_start|>"),
+        vision_end_token_id=ids("<|vision_end|>"),
+    )
 
 
 def _qwen2(text, ids):
@@ -269,33 +408,71 @@ def _qwen2(text, ids):
 
 
 def _qwen2_5(text, ids):
-    vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=128,
-                  patch_size=14, window_size=56, fullatt_block_indexes=[1])
+    vision = dict(
+        depth=2,
+        hidden_size=64,
+        intermediate_size=128,
+        num_heads=2,
+        out_hidden_size=128,
+        patch_size=14,
+        window_size=56,
+        fullatt_block_indexes=[1],
+    )
     return Qwen2_5_VLConfig(text_config=dict(text, rope_parameters=ROPE), vision_config=vision, **_qwen_ids(ids))
 
 
 def _qwen3(text, ids):
     text.update(head_dim=32, rope_parameters=dict(ROPE, mrope_interleaved=True))
-    vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=128,
-                  patch_size=16, num_position_embeddings=64, deepstack_visual_indexes=[0])
+    vision = dict(
+        depth=2,
+        hidden_size=64,
+        intermediate_size=128,
+        num_heads=2,
+        out_hidden_size=128,
+        patch_size=16,
+        num_position_embeddings=64,
+        deepstack_visual_indexes=[0],
+    )
     return Qwen3VLConfig(text_config=text, vision_config=vision, **_qwen_ids(ids))
 
 
 def _glm_ocr(text, ids):
     text.update(head_dim=32, rope_parameters=dict(ROPE, partial_rotary_factor=1.0))
-    vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=128,
-                  patch_size=14, spatial_merge_size=2, image_size=56)
+    vision = dict(
+        depth=2,
+        hidden_size=64,
+        intermediate_size=128,
+        num_heads=2,
+        out_hidden_size=128,
+        patch_size=14,
+        spatial_merge_size=2,
+        image_size=56,
+    )
     return GlmOcrConfig(
-        text_config=text, vision_config=vision, image_token_id=ids("<|image|>"), video_token_id=ids("<|video|>"),
-        image_start_token_id=ids("<|begin_of_image|>"), image_end_token_id=ids("<|end_of_image|>"),
-        video_start_token_id=ids("<|begin_of_video|>"), video_end_token_id=ids("<|end_of_video|>"))
+        text_config=text,
+        vision_config=vision,
+        image_token_id=ids("<|image|>"),
+        video_token_id=ids("<|video|>"),
+        image_start_token_id=ids("<|begin_of_image|>"),
+        image_end_token_id=ids("<|end_of_image|>"),
+        video_start_token_id=ids("<|begin_of_video|>"),
+        video_end_token_id=ids("<|end_of_video|>"),
+    )
 
 
 def _lighton_ocr(text, ids):
     # Sub-configs by model_type, as the real checkpoint stores them: Qwen3 text, Pixtral vision.
     text.update(model_type="qwen3", head_dim=32, rope_parameters={"rope_type": "default", "rope_theta": 1e4})
-    vision = dict(model_type="pixtral", hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                  num_attention_heads=2, head_dim=32, patch_size=14, image_size=1540)
+    vision = dict(
+        model_type="pixtral",
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        head_dim=32,
+        patch_size=14,
+        image_size=1540,
+    )
     return LightOnOcrConfig(text_config=text, vision_config=vision, image_token_id=ids("<|image_pad|>"))
 
 
@@ -304,31 +481,74 @@ def _deepseek_ocr2(text, ids):
     # count). Patches of 64 px (real: 16) give SAM 12x12 tokens instead of 48x48, 2x2 after its two
     # stride-2 convs: the same query path at 1/16 of the cost. The decoder is MoE: layer 0 dense,
     # layer 1 with 4 routed experts (top 2) + 1 shared.
-    sam = dict(hidden_size=32, output_channels=16, num_hidden_layers=2, num_attention_heads=2, image_size=768,
-               patch_size=64, window_size=14, global_attn_indexes=[1], downsample_channels=[32, 64], mlp_dim=64)
-    encoder = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2,
-                   num_key_value_heads=2, max_position_embeddings=4096)
-    text.update(num_key_value_heads=4, moe_intermediate_size=64, n_routed_experts=4, num_experts_per_tok=2,
-                n_shared_experts=1, mlp_layer_types=["dense", "sparse"],
-                rope_parameters={"rope_type": "default", "rope_theta": 1e4})
-    return DeepseekOcr2Config(vision_config=dict(sam_config=sam, encoder_config=encoder), text_config=text,
-                              image_token_id=ids("<image>"))
+    sam = dict(
+        hidden_size=32,
+        output_channels=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        image_size=768,
+        patch_size=64,
+        window_size=14,
+        global_attn_indexes=[1],
+        downsample_channels=[32, 64],
+        mlp_dim=64,
+    )
+    encoder = dict(
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+    )
+    text.update(
+        num_key_value_heads=4,
+        moe_intermediate_size=64,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        n_shared_experts=1,
+        mlp_layer_types=["dense", "sparse"],
+        rope_parameters={"rope_type": "default", "rope_theta": 1e4},
+    )
+    return DeepseekOcr2Config(
+        vision_config=dict(sam_config=sam, encoder_config=encoder), text_config=text, image_token_id=ids("<image>")
+    )
 
 
 def _dots_ocr(text, ids):
     from dots_ocr_remote.configuration_dots import DotsOCRConfig
 
     # The real tower: depth 42, hidden 1536, 12 heads, patch 14, merge 2 (see sizes.py); tiny here.
-    vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=128, patch_size=14,
-                  window_size=56, fullatt_block_indexes=[0, 1])
-    return DotsOCRConfig(**text, rope_parameters={"rope_type": "default", "rope_theta": 1e4},
-                         image_token_id=ids("<|imgpad|>"), video_token_id=ids("<|video_pad|>"), vision_config=vision,
-                         tie_word_embeddings=False)
+    vision = dict(
+        depth=2,
+        hidden_size=64,
+        intermediate_size=128,
+        num_heads=2,
+        out_hidden_size=128,
+        patch_size=14,
+        window_size=56,
+        fullatt_block_indexes=[0, 1],
+    )
+    return DotsOCRConfig(
+        **text,
+        rope_parameters={"rope_type": "default", "rope_theta": 1e4},
+        image_token_id=ids("<|imgpad|>"),
+        video_token_id=ids("<|video_pad|>"),
+        vision_config=vision,
+        tie_word_embeddings=False,
+    )
 
 
 CONFIG_BUILDERS = {
-    "qwen2_vl": _qwen2, "qwen2_5_vl": _qwen2_5, "qwen3_vl": _qwen3, "hunyuan_vl": _hunyuan, "paddleocr_vl": _paddle,
-    "glm_ocr": _glm_ocr, "lighton_ocr": _lighton_ocr, "deepseek_ocr2": _deepseek_ocr2, "dots_ocr": _dots_ocr,
+    "qwen2_vl": _qwen2,
+    "qwen2_5_vl": _qwen2_5,
+    "qwen3_vl": _qwen3,
+    "hunyuan_vl": _hunyuan,
+    "paddleocr_vl": _paddle,
+    "glm_ocr": _glm_ocr,
+    "lighton_ocr": _lighton_ocr,
+    "deepseek_ocr2": _deepseek_ocr2,
+    "dots_ocr": _dots_ocr,
 }
 
 
@@ -379,8 +599,13 @@ def _reinit(model: torch.nn.Module, seed: int, sharp_qk: tuple[str, ...] = ()) -
 
 
 def build_tiny_model(
-    family: str, out_dir: Path, seed: int = 0, generation: dict | None = None,
-    text: list[str] | None = None, vocab: int = 600, real_images: bool = False,
+    family: str,
+    out_dir: Path,
+    seed: int = 0,
+    generation: dict | None = None,
+    text: list[str] | None = None,
+    vocab: int = 600,
+    real_images: bool = False,
 ) -> Path:
     """Write a tiny random-weight checkpoint of `family` (a transformers model_type) to `out_dir`.
 
@@ -403,8 +628,7 @@ def build_tiny_model(
     model.generation_config = GenerationConfig(**{**gen, **(generation or {})})
     model.save_pretrained(out_dir)
     images = type(IMAGE_PROCESSORS[family]())() if real_images else IMAGE_PROCESSORS[family]()
-    processor = PROCESSOR_CLASSES[family](image_processor=images, tokenizer=tok,
-                                          chat_template=tok.chat_template)
+    processor = PROCESSOR_CLASSES[family](image_processor=images, tokenizer=tok, chat_template=tok.chat_template)
     processor.save_pretrained(out_dir)
     return out_dir
 
@@ -415,16 +639,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tokenizer-text", type=Path, help="train the tokenizer on the .md files below this folder")
     parser.add_argument("--vocab", type=int, default=600, help="tokenizer vocabulary size")
-    parser.add_argument("--real-images", action="store_true",
-                        help="the processor's own image sizes (full-size page images; for hsd bench --full-size)")
+    parser.add_argument(
+        "--real-images",
+        action="store_true",
+        help="the processor's own image sizes (full-size page images; for hsd bench --full-size)",
+    )
     parser.add_argument("out_dir", type=Path)
     args = parser.parse_args(argv)
     hf_logging.disable_progress_bar()  # stdout carries only the output directory
     text = None
     if args.tokenizer_text:
         text = [line for f in sorted(args.tokenizer_text.rglob("*.md")) for line in f.read_text("utf-8").splitlines()]
-    print(build_tiny_model(args.family, args.out_dir, args.seed, text=text, vocab=args.vocab,
-                           real_images=args.real_images))
+    print(
+        build_tiny_model(
+            args.family, args.out_dir, args.seed, text=text, vocab=args.vocab, real_images=args.real_images
+        )
+    )
 
 
 if __name__ == "__main__":

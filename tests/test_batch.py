@@ -27,8 +27,9 @@ from hsd_cli.report.summary import DocStatus, RunSummary
 REPO = Path(__file__).resolve().parents[1]
 
 
-def convert(out: Path, inputs: list[Path | str], fake: FakeConverter | None = None, stdin: str = "",
-            **kw: object) -> tuple[RunSummary, str]:  # fmt: skip
+def convert(
+    out: Path, inputs: list[Path | str], fake: FakeConverter | None = None, stdin: str = "", **kw: object
+) -> tuple[RunSummary, str]:
     cfg = RunConfig(inputs=tuple(Path(p) for p in inputs), out_dir=out, method="draft", **kw)
     err = io.StringIO()
     summary = run(cfg, fake or FakeConverter(), err=err, quiet=True, stdin=io.StringIO(stdin))
@@ -137,8 +138,13 @@ def test_5_output_errors_fail_one_document(tmp_path: Path, deny) -> None:  # noq
     (out / "c.md").mkdir()  # c's Markdown
     summary, err = convert(out, [src])
     status = {d.key[:1]: d.status for d in summary.documents}
-    assert status == {"a": DocStatus.FAILED, "b": DocStatus.FAILED, "c": DocStatus.FAILED,
-                      "d": DocStatus.OK, "x": DocStatus.OK}  # fmt: skip
+    assert status == {
+        "a": DocStatus.FAILED,
+        "b": DocStatus.FAILED,
+        "c": DocStatus.FAILED,
+        "d": DocStatus.OK,
+        "x": DocStatus.OK,
+    }
     assert err.count("\n") == 3 and "cannot write" in err and "Traceback" not in err
     assert json.loads((out / "run-summary.json").read_text())["documents_failed"] == 3
     assert (out / "d.md").exists() and len(list(out.glob("x*.md"))) == 1
@@ -150,8 +156,16 @@ def test_6_two_runs_on_one_folder_cooperate(tmp_path: Path) -> None:
     for i in range(3):
         make_pdf(src / f"d{i}.pdf", 2)
     env = {**os.environ, "PYTHONPATH": str(REPO), "HSD_FAKE_DELAY": "0.05"}
-    cmd = [sys.executable, str(REPO / "tests" / "fakes.py"), "convert", str(src), "-o", str(tmp_path / "o"),
-           "--force", "--quiet"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        str(REPO / "tests" / "fakes.py"),
+        "convert",
+        str(src),
+        "-o",
+        str(tmp_path / "o"),
+        "--force",
+        "--quiet",
+    ]
     for _ in range(2):
         procs = [subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True) for _ in range(2)]
         errors = [p.communicate(timeout=120)[1] for p in procs]

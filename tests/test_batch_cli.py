@@ -68,7 +68,7 @@ def test_missing_cuda_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_model_errors_exit_3_naming_the_file_and_leave_a_run_summary(
     tmp_path: Path, tiny_model_dir, monkeypatch: pytest.MonkeyPatch
-) -> None:  # fmt: skip
+) -> None:
     """Issue 13.10: a truncated model.safetensors is exit 3 naming the file; --device cuda
     without CUDA is exit 2; both after argument parsing, so run-summary.json exists."""
     import torch
@@ -116,7 +116,7 @@ def test_bare_hsd_prints_the_help_once() -> None:
 
 
 def test_run_summary_written_when_the_model_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """"run-summary.json exists after every run that got past argument parsing"."""
+    """ "run-summary.json exists after every run that got past argument parsing"."""
     from hsd_cli.errors import ModelNotFoundError
 
     def load(cfg: RunConfig) -> None:
@@ -135,6 +135,6 @@ def test_readme_examples_do_not_share_an_output_folder() -> None:
     import re
 
     text = (REPO / "README.md").read_text()
-    setup = text[text.index("## Set-up"):text.index("Install and run the tests")]
+    setup = text[text.index("## Set-up") : text.index("Install and run the tests")]
     outs = re.findall(r"hsd convert sample_docs/ -o (\S+)", setup)
     assert len(outs) >= 3 and len(set(outs)) == len(outs), outs

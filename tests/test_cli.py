@@ -47,8 +47,9 @@ def hsd(*args: object, env: dict[str, str] | None = None, stdin: str | None = No
 
 def run_cli(*args: object, cmd: list[str] = FAKE_CLI, **kw: object) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), **kw.pop("env", {})}  # type: ignore[dict-item]
-    return subprocess.Popen([*cmd, *map(str, args)], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)  # fmt: skip
+    return subprocess.Popen(
+        [*cmd, *map(str, args)], env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw
+    )
 
 
 def test_version() -> None:
@@ -58,14 +59,32 @@ def test_version() -> None:
 
 def test_help_documents_options_env_vars_and_exit_codes() -> None:
     text = " ".join(hsd("convert", "--help").stdout.split())
-    for needle in ("--max-new-tokens", "HSD_MODEL", "HSD_DEVICE", "HSD_DTYPE", "--shard",
-                   "Examples:", "Exit codes:", "130/143"):  # fmt: skip
+    for needle in (
+        "--max-new-tokens",
+        "HSD_MODEL",
+        "HSD_DEVICE",
+        "HSD_DTYPE",
+        "--shard",
+        "Examples:",
+        "Exit codes:",
+        "130/143",
+    ):
         assert needle in text
 
 
 def test_convert_writes_markdown_and_reports(tmp_path: Path, fake: FakeConverter) -> None:
-    result = hsd("convert", make_pdf(tmp_path / "doc.pdf", 2), "-o", tmp_path / "out",
-                 "--method", "draft", "--tau", "0.9", "--shard", "1/1")  # fmt: skip
+    result = hsd(
+        "convert",
+        make_pdf(tmp_path / "doc.pdf", 2),
+        "-o",
+        tmp_path / "out",
+        "--method",
+        "draft",
+        "--tau",
+        "0.9",
+        "--shard",
+        "1/1",
+    )
     assert result.exit_code == 0, result.stderr
     assert "doc p2" in (tmp_path / "out" / "doc.md").read_text()
     assert (tmp_path / "out" / "doc" / "page-0002.json").exists()
@@ -74,10 +93,15 @@ def test_convert_writes_markdown_and_reports(tmp_path: Path, fake: FakeConverter
 
 def test_options_read_env_vars(tmp_path: Path, fake: FakeConverter) -> None:
     """Every option has HSD_<NAME>; the command line wins over the environment."""
-    env = {"HSD_MODEL": "/models/x", "HSD_DEVICE": "cuda:1", "HSD_DTYPE": "fp32",
-           "HSD_WINDOW": "5", "HSD_NO_REGION_STARTS": "1", "HSD_DPI": "200"}  # fmt: skip
-    result = hsd("convert", make_pdf(tmp_path / "d.pdf", 1), "-o", tmp_path / "o", "--dpi", "72",
-                 env=env)  # fmt: skip
+    env = {
+        "HSD_MODEL": "/models/x",
+        "HSD_DEVICE": "cuda:1",
+        "HSD_DTYPE": "fp32",
+        "HSD_WINDOW": "5",
+        "HSD_NO_REGION_STARTS": "1",
+        "HSD_DPI": "200",
+    }
+    result = hsd("convert", make_pdf(tmp_path / "d.pdf", 1), "-o", tmp_path / "o", "--dpi", "72", env=env)
     cfg = fake.cfg  # type: ignore[attr-defined]
     assert result.exit_code == 0, result.stderr
     assert (cfg.model, cfg.device, cfg.dtype, cfg.spec.window) == ("/models/x", "cuda:1", "fp32", 5)
@@ -113,12 +137,16 @@ def test_missing_input_is_a_usage_error_before_any_model(tmp_path: Path, monkeyp
     """A path on the command line that does not exist: exit 2, one line, the model never looked for."""
     monkeypatch.setattr(choose, "converter_for", lambda cfg: pytest.fail("model looked for"))
     result = hsd("convert", make_pdf(tmp_path / "a.pdf", 1), tmp_path / "nope.pdf", "-o", tmp_path / "o")
-    assert result.exit_code == 2 and result.stderr == f"hsd: error: {tmp_path / 'nope.pdf'}: no such file or directory\n"
+    assert (
+        result.exit_code == 2 and result.stderr == f"hsd: error: {tmp_path / 'nope.pdf'}: no such file or directory\n"
+    )
     assert not (tmp_path / "o").exists()
 
 
-ZERO_PAGES = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
-              b"2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n")
+ZERO_PAGES = (
+    b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
+    b"2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n"
+)
 
 
 def writer(data: bytes):  # noqa: ANN201

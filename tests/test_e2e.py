@@ -14,8 +14,22 @@ pytestmark = pytest.mark.slow
 
 
 def _convert(model: Path, out: Path, method: str, *extra: str) -> dict[str, bytes]:
-    args = ["convert", str(SAMPLES), "-o", str(out), "--model", str(model), "--method", method,
-            "--max-new-tokens", "48", "--quiet", "--dpi", "72", *extra]  # fmt: skip
+    args = [
+        "convert",
+        str(SAMPLES),
+        "-o",
+        str(out),
+        "--model",
+        str(model),
+        "--method",
+        method,
+        "--max-new-tokens",
+        "48",
+        "--quiet",
+        "--dpi",
+        "72",
+        *extra,
+    ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     return {p.name: p.read_bytes() for p in sorted(out.glob("*.md"))}

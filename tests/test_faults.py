@@ -51,8 +51,10 @@ class FaultyTarget(OracleTarget):
 
 
 def _regions(width: int) -> tuple[Region, ...]:
-    return tuple(Region((10, 10 + 55 * i, width - 20, 60 + 55 * i), RegionKind.TEXT, i, f"line {i} of the page")
-                 for i in range(3))
+    return tuple(
+        Region((10, 10 + 55 * i, width - 20, 60 + 55 * i), RegionKind.TEXT, i, f"line {i} of the page")
+        for i in range(3)
+    )
 
 
 def _hsd(target, page: PageImage, batch: int = 4):
@@ -120,8 +122,23 @@ def test_a_batch_with_every_fault_finishes_every_other_page(tmp_path, monkeypatc
     monkeypatch.setattr(stages.Preparer, "_draft", fake_draft)
     monkeypatch.setattr(choose, "converter_for", lambda cfg: converter_with(target, cfg))
     out = tmp_path / "out"
-    result = CliRunner().invoke(app, ["convert", str(src), "-o", str(out), "--method", "hsd", "--workers", "0",
-                                      "--max-new-tokens", "24", "--repeat-guard", "16"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "convert",
+            str(src),
+            "-o",
+            str(out),
+            "--method",
+            "hsd",
+            "--workers",
+            "0",
+            "--max-new-tokens",
+            "24",
+            "--repeat-guard",
+            "16",
+        ],
+    )
     assert result.exit_code == 1  # one page failed
     err = result.stderr.splitlines()
     (page_oom,) = [line for line in err if "pageoom" in line]

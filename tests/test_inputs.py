@@ -33,8 +33,7 @@ def keys(docs: list[InputDoc]) -> list[str]:
 
 def test_folder_mirrors_layout_and_filters_extensions(tmp_path: Path) -> None:
     """Known extensions in any case, recursively; hidden files and other types are skipped."""
-    touch(tmp_path / "in", "b.pdf", "sub/a.PNG", "sub/deep/c.tiff", "notes.txt", ".hidden.pdf",
-          ".git/x.pdf", "d.JPEG")  # fmt: skip
+    touch(tmp_path / "in", "b.pdf", "sub/a.PNG", "sub/deep/c.tiff", "notes.txt", ".hidden.pdf", ".git/x.pdf", "d.JPEG")
     docs = discover([tmp_path / "in"])
     assert keys(docs) == ["b", "d", "sub/a", "sub/deep/c"]
     assert docs[2].markdown_path(Path("out")) == Path("out/sub/a.md")
@@ -160,8 +159,11 @@ def assert_safe(key: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.binary(min_size=1, max_size=300).filter(lambda b: b"/" not in b and b"\0" not in b),
-                min_size=1, max_size=3))
+@given(
+    st.lists(
+        st.binary(min_size=1, max_size=300).filter(lambda b: b"/" not in b and b"\0" not in b), min_size=1, max_size=3
+    )
+)
 def test_no_name_escapes_the_output_folder(parts: list[bytes]) -> None:
     """Issue 13.2/3: any bytes as file and folder names give a key below out/."""
     rel = "/".join(os.fsdecode(p) for p in parts)
@@ -170,8 +172,7 @@ def test_no_name_escapes_the_output_folder(parts: list[bytes]) -> None:
 
 def test_hostile_names(tmp_path: Path) -> None:
     """...pdf (stem ".."), .pdf, a non-UTF-8 name, a 240-character stem, report-like names."""
-    names = [b"...pdf", b".pdf", b"x\xff.pdf", b"a" * 240 + b".pdf", b"summary.json.pdf",
-             b"x.md.pdf", b"tab\there.pdf"]  # fmt: skip
+    names = [b"...pdf", b".pdf", b"x\xff.pdf", b"a" * 240 + b".pdf", b"summary.json.pdf", b"x.md.pdf", b"tab\there.pdf"]
     for raw in names:
         (tmp_path / "in").mkdir(exist_ok=True)
         (tmp_path / "in" / os.fsdecode(raw)).write_bytes(b"x")

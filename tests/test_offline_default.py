@@ -72,12 +72,19 @@ def loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registry, "resolve_dtype", lambda dtype, device: dtypes[dtype])
 
 
-@pytest.mark.parametrize(("args", "noted"), [
-    ([], "bfloat16"), (["--dtype", "fp16"], "float16"), (["--dtype", "fp32"], None),
-    (["--tau", "0.75"], None), (["--method", "ar"], None),
-])  # fmt: skip
-def test_half_precision_says_equality_is_measured(tmp_path: Path, loaded: None, args: list[str],
-                                                  noted: str | None) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "noted"),
+    [
+        ([], "bfloat16"),
+        (["--dtype", "fp16"], "float16"),
+        (["--dtype", "fp32"], None),
+        (["--tau", "0.75"], None),
+        (["--method", "ar"], None),
+    ],
+)
+def test_half_precision_says_equality_is_measured(
+    tmp_path: Path, loaded: None, args: list[str], noted: str | None
+) -> None:
     result = hsd("convert", make_pdf(tmp_path / "doc.pdf", 1), "-o", tmp_path / "out", "--quiet", *args)
     assert result.exit_code == 0, result.stderr
     notes = [line for line in result.stderr.splitlines() if line.startswith("hsd: note: ")]

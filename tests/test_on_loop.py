@@ -41,7 +41,7 @@ def oracle(tiny_target):
     target = OracleTarget(tiny_target("qwen2_5_vl"))
     page = _page()
     texts = [target.encode(r.text) for r in REGIONS]
-    for region, tokens in zip(REGIONS, texts):
+    for region, tokens in zip(REGIONS, texts, strict=False):
         target.expect(crop_region(page.image, region.bbox), tokens)
     full = texts[0] + target.encode("\n\n") + texts[1]
     yield target, page, texts, full

@@ -14,18 +14,29 @@ from fakes import FakeConverter, make_pdf
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from hsd_cli.methods import choose
 from hsd_cli.cli.app import app
 from hsd_cli.cli.options import envvar
 from hsd_cli.config import RunConfig, SpecConfig, spec_options
+from hsd_cli.methods import choose
 from hsd_cli.pages.inputs import discover
 from hsd_cli.report.summary import DocStatus, DocSummary, RunSummary, Totals
 from hsd_cli.report.table import run_table
 
 REPO = Path(__file__).resolve().parents[1]
-CHANGED = {"tau": 0.5, "window": 5, "min_window": 2, "max_depth": 7, "max_candidates": 3, "max_new_tokens": 99,
-           "repeat_guard": 0, "max_nodes": 9, "cost_aware": False, "on_loop": "draft", "region_starts": False,
-           "stage1_batch": 2}  # fmt: skip
+CHANGED = {
+    "tau": 0.5,
+    "window": 5,
+    "min_window": 2,
+    "max_depth": 7,
+    "max_candidates": 3,
+    "max_new_tokens": 99,
+    "repeat_guard": 0,
+    "max_nodes": 9,
+    "cost_aware": False,
+    "on_loop": "draft",
+    "region_starts": False,
+    "stage1_batch": 2,
+}
 AT_TAU_1_TOO = {"max_new_tokens", "repeat_guard", "on_loop"}  # change the output even when lossless
 
 
@@ -60,7 +71,9 @@ def test_knob_values_reach_the_config(tmp_path: Path, monkeypatch: pytest.Monkey
     for f in fields(SpecConfig):
         value = CHANGED[f.name]
         args += [f.metadata["flag"]] if isinstance(value, bool) else [f.metadata["flag"], str(value)]
-    result = CliRunner().invoke(app, ["convert", str(make_pdf(tmp_path / "d.pdf", 1)), "-o", str(tmp_path / "o"), *args])
+    result = CliRunner().invoke(
+        app, ["convert", str(make_pdf(tmp_path / "d.pdf", 1)), "-o", str(tmp_path / "o"), *args]
+    )
     assert result.exit_code == 0, result.stderr
     assert seen["cfg"].spec == SpecConfig(**CHANGED)
 
@@ -96,13 +109,22 @@ def test_resume_with_nothing_to_do_never_loads_the_model(tmp_path: Path, monkeyp
 
 
 def test_usage_errors_import_no_torch(tmp_path: Path) -> None:
-    code = ("import sys; from hsd_cli.cli.app import main\n"
-            "try:\n    main()\nexcept SystemExit as e:\n"
-            "    print(e.code, 'torch' in sys.modules, 'transformers' in sys.modules)")
-    for args in (["convert", str(tmp_path / "nope.pdf"), "-o", str(tmp_path / "o")],
-                 ["convert", str(tmp_path), "-o", str(tmp_path / "o"), "--tau", "2"]):
-        proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                              env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=120)
+    code = (
+        "import sys; from hsd_cli.cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n"
+        "    print(e.code, 'torch' in sys.modules, 'transformers' in sys.modules)"
+    )
+    for args in (
+        ["convert", str(tmp_path / "nope.pdf"), "-o", str(tmp_path / "o")],
+        ["convert", str(tmp_path), "-o", str(tmp_path / "o"), "--tau", "2"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *args],
+            capture_output=True,
+            text=True,
+            env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+            timeout=120,
+        )
         assert proc.stdout.split() == ["2", "False", "False"], proc.stderr
         assert proc.stderr.count("\n") == 1
 
@@ -121,10 +143,17 @@ def test_documents_run_in_the_order_given(tmp_path: Path) -> None:
 
 
 def test_models_lists_without_transformers_and_as_json() -> None:
-    code = ("import sys; sys.argv = ['hsd', 'models', '--json']; from hsd_cli.cli.app import main\n"
-            "try:\n    main()\nexcept SystemExit:\n    print('transformers' in sys.modules, file=sys.stderr)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}, timeout=120)
+    code = (
+        "import sys; sys.argv = ['hsd', 'models', '--json']; from hsd_cli.cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    print('transformers' in sys.modules, file=sys.stderr)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"},
+        timeout=120,
+    )
     rows = json.loads(proc.stdout)
     assert proc.stderr.strip() == "False"
     assert rows and all("params" not in r and r["hub_id"] for r in rows)

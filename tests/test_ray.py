@@ -47,8 +47,13 @@ def outputs(out: Path) -> dict:
         "markdown": {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*.md")},
         "pages": pages,
         "docs": {Path(d["source"]).stem: (d["status"], d["pages"]) for d in summary["documents"]},
-        "resumed": {Path(d["source"]).stem: json.loads((out / Path(d["source"]).stem / "summary.json").read_text())
-                    .get("resumed", 0) for d in summary["documents"] if d["pages"]},
+        "resumed": {
+            Path(d["source"]).stem: json.loads((out / Path(d["source"]).stem / "summary.json").read_text()).get(
+                "resumed", 0
+            )
+            for d in summary["documents"]
+            if d["pages"]
+        },
     }
 
 
@@ -85,17 +90,33 @@ def test_mixed_good_and_bad_documents_equal_local(tmp_path: Path, mixed: Path) -
     on_ray = convert(mixed, tmp_path / "ray", "--method", "draft", engine="ray", code=1)
     same(on_ray, local)
     assert {k: v[0] for k, v in on_ray["docs"].items()} == {
-        "born_digital": "ok", "two_columns": "ok", "corrupt": "failed", "empty": "failed", "notes": "failed"}
+        "born_digital": "ok",
+        "two_columns": "ok",
+        "corrupt": "failed",
+        "empty": "failed",
+        "notes": "failed",
+    }
     errors = [line for line in on_ray["stderr"].splitlines() if line.startswith("hsd: error: ")]
     assert len(errors) == 3 and sorted(errors) == sorted(
-        line for line in local["stderr"].splitlines() if line.startswith("hsd: error: "))
+        line for line in local["stderr"].splitlines() if line.startswith("hsd: error: ")
+    )
 
 
 @pytest.mark.slow
 def test_tiny_model_hsd_equals_local(tmp_path: Path, mixed: Path, tiny_model_dir) -> None:
     """A real target on the verify actor: tau = 1, the same Markdown as the local engine."""
-    args = ("--model", str(tiny_model_dir("hunyuan_vl")), "--method", "hsd", "--max-new-tokens", "32",
-            "--tau", "1", "--dpi", "72")  # fmt: skip
+    args = (
+        "--model",
+        str(tiny_model_dir("hunyuan_vl")),
+        "--method",
+        "hsd",
+        "--max-new-tokens",
+        "32",
+        "--tau",
+        "1",
+        "--dpi",
+        "72",
+    )
     local = convert(mixed, tmp_path / "local", *args, code=1)
     on_ray = convert(mixed, tmp_path / "ray", *args, engine="ray", code=1)
     same(on_ray, local)
@@ -141,17 +162,22 @@ def test_without_ray_installed_one_line(tmp_path: Path, monkeypatch: pytest.Monk
         return real(name, *args, **kw)
 
     monkeypatch.setattr(builtins, "__import__", no_ray)
-    result = CliRunner().invoke(app, ["convert", str(SAMPLES), "-o", str(tmp_path / "o"), "--method", "draft",
-                                      "--engine", "ray"])  # fmt: skip
+    result = CliRunner().invoke(
+        app, ["convert", str(SAMPLES), "-o", str(tmp_path / "o"), "--method", "draft", "--engine", "ray"]
+    )
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
-        "hsd: error: --engine ray needs Ray Data, which is not installed (ray): pip install \"hsd-cli[ray]\""]
+        'hsd: error: --engine ray needs Ray Data, which is not installed (ray): pip install "hsd-cli[ray]"'
+    ]
     assert not list((tmp_path / "o").glob("*.md"))
 
 
 def test_engine_from_the_environment(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["convert", str(SAMPLES / "two_columns.pdf"), "-o", str(tmp_path / "o"),
-                                      "--method", "draft", "--quiet"], env={"HSD_ENGINE": "ray"})  # fmt: skip
+    result = CliRunner().invoke(
+        app,
+        ["convert", str(SAMPLES / "two_columns.pdf"), "-o", str(tmp_path / "o"), "--method", "draft", "--quiet"],
+        env={"HSD_ENGINE": "ray"},
+    )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "o" / "two_columns.md").read_text().strip()
     bad = CliRunner().invoke(app, ["convert", str(SAMPLES), "-o", str(tmp_path / "o"), "--engine", "spark"])

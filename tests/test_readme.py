@@ -63,7 +63,9 @@ def test_readme_main_command_without_a_model_hub(tmp_path):
     run = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     progress = "hsd: ["  # one line per document when stderr is not a terminal (issue 13.12)
-    assert [ln.split(":")[1] for ln in run.stderr.splitlines() if not ln.startswith(progress)] == [" warning"], run.stderr
+    assert [ln.split(":")[1] for ln in run.stderr.splitlines() if not ln.startswith(progress)] == [" warning"], (
+        run.stderr
+    )
     docs = {p.stem for p in (ROOT / "sample_docs").iterdir() if p.suffix in (".pdf", ".png")}
     assert {p.stem for p in (tmp_path / "out").glob("*.md") if p.read_text().strip()} == docs
     methods = {json.loads(p.read_text())["method"] for p in (tmp_path / "out").glob("*/page-*.json")}

@@ -14,9 +14,11 @@ from hsd_cli.pages import render
 from hsd_cli.pages.render import count_pages, iter_pages, parse_page_spec
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
-ZERO_PAGES = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
-              b"2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"
-              b"trailer<</Root 1 0 R>>\n%%EOF\n")
+ZERO_PAGES = (
+    b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
+    b"2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"
+    b"trailer<</Root 1 0 R>>\n%%EOF\n"
+)
 
 
 def make_pdf(path: Path, text: str = "Hello world", rotation: int = 0, **insert) -> Path:
@@ -28,15 +30,18 @@ def make_pdf(path: Path, text: str = "Hello world", rotation: int = 0, **insert)
     return path
 
 
-@pytest.mark.parametrize(("spec", "expected"), [
-    (None, [0, 1, 2, 3, 4]),
-    ("1-3,7", None),  # 7 is outside a 5-page document: checked below
-    ("2", [1]),
-    ("1-3, 5", [0, 1, 2, 4]),
-    ("3-", [2, 3, 4]),
-    ("-2", [0, 1]),
-    ("4,2,2-3", [1, 2, 3]),  # sorted and unique, not [3, 1, 1, 2]
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        (None, [0, 1, 2, 3, 4]),
+        ("1-3,7", None),  # 7 is outside a 5-page document: checked below
+        ("2", [1]),
+        ("1-3, 5", [0, 1, 2, 4]),
+        ("3-", [2, 3, 4]),
+        ("-2", [0, 1]),
+        ("4,2,2-3", [1, 2, 3]),  # sorted and unique, not [3, 1, 1, 2]
+    ],
+)
 def test_parse_page_spec(spec, expected) -> None:
     """1-based inclusive ranges become sorted unique 0-based indices."""
     if expected is None:
@@ -130,15 +135,18 @@ def encrypted_pdf(path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("name", "content", "message"), [
-    ("missing.pdf", None, "file not found"),
-    ("empty.pdf", b"", "empty file"),
-    ("notes.pdf", b"just some text, renamed to .pdf\n", "not a PDF"),
-    ("broken.pdf", b"%PDF-1.7\n" + bytes(range(256)) * 8, "corrupted PDF|zero pages"),
-    ("zero.pdf", ZERO_PAGES, "zero pages"),
-    ("noise.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "corrupted image|not a document"),
-    ("notes.txt", b"plain text\n", "not a document"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("missing.pdf", None, "file not found"),
+        ("empty.pdf", b"", "empty file"),
+        ("notes.pdf", b"just some text, renamed to .pdf\n", "not a PDF"),
+        ("broken.pdf", b"%PDF-1.7\n" + bytes(range(256)) * 8, "corrupted PDF|zero pages"),
+        ("zero.pdf", ZERO_PAGES, "zero pages"),
+        ("noise.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "corrupted image|not a document"),
+        ("notes.txt", b"plain text\n", "not a document"),
+    ],
+)
 def test_bad_inputs_raise_input_error(tmp_path: Path, name, content, message) -> None:
     """Each bad file gives InputError with a one-line message naming the cause."""
     path = tmp_path / name

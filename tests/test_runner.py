@@ -26,8 +26,9 @@ from hsd_cli.pipeline.local import run
 from hsd_cli.report.summary import DocStatus, RunSummary
 
 
-def convert(tmp_path: Path, inputs: list[Path], fake: FakeConverter | None = None,
-            **kw: object) -> tuple[RunSummary, str]:  # fmt: skip
+def convert(
+    tmp_path: Path, inputs: list[Path], fake: FakeConverter | None = None, **kw: object
+) -> tuple[RunSummary, str]:
     """Run into tmp_path/out; returns the summary and what went to stderr."""
     cfg = RunConfig(inputs=tuple(inputs), out_dir=tmp_path / "out", method="draft", **kw)
     err = io.StringIO()

@@ -66,8 +66,7 @@ def test_workers_give_the_same_markdown(tmp_path):
     """`--workers 1` (prepare in a background process) writes byte-identical Markdown."""
     outs = []
     for workers in (0, 1):
-        cfg = RunConfig(inputs=(SAMPLES,), out_dir=tmp_path / f"o{workers}", method="draft", dpi=72,
-                        workers=workers)
+        cfg = RunConfig(inputs=(SAMPLES,), out_dir=tmp_path / f"o{workers}", method="draft", dpi=72, workers=workers)
         summary = runner.run(cfg, DraftConverter(), quiet=True)
         assert summary.exit_code == 0
         outs.append({p.name: p.read_text() for p in sorted(cfg.out_dir.glob("*.md"))})

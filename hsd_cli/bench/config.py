@@ -78,12 +78,26 @@ class BenchConfig:
     def command_line(self) -> str:
         """The `hsd bench` command that reproduces this run."""
         if self.full_size and not self.inputs:
-            return (f"hsd bench --full-size {self.full_size} --device {self.device} --dtype "
-                    f"{self.dtype} --cost-prompt {self.cost_prompt} --cost-reps {self.cost_reps}"
-                    + " ".join(["", *_flag("--threads", self.threads)]) + _path_flags(self))
-        parts = ["hsd bench", *(shlex.quote(str(p)) for p in self.inputs), "--model",
-                 shlex.quote(self.model), "--methods", ",".join(self.methods),
-                 "--dpi", str(self.dpi), "--warmup", str(self.warmup), "--repeat", str(self.repeat)]
+            return (
+                f"hsd bench --full-size {self.full_size} --device {self.device} --dtype "
+                f"{self.dtype} --cost-prompt {self.cost_prompt} --cost-reps {self.cost_reps}"
+                + " ".join(["", *_flag("--threads", self.threads)])
+                + _path_flags(self)
+            )
+        parts = [
+            "hsd bench",
+            *(shlex.quote(str(p)) for p in self.inputs),
+            "--model",
+            shlex.quote(self.model),
+            "--methods",
+            ",".join(self.methods),
+            "--dpi",
+            str(self.dpi),
+            "--warmup",
+            str(self.warmup),
+            "--repeat",
+            str(self.repeat),
+        ]
         parts += _flag("--pages", self.pages) + _flag("--max-pages", self.max_pages) + knob_flags(self.knobs)
         parts += ["--oracle", "--crop-noise", str(self.crop_noise)] if self.oracle else []
         parts += _flag("--full-size", self.full_size) + _flag("--max-pixels", self.max_pixels)

@@ -52,12 +52,7 @@ def run_cost(cfg) -> int:
 
     from hsd_cli.bench.fullsize import build_model, text_params
     from hsd_cli.bench.machine import machine_info, machine_line
-    from hsd_cli.bench.report import (
-        markdown_table,
-        print_table,
-        section_header,
-        write_outputs,
-    )
+    from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
     from hsd_cli.targets.runtime.registry import FAMILIES, resolve_device, resolve_dtype
 
     t0 = time.perf_counter()
@@ -67,21 +62,31 @@ def run_cost(cfg) -> int:
     hub_id, model = build_model(cfg.full_size, device, dtype, shrink_vision=True)
     n_axes = FAMILIES[cfg.full_size][0].n_axes
     prefill_ms, points = measure_curve(model, cfg.cost_prompt, cfg.cost_reps, n_axes)
-    curve = CostCurve(cfg.full_size, hub_id, text_params(model), device, str(dtype).removeprefix("torch."),
-                      cfg.cost_prompt, cfg.cost_reps, prefill_ms, tuple(points))
+    curve = CostCurve(
+        cfg.full_size,
+        hub_id,
+        text_params(model),
+        device,
+        str(dtype).removeprefix("torch."),
+        cfg.cost_prompt,
+        cfg.cost_reps,
+        prefill_ms,
+        tuple(points),
+    )
     wall = time.perf_counter() - t0
     title = f"Full-size cost curve: {hub_id} language model, random weights, {curve.dtype} on {device}"
     columns = ("tokens in forward (K)", "ms per step", "x AR step")
-    rows = [[("1 (AR step)" if p.nodes == 1 else str(p.nodes)), f"{p.ms:.1f}", f"{p.ratio_to_ar:.2f}"]
-            for p in points]
+    rows = [[("1 (AR step)" if p.nodes == 1 else str(p.nodes)), f"{p.ms:.1f}", f"{p.ratio_to_ar:.2f}"] for p in points]
     rows.append([f"prefill ({cfg.cost_prompt} tokens)", f"{prefill_ms:.0f}", f"{prefill_ms / points[0].ms:.1f}"])
     print_table(title, columns, rows)
     info = machine_info(device)
-    notes = [f"{curve.text_params / 1e9:.2f}B language-model parameters (vision tower shrunk to one block, not timed)",
-             f"KV cache holds an image-free prompt of {cfg.cost_prompt} random tokens; fastest of {cfg.cost_reps} "
-             "runs of step + commit (mask, forward, KV gather; others' load on shared cores only adds time); "
-             "prefill timed once",
-             "a tree of K tokens pays off when a step accepts more than (x AR step - 1) draft tokens on average"]
+    notes = [
+        f"{curve.text_params / 1e9:.2f}B language-model parameters (vision tower shrunk to one block, not timed)",
+        f"KV cache holds an image-free prompt of {cfg.cost_prompt} random tokens; fastest of {cfg.cost_reps} "
+        "runs of step + commit (mask, forward, KV gather; others' load on shared cores only adds time); "
+        "prefill timed once",
+        "a tree of K tokens pays off when a step accepts more than (x AR step - 1) draft tokens on average",
+    ]
     body = section_header(title, cfg.command_line(), machine_line(info), wall, notes)
     body += "\n" + markdown_table(columns, rows) + "\n"
     data = {"command": cfg.command_line(), "machine": info, "wall_s": wall, "curve": asdict(curve)}

@@ -13,8 +13,13 @@ from hsd_cli.errors import HsdError
 from hsd_cli.targets.runtime.gemm import prefer_plain_gemm
 
 # M-RoPE sections (sum = head_dim / 2) of the published checkpoints: head_dim 128 everywhere here.
-MROPE = {"hunyuan_vl": [16, 16, 16, 16], "qwen2_5_vl": [16, 24, 24], "qwen2_vl": [16, 24, 24],
-         "qwen3_vl": [24, 20, 20], "paddleocr_vl": [16, 24, 24]}
+MROPE = {
+    "hunyuan_vl": [16, 16, 16, 16],
+    "qwen2_5_vl": [16, 24, 24],
+    "qwen2_vl": [16, 24, 24],
+    "qwen3_vl": [24, 20, 20],
+    "paddleocr_vl": [16, 24, 24],
+}
 
 
 def full_size_config(family: str, like=None):
@@ -60,7 +65,9 @@ def build_model(family: str, device: str, dtype: torch.dtype, like=None, shrink_
 def full_size_target(target, family: str):
     """`target` (tokenizer, processor, prompts of a `--model` directory) on a full-size network."""
     if target.spec.model_type != family:
-        raise HsdError(f"--full-size {family} needs a --model directory of the same family, got {target.spec.model_type}")
+        raise HsdError(
+            f"--full-size {family} needs a --model directory of the same family, got {target.spec.model_type}"
+        )
     _, model = build_model(family, str(target.device), target.model.dtype, like=target.model)
     model.generation_config = target.model.generation_config
     target.model = prefer_plain_gemm(model)  # as load_target lays out the real checkpoint

@@ -29,8 +29,9 @@ class OracleLogits(LogitsProcessor):
         return force_logits(scores.clone(), torch.full(scores.shape[:-1], want))
 
 
-def run_lookup(target, page: PageImage, max_new_tokens: int, num_tokens: int,
-               ref: list[int] | None = None) -> MethodRun:
+def run_lookup(
+    target, page: PageImage, max_new_tokens: int, num_tokens: int, ref: list[int] | None = None
+) -> MethodRun:
     """One page with prompt lookup; a crash becomes MethodRun.error ("failed: <reason>")."""
     model = target.model
     stamps: list[float] = []
@@ -45,9 +46,16 @@ def run_lookup(target, page: PageImage, max_new_tokens: int, num_tokens: int,
     t1 = time.perf_counter()
     calls = len(stamps)
     return MethodRun(
-        "lookup", tokens=len(tokens), steps=calls - 1, seq_steps=calls,
-        accepted=max(len(tokens) - calls, 0), t_prefill=stamps[0] - t0, t_decode=t1 - stamps[0],
-        t_total=t1 - t0, truncated=not tokens or tokens[-1] not in target.eos_ids, token_ids=tokens,
+        "lookup",
+        tokens=len(tokens),
+        steps=calls - 1,
+        seq_steps=calls,
+        accepted=max(len(tokens) - calls, 0),
+        t_prefill=stamps[0] - t0,
+        t_decode=t1 - stamps[0],
+        t_total=t1 - t0,
+        truncated=not tokens or tokens[-1] not in target.eos_ids,
+        token_ids=tokens,
     )
 
 
@@ -61,8 +69,12 @@ def _generate(target, page: PageImage, max_new_tokens: int, num_tokens: int, ref
         extra["logits_processor"] = LogitsProcessorList([OracleLogits(prompt_len, ref, min(target.eos_ids))])
     with torch.inference_mode():
         out = target.model.generate(
-            **inputs, do_sample=False, prompt_lookup_num_tokens=num_tokens,
-            max_new_tokens=max_new_tokens, eos_token_id=sorted(target.eos_ids), **extra,
+            **inputs,
+            do_sample=False,
+            prompt_lookup_num_tokens=num_tokens,
+            max_new_tokens=max_new_tokens,
+            eos_token_id=sorted(target.eos_ids),
+            **extra,
         )
     tokens = out[0, prompt_len:].tolist()
     return _cut_at_eos(tokens, target.eos_ids)

@@ -12,8 +12,11 @@ def machine_info(device: str = "cpu") -> dict[str, str | int]:
     import transformers
 
     info: dict[str, str | int] = {
-        "cpu": _cpu_model(), "cores": os.cpu_count() or 0, "torch_threads": torch.get_num_threads(),
-        "python": platform.python_version(), "torch": torch.__version__,
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count() or 0,
+        "torch_threads": torch.get_num_threads(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
         "transformers": transformers.__version__,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
@@ -25,9 +28,11 @@ def machine_info(device: str = "cpu") -> dict[str, str | int]:
 def machine_line(info: dict[str, str | int]) -> str:
     """One line for a results file."""
     gpu = f", GPU {info['gpu']}" if "gpu" in info else ""
-    return (f"{info['cpu']}, {info['cores']} cores ({info['torch_threads']} torch threads){gpu}; "
-            f"torch {info['torch']}, transformers {info['transformers']}, Python {info['python']}; "
-            f"{info['date']}")
+    return (
+        f"{info['cpu']}, {info['cores']} cores ({info['torch_threads']} torch threads){gpu}; "
+        f"torch {info['torch']}, transformers {info['transformers']}, Python {info['python']}; "
+        f"{info['date']}"
+    )
 
 
 def _cpu_model() -> str:

@@ -62,7 +62,7 @@ def bench_target(cfg: BenchConfig):
     if cfg.max_pixels is not None:
         target.spec = replace(target.spec, max_pixels=cfg.max_pixels)
     if cfg.cost_aware:
-        target.cost  # measured (or read from the cache)
+        target.cost  # measured (or read from the cache)  # noqa: B018
     return target
 
 
@@ -80,9 +80,16 @@ def run_single(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[s
     notes = [target_note(cfg, target), *run_notes(cfg, len(pages), skipped)]
     body = section_header(title, cfg.command_line(), machine_line(info), wall, notes)
     body += "\n" + markdown_table(COLUMNS, rows) + "\n"
-    data = {"command": cfg.command_line(), "machine": info, "wall_s": wall, "notes": notes,
-            "config": _config_json(cfg), "skipped": skipped, "totals": totals_json(groups),
-            "pages": [page_json(r) for r in results]}
+    data = {
+        "command": cfg.command_line(),
+        "machine": info,
+        "wall_s": wall,
+        "notes": notes,
+        "config": _config_json(cfg),
+        "skipped": skipped,
+        "totals": totals_json(groups),
+        "pages": [page_json(r) for r in results],
+    }
     write_outputs(cfg.json_path, cfg.markdown_path, section_name(cfg), body, data)
     return lossless_exit(cfg, results, err)
 
@@ -104,4 +111,5 @@ def _config_json(cfg: BenchConfig) -> dict:
     """The run's options, flat (the knobs beside the others, as the report has always had them)."""
     flat = {k: v for k, v in asdict(cfg).items() if k not in ("inputs", "knobs")} | asdict(cfg.knobs)
     return {k: (str(v) if hasattr(v, "__fspath__") else v) for k, v in flat.items()} | {
-        "inputs": [str(p) for p in cfg.inputs]}
+        "inputs": [str(p) for p in cfg.inputs]
+    }

@@ -44,9 +44,7 @@ def corrupt_text(text: str, rate: float, rng: Random) -> str:
     return "".join(out)
 
 
-def noisy_regions(
-    reference: str, size: tuple[int, int], rate: float, rng: Random
-) -> tuple[list[Region], list[str]]:
+def noisy_regions(reference: str, size: tuple[int, int], rate: float, rng: Random) -> tuple[list[Region], list[str]]:
     """Regions whose drafts are the corrupted reference blocks, and each block's clean text."""
     blocks = split_blocks(reference)
     total = sum(len(b) for b in blocks) or 1

@@ -18,13 +18,19 @@ def run_notes(cfg: BenchConfig, n_pages: int, skipped: list[str]) -> list[str]:
     if cfg.noise is not None:
         notes.append("drafts = the reference corrupted at the noise rate (no draft pipeline ran; draft time 0)")
     else:
-        notes.append("drafts from the real draft pipeline on the real page image, made once per page and "
-                     "charged to every speculative method")
+        notes.append(
+            "drafts from the real draft pipeline on the real page image, made once per page and "
+            "charged to every speculative method"
+        )
     if cfg.max_pixels is not None:
-        notes.append(f"the target sees each page image (and Stage-1 crop) downscaled to at most {cfg.max_pixels} "
-                     f"pixels, to keep vision prefill affordable; drafts still come from the {cfg.dpi}-dpi render")
-    notes.append(f"warm-up: {cfg.warmup} untimed run(s) of every method on the first page; "
-                 f"each method timed {cfg.repeat} time(s) per page (interleaved), the fastest run counts")
+        notes.append(
+            f"the target sees each page image (and Stage-1 crop) downscaled to at most {cfg.max_pixels} "
+            f"pixels, to keep vision prefill affordable; drafts still come from the {cfg.dpi}-dpi render"
+        )
+    notes.append(
+        f"warm-up: {cfg.warmup} untimed run(s) of every method on the first page; "
+        f"each method timed {cfg.repeat} time(s) per page (interleaved), the fastest run counts"
+    )
     return notes
 
 

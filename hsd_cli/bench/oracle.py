@@ -65,7 +65,7 @@ class OracleSession:
     def commit(self, keep: list[list[int]]) -> None:
         self.inner.commit(keep)
         # A step emits the accepted draft tokens plus the bonus: len(path) tokens (root included).
-        self.n_gen = [n + len(path) for n, path in zip(self.n_gen, keep)]
+        self.n_gen = [n + len(path) for n, path in zip(self.n_gen, keep, strict=False)]
 
     def select_rows(self, rows: list[int]) -> None:
         self.inner.select_rows(rows)

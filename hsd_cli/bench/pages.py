@@ -25,7 +25,10 @@ class BenchPage:
 
 
 def collect_pages(
-    inputs: tuple[Path, ...], pages: str | None, max_pages: int | None, dpi: int,
+    inputs: tuple[Path, ...],
+    pages: str | None,
+    max_pages: int | None,
+    dpi: int,
     style: DraftStyle | None,
 ) -> tuple[list[BenchPage], list[str]]:
     """Render the selected pages; with a `style` (oracle mode) only pages with ground truth.

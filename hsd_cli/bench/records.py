@@ -110,12 +110,23 @@ def _method_totals(method: str, pages: list[PageBench]) -> MethodTotals:
     paired = [(run, ar) for run, ar in ok if ar is not None and not ar.error]
     compared = [run.identical_to_ar for run, _ in ok if run.identical_to_ar is not None]
     return MethodTotals(
-        method, pages=len(ok), tokens=sum(r.tokens for r, _ in ok), steps=sum(r.steps for r, _ in ok),
-        stage1_steps=sum(r.stage1_steps for r, _ in ok), seq_steps=sum(r.seq_steps for r, _ in ok),
-        accepted=sum(r.accepted for r, _ in ok), drafted=sum(r.drafted for r, _ in ok),
-        t_draft=sum(r.t_draft for r, _ in ok), baseline_pages=len(paired),
-        steps_spec=sum(r.steps for r, _ in paired), steps_ar=sum(a.steps for _, a in paired),
-        t_decode_spec=sum(r.t_decode_spec for r, _ in paired), t_decode_ar=sum(a.t_decode_spec for _, a in paired),
-        t_total_spec=sum(r.t_total for r, _ in paired), t_total_ar=sum(a.t_total for _, a in paired),
-        identical=sum(compared), compared=len(compared), errors=tuple(r.error for r, _ in ran if r.error),
-    )  # fmt: skip
+        method,
+        pages=len(ok),
+        tokens=sum(r.tokens for r, _ in ok),
+        steps=sum(r.steps for r, _ in ok),
+        stage1_steps=sum(r.stage1_steps for r, _ in ok),
+        seq_steps=sum(r.seq_steps for r, _ in ok),
+        accepted=sum(r.accepted for r, _ in ok),
+        drafted=sum(r.drafted for r, _ in ok),
+        t_draft=sum(r.t_draft for r, _ in ok),
+        baseline_pages=len(paired),
+        steps_spec=sum(r.steps for r, _ in paired),
+        steps_ar=sum(a.steps for _, a in paired),
+        t_decode_spec=sum(r.t_decode_spec for r, _ in paired),
+        t_decode_ar=sum(a.t_decode_spec for _, a in paired),
+        t_total_spec=sum(r.t_total for r, _ in paired),
+        t_total_ar=sum(a.t_total for _, a in paired),
+        identical=sum(compared),
+        compared=len(compared),
+        errors=tuple(r.error for r, _ in ran if r.error),
+    )

@@ -34,7 +34,7 @@ def page_references(pdf: Path | None, markdown: str, n_pages: int) -> list[str]:
     blocks = split_blocks(markdown)
     texts = _page_texts(pdf, n_pages)
     pages: list[list[str]] = [[] for _ in range(n_pages)]
-    for block, p in zip(blocks, assign_blocks(blocks, texts)):
+    for block, p in zip(blocks, assign_blocks(blocks, texts), strict=False):
         pages[p].append(block)
     return ["\n\n".join(b) for b in pages]
 

@@ -12,10 +12,25 @@ from hsd_cli.bench.corpus import KINDS
 from hsd_cli.bench.records import MethodTotals, PageBench, totals
 
 SCHEMA_VERSION = 1
-ORACLE_NOTE = ("oracle target: real forward passes of the model, its greedy choice forced to the "
-               "page's ground truth (so acceptance = what a model writing the ground truth gets)")
-COLUMNS = ("kind", "method", "pages", "tokens", "steps", "of which S1", "AAL", "tree tok/step", "t_draft s",
-           "SR_decode", "SR_e2e", "= AR", "note")
+ORACLE_NOTE = (
+    "oracle target: real forward passes of the model, its greedy choice forced to the "
+    "page's ground truth (so acceptance = what a model writing the ground truth gets)"
+)
+COLUMNS = (
+    "kind",
+    "method",
+    "pages",
+    "tokens",
+    "steps",
+    "of which S1",
+    "AAL",
+    "tree tok/step",
+    "t_draft s",
+    "SR_decode",
+    "SR_e2e",
+    "= AR",
+    "note",
+)
 
 
 def group_totals(pages: list[PageBench], methods: tuple[str, ...]) -> dict[str, list[MethodTotals]]:
@@ -52,7 +67,7 @@ def markdown_table(columns: tuple[str, ...], rows: list[list[str]]) -> str:
 
 def page_json(page: PageBench) -> dict:
     data = asdict(page)
-    for run, obj in zip(data["runs"].values(), page.runs.values()):
+    for run, obj in zip(data["runs"].values(), page.runs.values(), strict=False):
         run.pop("token_ids")
         run["aal"] = obj.aal
     return data
@@ -60,8 +75,10 @@ def page_json(page: PageBench) -> dict:
 
 def totals_json(groups: dict[str, list[MethodTotals]]) -> dict:
     return {
-        g: [{**asdict(t), "aal": t.aal, "sr_steps": t.sr_steps, "sr_decode": t.sr_decode, "sr_e2e": t.sr_e2e}
-            for t in tots]
+        g: [
+            {**asdict(t), "aal": t.aal, "sr_steps": t.sr_steps, "sr_decode": t.sr_decode, "sr_e2e": t.sr_e2e}
+            for t in tots
+        ]
         for g, tots in groups.items()
     }
 
@@ -100,8 +117,18 @@ def _numbers(t: MethodTotals) -> list[str]:
     same = f"{t.identical}/{t.compared}" if t.compared else "-"
     s1 = str(t.stage1_steps) if t.stage1_steps else "-"
     tree = f"{t.tree_tokens:.1f}" if t.drafted else "1"
-    return [str(t.pages), str(t.tokens), str(t.steps), s1, f"{t.aal:.2f}", tree, f"{t.t_draft:.1f}",
-            _ratio(t.sr_decode), _ratio(t.sr_e2e), same]
+    return [
+        str(t.pages),
+        str(t.tokens),
+        str(t.steps),
+        s1,
+        f"{t.aal:.2f}",
+        tree,
+        f"{t.t_draft:.1f}",
+        _ratio(t.sr_decode),
+        _ratio(t.sr_e2e),
+        same,
+    ]
 
 
 def _note(t: MethodTotals) -> str:
@@ -117,8 +144,16 @@ def _ratio(x: float | None) -> str:
 
 def section_header(title: str, command: str, machine: str, wall_s: float, notes: list[str]) -> str:
     """Title, reproducing command, machine and date, wall time, then notes as a list."""
-    lines = [f"## {title}", "", f"Command: `{command}`", "", f"Machine: {machine}", "",
-             f"Wall time of the command: {wall_s:.0f} s", ""]
+    lines = [
+        f"## {title}",
+        "",
+        f"Command: `{command}`",
+        "",
+        f"Machine: {machine}",
+        "",
+        f"Wall time of the command: {wall_s:.0f} s",
+        "",
+    ]
     lines += [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
 

@@ -101,7 +101,7 @@ class Bench:
         self.target.clear()
         ref_tokens = enc(bp.reference)
         self.target.expect(bp.page.image, ref_tokens)
-        for region, text in zip(drafts.regions, drafts.region_refs or []):
+        for region, text in zip(drafts.regions, drafts.region_refs or [], strict=False):
             self.target.expect(crop_region(bp.page.image, region.bbox), enc(text))
         record.ref_tokens = len(ref_tokens)
         draft_page = page_markdown(drafts.regions, self.style)
@@ -118,19 +118,33 @@ class Bench:
 
     def _run_spec(self, method: str, bp: BenchPage, drafts: Drafts, spec: SpecConfig) -> MethodRun:
         run_cfg = RunConfig(
-            inputs=(), out_dir=Path("."), model=self.cfg.model, method=method, spec=spec,
-            draft_source=self.cfg.draft_source, dpi=self.cfg.dpi, device=self.cfg.device,
+            inputs=(),
+            out_dir=Path("."),
+            model=self.cfg.model,
+            method=method,
+            spec=spec,
+            draft_source=self.cfg.draft_source,
+            dpi=self.cfg.dpi,
+            device=self.cfg.device,
             dtype=self.cfg.dtype,
         )
         conv = converter_with(self.target, run_cfg)
         result, out = conv.verify(drafts.prepared)
         return MethodRun(
-            method, chosen=result.method, tokens=len(out.tokens), steps=result.steps,
-            stage1_steps=out.stage1.steps if out.stage1 else 0, seq_steps=result.seq_steps,
-            accepted=result.accepted, drafted=sum(s.drafted for s in (out.stage1, out.page) if s),
-            t_draft=result.t_draft, t_prefill=result.t_prefill,
-            t_decode=result.t_decode, t_total=result.t_total,
-            truncated=out.truncated, token_ids=list(out.tokens),
+            method,
+            chosen=result.method,
+            tokens=len(out.tokens),
+            steps=result.steps,
+            stage1_steps=out.stage1.steps if out.stage1 else 0,
+            seq_steps=result.seq_steps,
+            accepted=result.accepted,
+            drafted=sum(s.drafted for s in (out.stage1, out.page) if s),
+            t_draft=result.t_draft,
+            t_prefill=result.t_prefill,
+            t_decode=result.t_decode,
+            t_total=result.t_total,
+            truncated=out.truncated,
+            token_ids=list(out.tokens),
         )
 
 

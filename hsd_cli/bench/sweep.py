@@ -43,14 +43,20 @@ def run_sweep(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[st
     print_table(title, COLUMNS, rows)
     info = machine_info(target.device.type)
     notes = [target_note(cfg, target), *run_notes(replace(cfg, noise=0.0), len(pages), skipped)] + [
-        "draft NED = mean normalized edit distance between the page draft and the reference"]
+        "draft NED = mean normalized edit distance between the page draft and the reference"
+    ]
     body = section_header(title, cfg.command_line(), machine_line(info), wall, notes)
     body += "\n" + markdown_table(COLUMNS, rows) + "\n"
     if cfg.plot_path is not None:
         plot_curve(points, cfg.plot_path, title)
         body += f"\n![SR and AAL against draft noise]({_relative(cfg.plot_path, cfg.markdown_path)})\n"
-    data = {"command": cfg.command_line(), "machine": info, "wall_s": wall, "notes": notes,
-            "points": [{**p, "totals": [_totals_json(t) for t in p["totals"]]} for p in points]}
+    data = {
+        "command": cfg.command_line(),
+        "machine": info,
+        "wall_s": wall,
+        "notes": notes,
+        "points": [{**p, "totals": [_totals_json(t) for t in p["totals"]]} for p in points],
+    }
     write_outputs(cfg.json_path, cfg.markdown_path, "noise-sweep", body, data)
     return code
 
@@ -60,8 +66,19 @@ def sweep_rows(points: list[dict]) -> list[list[str]]:
     for p in points:
         for t in p["totals"]:
             same = f"{t.identical}/{t.compared}" if t.compared else "-"
-            rows.append([f"{p['noise']:.0%}", f"{p['draft_ned']:.3f}", t.method, str(t.pages),
-                         str(t.steps), f"{t.aal:.2f}", _ratio(t.sr_decode), _ratio(t.sr_e2e), same])
+            rows.append(
+                [
+                    f"{p['noise']:.0%}",
+                    f"{p['draft_ned']:.3f}",
+                    t.method,
+                    str(t.pages),
+                    str(t.steps),
+                    f"{t.aal:.2f}",
+                    _ratio(t.sr_decode),
+                    _ratio(t.sr_e2e),
+                    same,
+                ]
+            )
     return rows
 
 
@@ -75,12 +92,11 @@ def plot_curve(points: list[dict], path: Path, title: str) -> None:
     rates = [100 * p["noise"] for p in points]
     methods = [t.method for t in points[0]["totals"] if t.method != "ar"]
     fig, (ax_aal, ax_sr) = plt.subplots(1, 2, figsize=(10, 4))
-    for m, color in zip(methods, plt.rcParams["axes.prop_cycle"].by_key()["color"]):
+    for m, color in zip(methods, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False):
         tots = [next(t for t in p["totals"] if t.method == m) for p in points]
         ax_aal.plot(rates, [t.aal for t in tots], marker="o", color=color, label=m)
         ax_sr.plot(rates, [t.sr_decode or 0 for t in tots], marker="o", color=color, label=f"{m} SR_decode")
-        ax_sr.plot(rates, [t.sr_e2e or 0 for t in tots], marker="s", linestyle="--", color=color,
-                   label=f"{m} SR_e2e")
+        ax_sr.plot(rates, [t.sr_e2e or 0 for t in tots], marker="s", linestyle="--", color=color, label=f"{m} SR_e2e")
     ax_aal.set(xlabel="draft noise rate (%)", ylabel="AAL (accepted tokens / step)")
     ax_sr.set(xlabel="draft noise rate (%)", ylabel="speedup vs AR (x)")
     ax_sr.axhline(1.0, color="grey", linewidth=0.8)
@@ -95,9 +111,18 @@ def plot_curve(points: list[dict], path: Path, title: str) -> None:
 
 
 def _totals_json(t: MethodTotals) -> dict:
-    return {"method": t.method, "pages": t.pages, "tokens": t.tokens, "steps": t.steps,
-            "aal": t.aal, "sr_decode": t.sr_decode, "sr_e2e": t.sr_e2e,
-            "identical": t.identical, "compared": t.compared, "errors": t.errors}
+    return {
+        "method": t.method,
+        "pages": t.pages,
+        "tokens": t.tokens,
+        "steps": t.steps,
+        "aal": t.aal,
+        "sr_decode": t.sr_decode,
+        "sr_e2e": t.sr_e2e,
+        "identical": t.identical,
+        "compared": t.compared,
+        "errors": t.errors,
+    }
 
 
 def _ratio(x: float | None) -> str:

@@ -42,8 +42,9 @@ Exit codes:
 """
 
 _RUN = RunConfig(inputs=(), out_dir=Path("."))
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  rich_markup_mode=None)  # rich markup would eat "[default: ...]" notes
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None
+)  # rich markup would eat "[default: ...]" notes
 
 
 def _show_version(value: bool) -> None:
@@ -54,77 +55,108 @@ def _show_version(value: bool) -> None:
 
 Inputs = Annotated[
     list[str],
-    typer.Argument(help="PDF/image files, folders (recursive), or - (paths on stdin); converted in "
-                   "the order given.", metavar="INPUTS", show_default=False),
-]  # fmt: skip
+    typer.Argument(
+        help="PDF/image files, folders (recursive), or - (paths on stdin); converted in the order given.",
+        metavar="INPUTS",
+        show_default=False,
+    ),
+]
 Out = Annotated[Path, opt("--out", "Output folder (created if missing).", "-o")]
 # None = not asked for, so a missing default model falls back to the draft pipeline.
 Model = Annotated[
     str | None,
-    opt("--model", f"Target model: hub id or local directory [default: {DEFAULT_MODEL}; where it "
+    opt(
+        "--model",
+        f"Target model: hub id or local directory [default: {DEFAULT_MODEL}; where it "
         "cannot be loaded and no model was asked for, the draft pipeline's output, with a warning].",
-        show_default=False),
-]  # fmt: skip
+        show_default=False,
+    ),
+]
 Method = Annotated[
     Literal["auto", "hsd", "page", "ar", "draft"],
-    opt("--method", "auto: per page, hsd or page, whichever the device's measured costs favour; "
+    opt(
+        "--method",
+        "auto: per page, hsd or page, whichever the device's measured costs favour; "
         "hsd: two-stage speculative decoding; page: page-level speculative; "
-        "ar: plain greedy decoding; draft: the draft pipeline alone, no model."),
-]  # fmt: skip
+        "ar: plain greedy decoding; draft: the draft pipeline alone, no model.",
+    ),
+]
 Workers = Annotated[
     int | None,
-    opt("--workers", "Background processes that render and draft the next pages while the model "
-        "verifies the current one; 0 = none [default: from the core count].", min=0),
-]  # fmt: skip
+    opt(
+        "--workers",
+        "Background processes that render and draft the next pages while the model "
+        "verifies the current one; 0 = none [default: from the core count].",
+        min=0,
+    ),
+]
 Engine = Annotated[
     Literal["local", "ray"],
-    opt("--engine", "local: this machine (--workers prepare pages); ray: a Ray cluster, many "
-        "GPUs and machines, same outputs (pip install \"hsd-cli[ray]\"; docs/ray.md)."),
-]  # fmt: skip
+    opt(
+        "--engine",
+        "local: this machine (--workers prepare pages); ray: a Ray cluster, many "
+        'GPUs and machines, same outputs (pip install "hsd-cli[ray]"; docs/ray.md).',
+    ),
+]
 RayAddress = Annotated[
     str | None,
-    opt("--ray-address", "With --engine ray: the cluster to join, e.g. head:6379 or auto "
-        "[default: start a local Ray instance].", show_default=False),
-]  # fmt: skip
+    opt(
+        "--ray-address",
+        "With --engine ray: the cluster to join, e.g. head:6379 or auto [default: start a local Ray instance].",
+        show_default=False,
+    ),
+]
 RayActors = Annotated[
     int | None,
-    opt("--ray-verify-actors", "With --engine ray: loaded models verifying pages [default: one "
-        "per GPU of the cluster; 1 without GPUs].", min=1, show_default=False),
-]  # fmt: skip
+    opt(
+        "--ray-verify-actors",
+        "With --engine ray: loaded models verifying pages [default: one per GPU of the cluster; 1 without GPUs].",
+        min=1,
+        show_default=False,
+    ),
+]
 RayBatch = Annotated[
-    int, opt("--ray-batch", "With --engine ray: pages per prepare task (long documents are split "
-             "into groups of this many pages).", min=1)
-]  # fmt: skip
+    int,
+    opt(
+        "--ray-batch",
+        "With --engine ray: pages per prepare task (long documents are split into groups of this many pages).",
+        min=1,
+    ),
+]
 DraftSrc = Annotated[
     Literal["auto", "text", "ocr"],
     opt("--draft-source", "Drafts from the PDF text layer, OCR, or auto (text layer if any)."),
 ]
 Glob = Annotated[
     str | None,
-    opt("--glob", "File-name pattern in folders, case-insensitive "
-        "[default: pdf png jpg jpeg tif tiff webp]."),
-]  # fmt: skip
+    opt("--glob", "File-name pattern in folders, case-insensitive [default: pdf png jpg jpeg tif tiff webp]."),
+]
 Shard = Annotated[str, opt("--shard", "Convert only shard i of N (i/N); stable across machines.")]
 Force = Annotated[bool, opt("--force", "Redo pages that already have a finished report.")]
 Password = Annotated[str | None, opt("--password", "Password for encrypted PDFs.")]
 Baseline = Annotated[bool, opt("--baseline", "Also run plain AR decoding and report speedups.")]
 Images = Annotated[
     bool,
-    opt("--images", "Save figure regions as out/<name>/figures/page-NNNN-K.png and link them from "
-        "the Markdown where they stand in reading order (with their caption when the layout found one)."),
-]  # fmt: skip
+    opt(
+        "--images",
+        "Save figure regions as out/<name>/figures/page-NNNN-K.png and link them from "
+        "the Markdown where they stand in reading order (with their caption when the layout found one).",
+    ),
+]
 Format = Annotated[
     str,
-    opt("--format", "Document outputs, comma-separated: md (out/<name>.md), json (out/<name>.json: "
+    opt(
+        "--format",
+        "Document outputs, comma-separated: md (out/<name>.md), json (out/<name>.json: "
         "pages and blocks in reading order with kind, bbox, text, tables as HTML; "
-        "docs/hsd-document.schema.json)."),
-]  # fmt: skip
+        "docs/hsd-document.schema.json).",
+    ),
+]
 Quiet = Annotated[bool, opt("--quiet", "No progress bar (errors are still printed).")]
 Version = Annotated[
     bool,
-    typer.Option("--version", help="Show the version and exit.", is_eager=True,
-                 callback=_show_version),
-]  # fmt: skip
+    typer.Option("--version", help="Show the version and exit.", is_eager=True, callback=_show_version),
+]
 
 
 @app.callback()
@@ -135,33 +167,85 @@ def _root(version: Version = False) -> None:
 @app.command(epilog=EXAMPLES, cls=Command)
 @with_spec_knobs
 def convert(
-    inputs: Inputs, out: Out, knobs: dict[str, Any], model: Model = None, method: Method = "auto",
-    pages: Pages = None, dpi: Dpi = _RUN.dpi, max_pages: MaxPages = None,
-    draft_source: DraftSrc = "auto", glob: Glob = None, shard: Shard = "1/1", force: Force = False,
-    password: Password = None, device: Device = "auto", dtype: Dtype = "auto",
-    baseline: Baseline = False, workers: Workers = None,
-    engine: Engine = "local", ray_address: RayAddress = None, ray_verify_actors: RayActors = None,
-    ray_batch: RayBatch = _RUN.ray.batch, images: Images = False, format: Format = "md",
-    quiet: Quiet = False, json_output: JsonOut = False, debug: Debug = False,
-) -> None:  # fmt: skip
+    inputs: Inputs,
+    out: Out,
+    knobs: dict[str, Any],
+    model: Model = None,
+    method: Method = "auto",
+    pages: Pages = None,
+    dpi: Dpi = _RUN.dpi,
+    max_pages: MaxPages = None,
+    draft_source: DraftSrc = "auto",
+    glob: Glob = None,
+    shard: Shard = "1/1",
+    force: Force = False,
+    password: Password = None,
+    device: Device = "auto",
+    dtype: Dtype = "auto",
+    baseline: Baseline = False,
+    workers: Workers = None,
+    engine: Engine = "local",
+    ray_address: RayAddress = None,
+    ray_verify_actors: RayActors = None,
+    ray_batch: RayBatch = _RUN.ray.batch,
+    images: Images = False,
+    format: Format = "md",
+    quiet: Quiet = False,
+    json_output: JsonOut = False,
+    debug: Debug = False,
+) -> None:
     """Convert documents to Markdown: out/<name>.md plus per-page JSON reports in out/<name>/
     (with --format json also out/<name>.json, with --images figure crops in out/<name>/figures/)."""
+    options = dict(locals())
     with one_line_errors(debug), contextlib.redirect_stdout(sys.stderr if json_output else sys.stdout):
         with usage_errors():  # checked before any model is imported or looked for
             checks.inputs_exist(inputs)
-            cfg = RunConfig(
-                inputs=tuple(Path(p) for p in inputs), out_dir=out, model=checks.model_spelling(model or DEFAULT_MODEL),
-                method=method, spec=SpecConfig(**knobs), draft_source=draft_source, dpi=dpi, pages=pages,
-                max_pages=max_pages, device=checks.device(device), dtype=dtype, baseline=baseline, force=force,
-                password=password, shard=parse_shard(shard), glob=glob,
-                workers=default_workers() if workers is None else workers,
-                draft_fallback=not model and method in ("auto", "draft"),  # no model asked for
-                engine=engine, ray=RayConfig(ray_address, ray_verify_actors, ray_batch),
-                images=images, formats=tuple(dict.fromkeys(f.strip() for f in format.split(",") if f.strip())),
-            )  # fmt: skip
+            cfg = _run_config(**options)
             checks.pages(pages)
         with checks.summary_on_failure(cfg):
             summary = _run(cfg, quiet, debug)
+    _print_summary(summary, json_output, quiet)
+    raise typer.Exit(summary.exit_code)
+
+
+def _run_config(
+    inputs, out, knobs, model, method, workers, shard, ray_address, ray_verify_actors, ray_batch, format, device, **rest
+) -> RunConfig:  # noqa: ANN001 - the command's own parameters
+    """The run's configuration from the command's options (ValueError on a bad combination)."""
+    return RunConfig(
+        inputs=tuple(Path(p) for p in inputs),
+        out_dir=out,
+        model=checks.model_spelling(model or DEFAULT_MODEL),
+        method=method,
+        spec=SpecConfig(**knobs),
+        device=checks.device(device),
+        shard=parse_shard(shard),
+        workers=default_workers() if workers is None else workers,
+        draft_fallback=not model and method in ("auto", "draft"),  # no model asked for
+        ray=RayConfig(ray_address, ray_verify_actors, ray_batch),
+        formats=tuple(dict.fromkeys(f.strip() for f in format.split(",") if f.strip())),
+        **{k: rest[k] for k in _PLAIN},
+    )
+
+
+# Options that go into RunConfig as they are.
+_PLAIN = (
+    "draft_source",
+    "dpi",
+    "pages",
+    "max_pages",
+    "dtype",
+    "baseline",
+    "force",
+    "password",
+    "glob",
+    "engine",
+    "images",
+)
+
+
+def _print_summary(summary, json_output: bool, quiet: bool) -> None:  # noqa: ANN001 - a RunSummary
+    """The run summary on stdout: JSON with --json, else the table (nothing with --quiet)."""
     if json_output:
         from hsd_cli.report.json import run_summary_to_json
 
@@ -172,7 +256,6 @@ def convert(
         from hsd_cli.report.table import print_table, run_table
 
         print_table(run_table(summary), Console())
-    raise typer.Exit(summary.exit_code)
 
 
 def _run(cfg: RunConfig, quiet: bool, debug: bool):  # noqa: ANN202 - RunSummary

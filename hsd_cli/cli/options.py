@@ -60,12 +60,16 @@ def with_spec_knobs(func: Callable[..., Any]) -> Callable[..., Any]:
     SpecConfig arguments, validated by the command so a bad value is its usage error)."""
     hints = typing.get_type_hints(func, include_extras=True)  # resolved in the command's module
     sig = inspect.signature(func)
-    params = [p.replace(annotation=hints.get(p.name, p.annotation))
-              for p in sig.parameters.values() if p.name != "knobs"]
+    params = [
+        p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values() if p.name != "knobs"
+    ]
     for f in fields(SpecConfig):
         default = False if isinstance(f.default, bool) else f.default
-        params.append(inspect.Parameter(knob_param(f), inspect.Parameter.KEYWORD_ONLY, default=default,
-                                        annotation=_knob_annotation(f)))
+        params.append(
+            inspect.Parameter(
+                knob_param(f), inspect.Parameter.KEYWORD_ONLY, default=default, annotation=_knob_annotation(f)
+            )
+        )
 
     @functools.wraps(func)
     def command(**kw: Any) -> Any:
@@ -87,7 +91,7 @@ Dtype = Annotated[
     opt("--dtype", "Model dtype; fp32 makes tau=1 output identical to AR."),
 ]
 JsonOut = Annotated[
-    bool, opt("--json", "Print the machine-readable result (JSON) on stdout, nothing else; the "
-              "human output goes to stderr.")
-]  # fmt: skip
+    bool,
+    opt("--json", "Print the machine-readable result (JSON) on stdout, nothing else; the human output goes to stderr."),
+]
 Debug = Annotated[bool, opt("--debug", "Show tracebacks.")]

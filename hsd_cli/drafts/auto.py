@@ -35,8 +35,7 @@ def unreadable_share(text: str) -> float:
 class AutoSource:
     """`mode` "auto" chooses per page; "text" and "ocr" force one source."""
 
-    def __init__(self, mode: str = "auto", text: DraftSource | None = None,
-                 ocr: DraftSource | None = None) -> None:
+    def __init__(self, mode: str = "auto", text: DraftSource | None = None, ocr: DraftSource | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"draft source must be one of {MODES}, got {mode!r}")
         self.mode = mode

@@ -24,13 +24,10 @@ def intersection(a: BBox, b: BBox) -> float:
 
 
 def union_box(boxes: list[BBox]) -> BBox:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes))
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
-def assign_lines(
-    lines: list[TextSpan], boxes: list[BBox]
-) -> tuple[list[list[TextSpan]], list[TextSpan]]:
+def assign_lines(lines: list[TextSpan], boxes: list[BBox]) -> tuple[list[list[TextSpan]], list[TextSpan]]:
     """Put each line in the box holding most of it (at least half); return (per box, leftovers)."""
     inside: list[list[TextSpan]] = [[] for _ in boxes]
     leftovers = []
@@ -82,8 +79,11 @@ def join_lines(lines: list[TextSpan]) -> str:
 def _attach_drop_cap(lines: list[TextSpan]) -> list[TextSpan]:
     """Glue a drop cap (one big initial letter beside the first lines) to the first line."""
     heights = sorted(s.bbox[3] - s.bbox[1] for s in lines)
-    caps = [s for s in lines if len(s.text) == 1 and s.text.isalpha()
-            and s.bbox[3] - s.bbox[1] > 1.8 * heights[len(heights) // 2]]
+    caps = [
+        s
+        for s in lines
+        if len(s.text) == 1 and s.text.isalpha() and s.bbox[3] - s.bbox[1] > 1.8 * heights[len(heights) // 2]
+    ]
     if len(caps) != 1 or len(lines) < 2:
         return lines
     rest = [s for s in lines if s is not caps[0]]
@@ -144,7 +144,7 @@ def split_repeated_headers(cells: tuple[TableCell, ...]) -> list[list[int]]:
     half = n_cols // 2
     heading = _row_texts(cells, 0, n_cols)
     # Two heading cells at least: a "name | value | name | value" grid is one table read by rows.
-    if n_cols % 2 == 0 and half >= 3 and any(heading[1:half]) and heading[1:half] == heading[half + 1:]:
+    if n_cols % 2 == 0 and half >= 3 and any(heading[1:half]) and heading[1:half] == heading[half + 1 :]:
         halves = [[i for i, c in enumerate(cells) if (c.col < half) == left] for left in (True, False)]
     return [part for idx in halves for part in _split_at_repeats(cells, idx)]
 
@@ -239,7 +239,7 @@ def _xy_cut(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
     if len(rows) > 1:
         widest = max(gaps[1:])
         cuts = [0] + [j for j in range(1, len(rows)) if gaps[j] >= widest - 1] + [len(rows)]
-        bands = [[i for r in rows[a:b] for i in r] for a, b in zip(cuts, cuts[1:])]
+        bands = [[i for r in rows[a:b] for i in r] for a, b in zip(cuts, cuts[1:], strict=False)]
         return [i for band in bands for i in _xy_cut(band, boxes, rtl)]
     return sorted(ids, key=lambda i: (boxes[i][1], -boxes[i][2] if rtl else boxes[i][0]))
 

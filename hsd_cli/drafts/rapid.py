@@ -84,9 +84,9 @@ class RapidOcrSource:
             return []
         return [
             TextSpan(_aabb(box), text.strip())
-            for box, text in zip(result.boxes, result.txts)
+            for box, text in zip(result.boxes, result.txts, strict=False)
             if text.strip()
-        ]
+        ]  # noqa: E501
 
     def orientation(self, image: Image.Image, lines: list[TextSpan]) -> int:
         """Counter-clockwise turn (0/90/180/270) that makes the text upright.
@@ -115,17 +115,20 @@ class RapidOcrSource:
         boxes, kinds = self._layout_boxes(image)
         inside, leftovers = geo.assign_lines(lines, boxes)
         groups = [leftovers]  # lines regrouped into paragraphs below
-        for i, (box, kind) in enumerate(zip(boxes, kinds)):
+        for i, (box, kind) in enumerate(zip(boxes, kinds, strict=False)):
             if kind is RegionKind.FIGURE and _is_text_area(box, inside[i], image.size):
                 leftovers += inside[i]
                 inside[i], kinds[i] = [], RegionKind.TEXT  # an empty text box is dropped
             elif loose := _loose_lines(kind, inside[i]):  # blocks of their own
                 groups.append(loose)
                 inside[i] = [s for s in inside[i] if s not in loose]
-        regions = [_region(b, k, ls) for b, k, ls in zip(boxes, kinds, inside)]
+        regions = [_region(b, k, ls) for b, k, ls in zip(boxes, kinds, inside, strict=False)]
         regions = [r for r in regions if r.text or r.kind in _KEEP_EMPTY]
-        regions += [_region(geo.union_box([s.bbox for s in block]), RegionKind.TEXT, block)
-                    for g in groups for block in geo.group_lines(g)]
+        regions += [
+            _region(geo.union_box([s.bbox for s in block]), RegionKind.TEXT, block)
+            for g in groups
+            for block in geo.group_lines(g)
+        ]
         rtl = geo.is_rtl(" ".join(s.text for s in lines))
         order = geo.reading_order([r.bbox for r in regions], rtl=rtl)
         return [replace(regions[i], order=n) for n, i in enumerate(order)]

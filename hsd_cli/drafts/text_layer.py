@@ -35,7 +35,7 @@ class TextLayerSource:
             if loose:  # prose the layout model put in a table or formula: blocks of their own
                 groups.append(loose)
                 inside[i] = [s for s in inside[i] if s not in loose]
-        found = [_fill(r, ls) for r, ls in zip(layout, inside)]
+        found = [_fill(r, ls) for r, ls in zip(layout, inside, strict=False)]
         found = [r for r in found if r.text or r.cells or r.kind is RegionKind.FIGURE]
         body = body_size(lines)
         height = page.image.height

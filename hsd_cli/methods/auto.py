@@ -37,4 +37,3 @@ class Auto:
 
     def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig) -> Method:
         return HSD() if choose_method(prepared, target, spec) == "hsd" else Page()
-

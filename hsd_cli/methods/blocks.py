@@ -4,7 +4,8 @@ Draft method: each region's own draft text. Model methods: the verified output c
 by provenance (the region whose draft each accepted token came from, provenance.py). A run of
 the model's own tokens (bonus tokens, plain steps) joins its neighbours: up to and including its
 last line break it belongs to the region before, the rest to the region after (a region's text
-starts after a line break); with no line break in it, all of it to the region before. Output no region claims at all becomes one `model` block.
+starts after a line break); with no line break in it, all of it to the region before.
+Output no region claims at all becomes one `model` block.
 """
 
 from __future__ import annotations
@@ -32,9 +33,14 @@ def draft_blocks(regions: list[Region]) -> list[Block]:
 
 
 def model_blocks(
-    regions: list[Region], tokens: list[int], owners: list[int], size: tuple[int, int],
-    decode: Callable[[list[int]], str], to_markdown: Callable[[str], str], breaks: frozenset[int],
-) -> list[Block]:  # fmt: skip
+    regions: list[Region],
+    tokens: list[int],
+    owners: list[int],
+    size: tuple[int, int],
+    decode: Callable[[list[int]], str],
+    to_markdown: Callable[[str], str],
+    breaks: frozenset[int],
+) -> list[Block]:
     """The verified output as blocks: text per region by provenance (`owners`: region per token)."""
     filled = attach(owners, [t in breaks for t in tokens])
     pieces: dict[int, list[str]] = {}
@@ -70,7 +76,7 @@ def attach(owners: list[int], breaks: list[bool]) -> list[int]:
         before = out[start - 1] if start > 0 else MODEL_REGION
         after = owners[end] if end < len(owners) else MODEL_REGION
         cut = next((j + 1 for j in range(end - 1, start - 1, -1) if breaks[j]), end)
-        if before == MODEL_REGION or after == MODEL_REGION or before == after:
+        if before in (MODEL_REGION, after) or after == MODEL_REGION:
             cut = end if before != MODEL_REGION else start
         out[start:cut] = [before] * (cut - start)
         out[cut:end] = [after] * (end - cut)
@@ -119,4 +125,4 @@ def _piece(decode: Callable[[list[int]], str], tokens: list[int], start: int, en
     """tokens[start:end] as text, cut from decoded prefixes so a character split across the cut
     is not lost to a replacement character."""
     head = decode(tokens[:start]).rstrip("\ufffd") if start else ""
-    return decode(tokens[:end]).rstrip("\ufffd")[len(head):]
+    return decode(tokens[:end]).rstrip("\ufffd")[len(head) :]

@@ -62,9 +62,11 @@ def fallback_warning(model: str, error: ModelNotFoundError) -> str:
     from hsd_cli.targets.runtime.registry import WAYS_OUT
 
     cause = str(error).removesuffix(f": {WAYS_OUT}")
-    return (f"hsd: warning: {cause}; writing the draft pipeline's unverified output instead "
-            f"(page reports say method: draft); to convert with the model, pass --model DIR "
-            f"or download it first (hf download {model})")  # fmt: skip
+    return (
+        f"hsd: warning: {cause}; writing the draft pipeline's unverified output instead "
+        f"(page reports say method: draft); to convert with the model, pass --model DIR "
+        f"or download it first (hf download {model})"
+    )
 
 
 def precision_note(cfg: RunConfig) -> str | None:
@@ -78,5 +80,7 @@ def precision_note(cfg: RunConfig) -> str | None:
         return None
     # Half-precision logits tie (design.md, Numerics), and batch or tree shape can flip a tie.
     name = str(dtype).removeprefix("torch.")
-    return (f"hsd: note: the model runs in {name}: output equal to greedy AR decoding is guaranteed "
-            f"in float32 (--dtype fp32) and measured otherwise (--baseline reports identical_to_ar)")
+    return (
+        f"hsd: note: the model runs in {name}: output equal to greedy AR decoding is guaranteed "
+        f"in float32 (--dtype fp32) and measured otherwise (--baseline reports identical_to_ar)"
+    )

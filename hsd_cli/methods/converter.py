@@ -17,8 +17,9 @@ from hsd_cli.targets.runtime.base import VisionTarget
 class TargetConverter:
     """A method on a target; the target loads on the first page unless one is given."""
 
-    def __init__(self, method: Method, cfg: RunConfig, target: VisionTarget | None = None,
-                 element_level: bool | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, method: Method, cfg: RunConfig, target: VisionTarget | None = None, element_level: bool | None = None
+    ) -> None:
         self.method_obj, self.cfg, self._target = method, cfg, target
         self.method = method.name
         if element_level is None:  # without a target, the caller knows it from the model's family
@@ -68,5 +69,5 @@ def _load(cfg: RunConfig) -> VisionTarget:
 
     target = load_target(cfg.model, cfg.device, cfg.dtype)
     if cfg.spec.cost_aware and cfg.method != "ar":
-        target.cost  # measured once per model and device (cached), at load, not in a page's time
+        target.cost  # measured once per model and device (cached), at load, not in a page's time  # noqa: B018
     return target

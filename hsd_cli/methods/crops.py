@@ -30,8 +30,10 @@ def crop_region(image: Image.Image, bbox: tuple[float, float, float, float]) -> 
     """The region with a margin, padded white to a size and aspect ratio processors accept."""
     x0, y0, x1, y1 = bbox
     box = (
-        max(0, int(x0) - CROP_MARGIN), max(0, int(y0) - CROP_MARGIN),
-        min(image.width, int(x1) + CROP_MARGIN), min(image.height, int(y1) + CROP_MARGIN),
+        max(0, int(x0) - CROP_MARGIN),
+        max(0, int(y0) - CROP_MARGIN),
+        min(image.width, int(x1) + CROP_MARGIN),
+        min(image.height, int(y1) + CROP_MARGIN),
     )
     crop = image.crop(box)
     w = max(crop.width, MIN_CROP_SIDE, int(crop.height / MAX_ASPECT) + 1)
@@ -47,7 +49,9 @@ def verifiable(region: Region, target: VisionTarget) -> bool:
     return not (target.spec.style.drop_furniture and region.kind in FURNITURE)
 
 
-def crop_chunks(target: VisionTarget, regions: list[Region], chosen: list[int], batch: int) -> list[tuple[str, list[int]]]:
+def crop_chunks(
+    target: VisionTarget, regions: list[Region], chosen: list[int], batch: int
+) -> list[tuple[str, list[int]]]:
     """Regions `chosen` grouped by their kind's prompt, `batch` per chunk: (prompt, indices)."""
     by_prompt: dict[str, list[int]] = {}
     for i in chosen:
@@ -55,8 +59,15 @@ def crop_chunks(target: VisionTarget, regions: list[Region], chosen: list[int], 
     return [(p, g[s : s + batch]) for p, g in by_prompt.items() for s in range(0, len(g), batch)]
 
 
-def crop_request(image: Image.Image, regions: list[Region], chunk: list[int], prompt: str,
-                 drafts: list[list[list[int]]] | None, spec: SpecConfig, give_up: GiveUp | None = None) -> RowsRequest:  # fmt: skip
+def crop_request(
+    image: Image.Image,
+    regions: list[Region],
+    chunk: list[int],
+    prompt: str,
+    drafts: list[list[list[int]]] | None,
+    spec: SpecConfig,
+    give_up: GiveUp | None = None,
+) -> RowsRequest:
     """The crops of regions `chunk` as one request; halved when out of memory."""
     crops = tuple(crop_region(image, regions[i].bbox) for i in chunk)
     rows = None if drafts is None else tuple(drafts)

@@ -38,6 +38,8 @@ class DraftConverter:
             t_draft=prepared.t_draft,
             t_total=full_time(prepared.t_draft, 0.0, 0.0),  # no prefill, no decode
             draft_error=prepared.draft_error,
-            width=page.image.width, height=page.image.height, dpi=page.dpi,
+            width=page.image.width,
+            height=page.image.height,
+            dpi=page.dpi,
             blocks=draft_blocks(list(prepared.regions)),
         )

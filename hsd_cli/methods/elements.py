@@ -42,12 +42,13 @@ class Elements:
             rows_drafts = None if drafts is None else [drafts[i] for i in chunk]
             done = yield crop_request(work.page.image, regions, chunk, prompt, rows_drafts, work.spec)
             report = join(report, done.report)
-            rows.update(zip(chunk, done.rows))
+            rows.update(zip(chunk, done.rows, strict=False))
         return _assemble(work, rows, drafts, report)
 
 
-def _assemble(work: PageWork, rows: dict[int, RowResult], region_drafts: list[list[list[int]]] | None,
-              report: StageReport) -> PageDecode:  # fmt: skip
+def _assemble(
+    work: PageWork, rows: dict[int, RowResult], region_drafts: list[list[list[int]]] | None, report: StageReport
+) -> PageDecode:
     """The elements' tokens and Markdown in reading order; their drafts numbered page-wide."""
     t, regions = work.target, work.regions
     tokens, all_origins, owners, blocks = [], [], [], []
@@ -65,5 +66,6 @@ def _assemble(work: PageWork, rows: dict[int, RowResult], region_drafts: list[li
         repaired |= fixed
         body = t.decode([own[k] for k in keep])
         blocks.append(t.element_markdown(regions[i].kind.value, body, regions[i].level or 1))
-    return PageDecode(tokens, cut, None, report, repaired, "\n".join(blocks), origins=all_origins,
-                      draft_map=one_per_draft(owners))  # fmt: skip
+    return PageDecode(
+        tokens, cut, None, report, repaired, "\n".join(blocks), origins=all_origins, draft_map=one_per_draft(owners)
+    )

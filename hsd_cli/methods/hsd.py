@@ -63,8 +63,9 @@ class HSD:
         (row,) = done.rows
         # Stage-1 outputs are the page's regions in reading order: the page's draft, one sequence.
         tokens, origins, repaired = loop_repair(row, outputs, spec, ordered=True, sep=t.encode("\n\n"))
-        return PageDecode(tokens, truncated(row, t.eos_ids), stage1_report, done.report, repaired, origins=origins,
-                          draft_map=dmap)  # fmt: skip
+        return PageDecode(
+            tokens, truncated(row, t.eos_ids), stage1_report, done.report, repaired, origins=origins, draft_map=dmap
+        )
 
 
 def stage1(work: PageWork):
@@ -80,7 +81,7 @@ def stage1(work: PageWork):
         spec = replace(work.spec, max_new_tokens=budget)
         done = yield crop_request(work.page.image, regions, chunk, prompt, rows, spec, GIVE_UP)
         total = join(total, done.report)
-        for i, row in zip(chunk, done.rows):
+        for i, row in zip(chunk, done.rows, strict=False):
             outputs[i] = _stage2_drafts(row, drafts[i], work.spec, t)
     return outputs, total
 

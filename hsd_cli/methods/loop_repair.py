@@ -12,7 +12,7 @@ from hsd_cli.spec.stop import StopReason
 
 def loop_repair(
     row: RowResult, drafts: list[list[int]], spec: SpecConfig, ordered: bool, sep: list[int] | None = None
-) -> tuple[list[int], list[Origin], bool]:  # fmt: skip
+) -> tuple[list[int], list[Origin], bool]:
     """The row's tokens and origins, and whether its loop was repaired."""
     if spec.on_loop != "draft" or row.stop is not StopReason.REPEAT:
         return row.tokens, row.origins, False

@@ -29,5 +29,12 @@ class Page:
         done = yield RowsRequest((work.page.image,), t.spec.page_prompt, (drafts,), work.spec)
         (row,) = done.rows
         tokens, origins, repaired = loop_repair(row, drafts, work.spec, ordered=False)
-        return PageDecode(tokens, truncated(row, t.eos_ids), None, done.report, repaired, origins=origins,
-                          draft_map=work.drafts.draft_map)  # fmt: skip
+        return PageDecode(
+            tokens,
+            truncated(row, t.eos_ids),
+            None,
+            done.report,
+            repaired,
+            origins=origins,
+            draft_map=work.drafts.draft_map,
+        )

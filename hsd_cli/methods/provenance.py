@@ -39,12 +39,14 @@ def one_per_draft(owners: list[int]) -> DraftMap:
     return DraftMap(tuple((0,) for _ in owners), tuple((r,) for r in owners))
 
 
-def page_draft(regions: list[Region], style: DraftStyle, encode: Callable[[str], list[int]]) -> tuple[list[int], DraftMap]:
+def page_draft(
+    regions: list[Region], style: DraftStyle, encode: Callable[[str], list[int]]
+) -> tuple[list[int], DraftMap]:
     """The page draft's tokens (exactly `encode(page_markdown)`) and where each region starts in them."""
     parts = page_parts(regions, style)
     text = PAGE_SEP.join(t for _, t in parts)
     starts, at = [], 0
-    for i, (_, part) in enumerate(parts):
+    for _, part in parts:
         # Tokenizing a prefix gives the token offset of a character offset (separators go to
         # the region before); one tokenizer call per region, no tokenizer-specific offsets.
         starts.append(len(encode(text[:at])) if at else 0)

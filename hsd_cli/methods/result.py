@@ -12,8 +12,9 @@ from hsd_cli.spec.stats import full_time
 from hsd_cli.targets.runtime.base import VisionTarget
 
 
-def page_result(target: VisionTarget, spec: SpecConfig, prepared: PreparedPage, out: PageDecode, method: str,
-                t_draft: float) -> PageResult:  # fmt: skip
+def page_result(
+    target: VisionTarget, spec: SpecConfig, prepared: PreparedPage, out: PageDecode, method: str, t_draft: float
+) -> PageResult:
     """The page's result from what its method decoded; `t_draft` includes tokenizing the drafts."""
     page = prepared.page
     text = target.decode(out.tokens)
@@ -22,16 +23,30 @@ def page_result(target: VisionTarget, spec: SpecConfig, prepared: PreparedPage, 
     t_decode = sum(s.t_decode for s in stages)
     hist = [a for s in stages for a in s.accepted_hist]  # sequence-steps of every stage
     return PageResult(
-        source=str(page.source), page=page.number,
+        source=str(page.source),
+        page=page.number,
         status=PageStatus.TRUNCATED if out.truncated else PageStatus.OK,
-        markdown=target.to_markdown(text) if out.markdown is None else out.markdown, method=method,
+        markdown=target.to_markdown(text) if out.markdown is None else out.markdown,
+        method=method,
         draft_source=prepared.draft_source if method != "ar" else "",
-        tau=spec.tau, window=spec.window, tokens=len(out.tokens),
-        steps=sum(s.steps for s in stages), accepted_hist=hist, t_render=prepared.t_render, t_draft=t_draft,
-        t_prefill=t_prefill, t_decode=t_decode, t_total=full_time(t_draft, t_prefill, t_decode),
-        stage1=out.stage1, stage2=out.page if out.stage1 is not None else None,
-        draft_error=prepared.draft_error, loop_repaired=out.loop_repaired, fault=out.fault,
-        width=page.image.width, height=page.image.height, dpi=page.dpi,
+        tau=spec.tau,
+        window=spec.window,
+        tokens=len(out.tokens),
+        steps=sum(s.steps for s in stages),
+        accepted_hist=hist,
+        t_render=prepared.t_render,
+        t_draft=t_draft,
+        t_prefill=t_prefill,
+        t_decode=t_decode,
+        t_total=full_time(t_draft, t_prefill, t_decode),
+        stage1=out.stage1,
+        stage2=out.page if out.stage1 is not None else None,
+        draft_error=prepared.draft_error,
+        loop_repaired=out.loop_repaired,
+        fault=out.fault,
+        width=page.image.width,
+        height=page.image.height,
+        dpi=page.dpi,
         **_provenance(target, prepared, out),
     )
 
@@ -50,10 +65,13 @@ def add_baseline(result: PageResult, spec: PageDecode, ar: PageDecode) -> PageRe
     identical = spec.tokens == ar.tokens
     divergence = None
     if not identical:
-        pairs = zip(spec.tokens, ar.tokens)
+        pairs = zip(spec.tokens, ar.tokens, strict=False)
         divergence = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(spec.tokens), len(ar.tokens)))
     return replace(
-        result, steps_ar=ar.page.steps, t_decode_ar=ar.page.t_decode,
+        result,
+        steps_ar=ar.page.steps,
+        t_decode_ar=ar.page.t_decode,
         t_total_ar=full_time(0.0, ar.page.t_prefill, ar.page.t_decode),  # AR makes no drafts
-        identical_to_ar=identical, first_divergence=divergence,
+        identical_to_ar=identical,
+        first_divergence=divergence,
     )

@@ -55,19 +55,27 @@ def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
     sync(target.device)
     t1 = time.perf_counter()
     opts = DecodeOptions(
-        request.starts, target.boundary_ids, target.cost if spec.cost_aware and drafts is not None else None,
-        target.repetition_penalty, session.prompt_ids, request.give_up,
-    )  # fmt: skip
+        request.starts,
+        target.boundary_ids,
+        target.cost if spec.cost_aware and drafts is not None else None,
+        target.repetition_penalty,
+        session.prompt_ids,
+        request.give_up,
+    )
     if drafts is None:
         rows = ar_decode(session, first, rule, opts)
     else:
         rows = spec_decode(session, first, list(drafts), spec, rule, opts)
     sync(target.device)
     report = StageReport(
-        steps=session.forward_calls, tokens=sum(len(r.tokens) for r in rows),
-        accepted=sum(r.stats.accepted for r in rows), t_prefill=t1 - t0,
-        t_decode=time.perf_counter() - t1, regions=len(rows),
-        accepted_hist=[a for r in rows for a in r.stats.accepted_hist], drafted=sum(r.stats.drafted for r in rows),
+        steps=session.forward_calls,
+        tokens=sum(len(r.tokens) for r in rows),
+        accepted=sum(r.stats.accepted for r in rows),
+        t_prefill=t1 - t0,
+        t_decode=time.perf_counter() - t1,
+        regions=len(rows),
+        accepted_hist=[a for r in rows for a in r.stats.accepted_hist],
+        drafted=sum(r.stats.drafted for r in rows),
     )
     return RowsDone(tuple(rows), report)
 
@@ -75,9 +83,15 @@ def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
 def join(a: StageReport, b: StageReport) -> StageReport:
     """Two reports of one stage as one."""
     return replace(
-        a, steps=a.steps + b.steps, tokens=a.tokens + b.tokens, accepted=a.accepted + b.accepted,
-        accepted_hist=a.accepted_hist + b.accepted_hist, t_prefill=a.t_prefill + b.t_prefill,
-        t_decode=a.t_decode + b.t_decode, regions=a.regions + b.regions, drafted=a.drafted + b.drafted,
+        a,
+        steps=a.steps + b.steps,
+        tokens=a.tokens + b.tokens,
+        accepted=a.accepted + b.accepted,
+        accepted_hist=a.accepted_hist + b.accepted_hist,
+        t_prefill=a.t_prefill + b.t_prefill,
+        t_decode=a.t_decode + b.t_decode,
+        regions=a.regions + b.regions,
+        drafted=a.drafted + b.drafted,
     )
 
 

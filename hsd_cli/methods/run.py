@@ -44,8 +44,14 @@ def serve(target: VisionTarget, request: RowsRequest) -> RowsDone:
     return RowsDone(a.rows + b.rows, join(a.report, b.report))
 
 
-def decode(method: Method, target: VisionTarget, page: PageImage, regions: list[Region], spec: SpecConfig,
-           drafts: PageDrafts | None = None) -> PageDecode:  # fmt: skip
+def decode(
+    method: Method,
+    target: VisionTarget,
+    page: PageImage,
+    regions: list[Region],
+    spec: SpecConfig,
+    drafts: PageDrafts | None = None,
+) -> PageDecode:
     """A page decoded outside a converter (benchmarks, tests); the method makes the drafts unless given."""
     drafts = method.drafts(target, regions) if drafts is None else drafts
     return decode_page(method, PageWork(target, page, regions, drafts, spec))

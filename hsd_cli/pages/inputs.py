@@ -203,9 +203,7 @@ def _walk(root: Path, glob: str | None, exclude: Path | None) -> Iterable[Path]:
     skip = os.path.realpath(exclude) if exclude is not None else None
     for dirpath, dirnames, filenames in os.walk(root):  # followlinks=False: no cycles
         here = Path(dirpath)
-        dirnames[:] = sorted(
-            d for d in dirnames if not d.startswith(".") and os.path.realpath(here / d) != skip
-        )
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and os.path.realpath(here / d) != skip)
         for name in sorted(filenames):
             rel = (here / name).relative_to(root).as_posix()
             if not name.startswith(".") and _matches(rel, name, glob):

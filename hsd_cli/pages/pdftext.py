@@ -22,8 +22,7 @@ _SYNTHETIC_BOLD = pymupdf.mupdf.FZ_STEXT_BOLD
 # mapping come out as U+FFFD, not as their raw character codes (MuPDF's default for the dict
 # flags), which read as plausible letters; `drafts.auto` can then tell a broken layer.
 _TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~(
-    pymupdf.TEXT_PRESERVE_IMAGES | pymupdf.TEXT_PRESERVE_LIGATURES
-    | pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
+    pymupdf.TEXT_PRESERVE_IMAGES | pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
 )
 
 # pymupdf.layout labels -> (kind, heading level)
@@ -117,8 +116,11 @@ def _renumber(cells: list[TableCell]) -> tuple[TableCell, ...]:
     rows = sorted({c.row for c in cells if c.text})
     cols = sorted({c.col for c in cells if c.text})
     row_at, col_at = {r: i for i, r in enumerate(rows)}, {c: i for i, c in enumerate(cols)}
-    return tuple(replace(c, row=row_at[c.row], col=col_at[c.col], is_header=c.row == rows[0])
-                 for c in cells if c.row in row_at and c.col in col_at)
+    return tuple(
+        replace(c, row=row_at[c.row], col=col_at[c.col], is_header=c.row == rows[0])
+        for c in cells
+        if c.row in row_at and c.col in col_at
+    )
 
 
 def _union(rects) -> pymupdf.Rect:
@@ -140,7 +142,7 @@ def _drop_empty_columns(cells: list[TableCell], boxes: list) -> tuple[tuple[Tabl
     used = sorted({c.col for c in cells if c.text})
     remap = {col: i for i, col in enumerate(used)}
     kept, kept_boxes = [], []
-    for c, box in zip(cells, boxes):
+    for c, box in zip(cells, boxes, strict=False):
         covered = [k for k in used if c.col <= k < c.col + c.col_span]
         if covered:
             col = remap[covered[0]]

@@ -66,8 +66,11 @@ def run(
     stop = Stop()
     summaries: list[DocSummary] = []
     options = run_options(cfg, converter.options_key())
-    with run_summary(cfg, options, summaries, stop) as finish, signals(stop), \
-            RunProgress(len(docs), err, quiet) as progress:  # fmt: skip
+    with (
+        run_summary(cfg, options, summaries, stop) as finish,
+        signals(stop),
+        RunProgress(len(docs), err, quiet) as progress,
+    ):
         plans = [plan_document(doc, cfg, options) for doc in docs]
         if isinstance(converter, LazyConverter):
             converter = converter.get() if any(p.todo for p in plans) else _NOTHING_TO_DO
@@ -101,8 +104,7 @@ _NOTHING_TO_DO: PageConverter = _NothingToDo()  # type: ignore[assignment]
 
 
 @contextmanager
-def run_summary(cfg: RunConfig, options: dict[str, object], summaries: list[DocSummary],
-                 stop: Stop) -> Iterator:  # fmt: skip
+def run_summary(cfg: RunConfig, options: dict[str, object], summaries: list[DocSummary], stop: Stop) -> Iterator:
     """Yield the function that writes run-summary.json; an exception on the way writes it too."""
     path = store.run_summary_path(cfg.out_dir, cfg.shard)
 
@@ -163,7 +165,10 @@ def _convert_document(plan: DocPlan, prepared: Iterator, ctx: _Context) -> DocSu
         return skipped_document(str(doc.path), doc.key, plan.skipped)
     todo = iter(plan.todo)
     writer = DocumentWriter(plan, ctx.cfg)
-    on_wait = lambda: ctx.progress.note(f"{doc.name}: waiting for another run that holds it")
+
+    def on_wait() -> None:
+        ctx.progress.note(f"{doc.name}: waiting for another run that holds it")
+
     try:
         with writer.locked(on_wait):
             return _write_document(writer, todo, prepared, ctx)

@@ -55,8 +55,12 @@ def verify_page(
         if isinstance(item, BaseException):
             raise item
         if item.draft_error:
-            lines.append(Line("warning", f"{name}: page {page}: draft pipeline failed "
-                                         f"({item.draft_error}); converting without drafts"))  # fmt: skip
+            lines.append(
+                Line(
+                    "warning",
+                    f"{name}: page {page}: draft pipeline failed ({item.draft_error}); converting without drafts",
+                )
+            )
         with in_page or contextlib.nullcontext():
             result = converter.convert(item)
     except ModelNotFoundError:
@@ -68,9 +72,7 @@ def verify_page(
             text = oom_line(e)
         trace = "".join(traceback.format_exception(e)).rstrip()
         lines.append(Line("error", page_line(name, page, text), trace))
-        failed = PageResult(
-            str(path), page, PageStatus.FAILED, method=converter.method, error=text, t_render=t_render
-        )
+        failed = PageResult(str(path), page, PageStatus.FAILED, method=converter.method, error=text, t_render=t_render)
         return Verified(failed, tuple(lines))
     if result.status == PageStatus.FAILED:  # the converter's own failure value
         lines.append(Line("error", page_line(name, page, result.error or "failed")))

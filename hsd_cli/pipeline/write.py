@@ -71,8 +71,7 @@ class DocumentWriter:
         if self.cfg.images:  # crops first: a page report means its figures are there
             result = save_figures(result, image, self.report_dir, PurePosixPath(self.plan.doc.key).name)
         self.results[result.page], self.converted = result, self.converted + 1
-        store.write_json(store.page_report_path(self.report_dir, result.page),
-                         page_to_json(result, self.plan.options))  # fmt: skip
+        store.write_json(store.page_report_path(self.report_dir, result.page), page_to_json(result, self.plan.options))
         if self.markdown_each_page:
             self._write_markdown()
 

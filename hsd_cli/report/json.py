@@ -25,10 +25,13 @@ _PAGE_FIELDS = tuple(f.name for f in fields(PageResult) if f.name not in _BASELI
 # A page report's keys in order, with the metrics aal, sr_decode, sr_e2e (PageResult properties) in
 # their places of old; markdown and blocks go last (page_to_json)
 _PAGE_KEYS = (
-    *_PAGE_FIELDS[: _PAGE_FIELDS.index("steps") + 1], "aal",
+    *_PAGE_FIELDS[: _PAGE_FIELDS.index("steps") + 1],
+    "aal",
     *_PAGE_FIELDS[_PAGE_FIELDS.index("steps") + 1 : _PAGE_FIELDS.index("identical_to_ar")],
-    "sr_decode", "sr_e2e", *_PAGE_FIELDS[_PAGE_FIELDS.index("identical_to_ar") :],
-)  # fmt: skip
+    "sr_decode",
+    "sr_e2e",
+    *_PAGE_FIELDS[_PAGE_FIELDS.index("identical_to_ar") :],
+)
 
 
 def normalize_options(options: dict[str, object]) -> dict[str, Any]:
@@ -98,15 +101,23 @@ def stage_from_json(data: dict[str, Any]) -> StageReport:
 def totals_to_json(t: Totals) -> dict[str, Any]:
     """Totals with the derived AAL and speedups (null when no baseline ran)."""
     return {
-        "pages": t.pages, "tokens": t.tokens, "steps": t.steps, "seq_steps": t.seq_steps,
+        "pages": t.pages,
+        "tokens": t.tokens,
+        "steps": t.steps,
+        "seq_steps": t.seq_steps,
         "accepted": t.accepted,
-        "aal": t.aal, "t_render": t.t_render, "t_draft": t.t_draft,
-        "t_prefill": t.t_prefill, "t_decode": t.t_decode, "t_total": t.t_total,
+        "aal": t.aal,
+        "t_render": t.t_render,
+        "t_draft": t.t_draft,
+        "t_prefill": t.t_prefill,
+        "t_decode": t.t_decode,
+        "t_total": t.t_total,
         "tokens_per_s": t.tokens / t.t_total if t.t_total > 0 else None,
         "baseline_pages": t.baseline_pages,
         "identical_to_ar": t.identical_pages if t.baseline_pages else None,
-        "sr_decode": t.sr_decode, "sr_e2e": t.sr_e2e,
-    }  # fmt: skip
+        "sr_decode": t.sr_decode,
+        "sr_e2e": t.sr_e2e,
+    }
 
 
 def doc_summary_to_json(s: DocSummary, options: dict[str, object]) -> dict[str, Any]:

@@ -37,10 +37,13 @@ class RunProgress:
         self.bar: Progress | None = None
         if not quiet and err.isatty():
             self.bar = Progress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
                 console=Console(file=err),
-            )  # fmt: skip
+            )
             self.docs = self.bar.add_task("documents", total=num_docs, rate="")
             self.pages = self.bar.add_task("pages", total=0, rate="")
 

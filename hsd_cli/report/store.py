@@ -150,9 +150,7 @@ def source_identity(path: Path) -> dict[str, object]:
     return {"path": printable(os.path.realpath(path)), "size": size, "sha256": digest}
 
 
-def finished_pages(
-    report_dir: Path, pages: list[int], options: dict[str, object]
-) -> dict[int, PageResult]:
+def finished_pages(report_dir: Path, pages: list[int], options: dict[str, object]) -> dict[int, PageResult]:
     """Resume index: the pages (1-based) among `pages` whose reports can be reused."""
     wanted = normalize_options(options)
     done: dict[int, PageResult] = {}

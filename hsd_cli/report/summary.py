@@ -106,14 +106,25 @@ def page_totals(r: PageResult) -> Totals:
     """Totals of one page, from its stored counts and times (the baseline's own, not ratios)."""
     base = r.has_baseline
     return Totals(
-        pages=1, tokens=r.tokens, steps=r.steps, seq_steps=r.seq_steps, accepted=r.accepted,
-        t_render=r.t_render, t_draft=r.t_draft, t_prefill=r.t_prefill,
-        t_decode=r.t_decode, t_total=r.t_total,
-        baseline_pages=int(base), identical_pages=int(bool(r.identical_to_ar)),
-        steps_spec=r.steps if base else 0, steps_ar=r.steps_ar or 0,
-        t_decode_spec=r.t_decode_spec if base else 0.0, t_decode_ar=r.t_decode_ar or 0.0,
-        t_total_spec=r.t_total if base else 0.0, t_total_ar=r.t_total_ar or 0.0,
-    )  # fmt: skip
+        pages=1,
+        tokens=r.tokens,
+        steps=r.steps,
+        seq_steps=r.seq_steps,
+        accepted=r.accepted,
+        t_render=r.t_render,
+        t_draft=r.t_draft,
+        t_prefill=r.t_prefill,
+        t_decode=r.t_decode,
+        t_total=r.t_total,
+        baseline_pages=int(base),
+        identical_pages=int(bool(r.identical_to_ar)),
+        steps_spec=r.steps if base else 0,
+        steps_ar=r.steps_ar or 0,
+        t_decode_spec=r.t_decode_spec if base else 0.0,
+        t_decode_ar=r.t_decode_ar or 0.0,
+        t_total_spec=r.t_total if base else 0.0,
+        t_total_ar=r.t_total_ar or 0.0,
+    )
 
 
 def sum_totals(items: Iterable[Totals]) -> Totals:

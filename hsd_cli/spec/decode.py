@@ -86,17 +86,24 @@ class SpecStepper:
     """The loop of `spec_decode`, one verification step per `step()`, so that a scheduler can
     drive the steps of several batches; `results()` once `done`."""
 
-    def __init__(self, session: TargetSession, first_logits: torch.Tensor, drafts: list[list[list[int]]],
-                 cfg: SpecConfig, rule: StopRule, opts: DecodeOptions = DecodeOptions()) -> None:  # fmt: skip
+    def __init__(
+        self,
+        session: TargetSession,
+        first_logits: torch.Tensor,
+        drafts: list[list[list[int]]],
+        cfg: SpecConfig,
+        rule: StopRule,
+        opts: DecodeOptions = DecodeOptions(),
+    ) -> None:
         assert first_logits.ndim == 2 and first_logits.shape[0] == len(drafts)
         self.session, self.cfg, self.rule, self.opts = session, cfg, rule, opts
         self.rows = [_Row(build_index(d, cfg.window, cfg.min_window)) for d in drafts]
         if opts.penalty != 1.0:
-            for row, prompt in zip(self.rows, opts.prompts):
+            for row, prompt in zip(self.rows, opts.prompts, strict=False):
                 row.seen.update(prompt)
             seen = [sorted(r.seen) for r in self.rows]
             first_logits = penalize(first_logits[:, None], seen, [[[]] for _ in self.rows], opts.penalty)[:, 0]
-        for row, tok in zip(self.rows, first_logits.argmax(-1).tolist()):
+        for row, tok in zip(self.rows, first_logits.argmax(-1).tolist(), strict=False):
             row.origins.append(MODEL)
             row.push([tok], rule)
         self.active = _drop_finished(session, list(range(len(self.rows))), self.rows)
@@ -114,13 +121,13 @@ class SpecStepper:
         logits = self.session.step(*pack_trees(trees))
         if opts.penalty != 1.0:
             seen = [sorted(rows[i].seen) for i in active]
-            extra = [path_tokens(t, rows[i].seen) for i, t in zip(active, trees)]
+            extra = [path_tokens(t, rows[i].seen) for i, t in zip(active, trees, strict=False)]
             logits = penalize(logits, seen, extra, opts.penalty)
         u_hat = logits.argmax(-1).tolist()  # [B, K]: the step's one device sync
         logp = torch.log_softmax(logits.float(), -1) if cfg.tau < 1.0 else None
         # 4. accept, per row
         keep = []
-        for b, (i, tree) in enumerate(zip(active, trees)):
+        for b, (i, tree) in enumerate(zip(active, trees, strict=False)):
             acc = accept_nodes(tree, u_hat[b], cfg.tau, None if logp is None else logp[b])
             rows[i].stats.observe_step(tree.num_nodes - 1, len(acc.tokens))
             rows[i].accept.observe(tree, ks[b], acc.path)
@@ -158,7 +165,9 @@ def ar_decode(
     """Plain greedy decoding, one token per step: the same loop with no drafts."""
     cfg = SpecConfig(window=1, max_new_tokens=rule.max_new_tokens)
     empty = [[] for _ in range(first_logits.shape[0])]
-    return spec_decode(session, first_logits, empty, cfg, rule, DecodeOptions(penalty=opts.penalty, prompts=opts.prompts))
+    return spec_decode(
+        session, first_logits, empty, cfg, rule, DecodeOptions(penalty=opts.penalty, prompts=opts.prompts)
+    )
 
 
 def _propose(rows: list[_Row], cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[DraftTree], list[int]]:
@@ -171,9 +180,9 @@ def _propose(rows: list[_Row], cfg: SpecConfig, opts: DecodeOptions) -> tuple[li
         ks.append(k)
         probs.append(node_probs(trie, row.accept.p_first(k), row.accept.p_cont()))
     order = [sorted(range(1, len(p)), key=lambda i: -p[i]) for p in probs]
-    gains = [[p[i] for i in o] for p, o in zip(probs, order)]
+    gains = [[p[i] for i in o] for p, o in zip(probs, order, strict=False)]
     n = best_size(gains, opts.cost if cfg.cost_aware else None, cfg.max_nodes)
-    trees = [linearize(t, {0, *o[:n]}) for t, o in zip(tries, order)]
+    trees = [linearize(t, {0, *o[:n]}) for t, o in zip(tries, order, strict=False)]
     return trees, ks
 
 

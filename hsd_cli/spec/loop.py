@@ -9,8 +9,8 @@ that best matches the last kept tokens. Pure functions over token lists: no mode
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 MIN_MATCH = 3  # tokens the kept tail and the draft must share to place the splice (paper: n = 3)
 MAX_MATCH = 32  # longer shared tails rank no higher: bounds the work per draft position
@@ -82,8 +82,9 @@ def find_anchor(
     return anchor
 
 
-def splice(kept: Sequence[int], drafts: Sequence[Sequence[int]], anchor: Anchor, ordered: bool,
-           sep: Sequence[int] = ()) -> list[int]:  # fmt: skip
+def splice(
+    kept: Sequence[int], drafts: Sequence[Sequence[int]], anchor: Anchor, ordered: bool, sep: Sequence[int] = ()
+) -> list[int]:
     """kept + the anchor draft's rest (+ every later draft, joined by sep, when `ordered`)."""
     out = list(kept) + list(drafts[anchor.draft][anchor.pos :])
     for draft in drafts[anchor.draft + 1 :] if ordered else ():
@@ -93,9 +94,13 @@ def splice(kept: Sequence[int], drafts: Sequence[Sequence[int]], anchor: Anchor,
 
 
 def repair_loop(
-    tokens: Sequence[int], drafts: Sequence[Sequence[int]], span: int, *, ordered: bool,
+    tokens: Sequence[int],
+    drafts: Sequence[Sequence[int]],
+    span: int,
+    *,
+    ordered: bool,
     sep: Sequence[int] = (),
-) -> Repair | None:  # fmt: skip
+) -> Repair | None:
     """A looping row's tokens with the loop cut after its first period and the drafts' rest
     appended; None when the row does not loop."""
     loop = find_loop(tokens, span)

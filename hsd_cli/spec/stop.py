@@ -37,7 +37,4 @@ def _is_looping(tokens: list[int], span: int) -> bool:
         return False
     last = tokens[-1]
     tail = tokens[-span:]
-    for p in range(1, span // 8 + 1):
-        if tokens[-1 - p] == last and tail == tokens[-span - p : -p]:
-            return True
-    return False
+    return any(tokens[-1 - p] == last and tail == tokens[-span - p : -p] for p in range(1, span // 8 + 1))

@@ -23,8 +23,16 @@ GROUNDING_TOKENS = ("<|ref|>", "<|/ref|>", "<|det|>", "<|/det|>")
 # The card's "3B" is the MoE decoder (DeepSeek3B-MoE-A570M); with SAM + Qwen2-0.5B encoder the
 # checkpoint is 3.4B (6.8 GB in bf16).
 SPECS = (
-    FamilySpec("deepseek_ocr2", ("deepseek-community/DeepSeek-OCR-2",), PAGE_PROMPT, REGION_PROMPT,
-               STYLE, n_axes=0, published_params="3.4B", markup_tokens=GROUNDING_TOKENS),
+    FamilySpec(
+        "deepseek_ocr2",
+        ("deepseek-community/DeepSeek-OCR-2",),
+        PAGE_PROMPT,
+        REGION_PROMPT,
+        STYLE,
+        n_axes=0,
+        published_params="3.4B",
+        markup_tokens=GROUNDING_TOKENS,
+    ),
 )
 
 # Grounded output: <|ref|>label<|/ref|><|det|>[[x1, y1, x2, y2]]<|/det|> before each block.
@@ -48,6 +56,6 @@ def strip_grounding(text: str) -> str:
     """Blocks without their <|ref|>/<|det|> tags; figure blocks (a box, no text) removed."""
     parts = _REF.split(_CUT.sub("", text))  # [before, label1, block1, label2, block2, ...]
     blocks = [parts[0]]
-    for label, block in zip(parts[1::2], parts[2::2]):
+    for label, block in zip(parts[1::2], parts[2::2], strict=False):
         blocks.append("" if label.strip().lower() in _FIGURES else block)
     return "\n\n".join(b.strip() for b in blocks if b.strip())

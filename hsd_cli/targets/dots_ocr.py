@@ -44,9 +44,18 @@ STYLE = DraftStyle(table="html", heading="hash", formula="dollars", figure="", d
 MAX_PIXELS = 11289600  # dots_ocr/utils/consts.py MAX_PIXELS
 
 SPECS = (
-    FamilySpec("dots_ocr", ("rednote-hilab/dots.ocr",), PAGE_PROMPT, REGION_PROMPT, STYLE, n_axes=0,
-               remote_code=True, published_params="3B", auto_class="AutoModelForCausalLM",
-               max_pixels=MAX_PIXELS),
+    FamilySpec(
+        "dots_ocr",
+        ("rednote-hilab/dots.ocr",),
+        PAGE_PROMPT,
+        REGION_PROMPT,
+        STYLE,
+        n_axes=0,
+        remote_code=True,
+        published_params="3B",
+        auto_class="AutoModelForCausalLM",
+        max_pixels=MAX_PIXELS,
+    ),
 )
 
 _FURNITURE = ("Page-header", "Page-footer")

@@ -8,8 +8,7 @@ from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 
 # The model card's task prompts. Its SDK runs PP-DocLayout-V3 and sends each region its task;
 # a whole page goes through "Text Recognition:" like any text region.
-PROMPTS = {"text": "Text Recognition:", "table": "Table Recognition:",
-           "formula": "Formula Recognition:"}  # fmt: skip
+PROMPTS = {"text": "Text Recognition:", "table": "Table Recognition:", "formula": "Formula Recognition:"}
 # Tables come as HTML, formulas as LaTeX (the SDK wraps them in $$); headings are plain text
 # (the SDK adds `#` from the layout label, not the model).
 STYLE = DraftStyle(table="html", heading="plain", formula="dollars", figure="", drop_furniture=True)
@@ -18,9 +17,17 @@ MAX_PIXELS = 9633792 // 2  # preprocessor longest_edge counts both temporal fram
 # The card's "0.9B" is 0.4B vision + 0.5B decoder layers; with token embeddings and output head the
 # checkpoint holds 1.1B (Ollama lists 1.11B).
 SPECS = (
-    FamilySpec("glm_ocr", ("zai-org/GLM-OCR",), PROMPTS["text"], PROMPTS["text"], STYLE,
-               published_params="1.1B", max_pixels=MAX_PIXELS,
-               kind_prompts={"table": PROMPTS["table"], "equation": PROMPTS["formula"]}, element_level=True),
+    FamilySpec(
+        "glm_ocr",
+        ("zai-org/GLM-OCR",),
+        PROMPTS["text"],
+        PROMPTS["text"],
+        STYLE,
+        published_params="1.1B",
+        max_pixels=MAX_PIXELS,
+        kind_prompts={"table": PROMPTS["table"], "equation": PROMPTS["formula"]},
+        element_level=True,
+    ),
 )
 
 

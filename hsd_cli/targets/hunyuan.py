@@ -23,8 +23,17 @@ STYLE = DraftStyle(table="html", heading="hash", formula="brackets", figure="", 
 MAX_PIXELS = 2048 * 2048
 
 SPECS = (
-    FamilySpec("hunyuan_vl", ("tencent/HunyuanOCR",), PAGE_PROMPT, REGION_PROMPT, STYLE,
-               n_axes=4, rope_per_row=True, published_params="1B", max_pixels=MAX_PIXELS),
+    FamilySpec(
+        "hunyuan_vl",
+        ("tencent/HunyuanOCR",),
+        PAGE_PROMPT,
+        REGION_PROMPT,
+        STYLE,
+        n_axes=4,
+        rope_per_row=True,
+        published_params="1B",
+        max_pixels=MAX_PIXELS,
+    ),
 )
 
 # doc_parse appends figure boxes as point pairs "(x1,y1),(x2,y2)" at the end of a line.
@@ -35,8 +44,10 @@ _CAPTION = re.compile(r"<table([^>]*)>\s*<caption[^>]*>(.*?)</caption>", re.S | 
 class HunyuanTarget(VisionTarget):
     def chat_prompt(self, prompt: str) -> str:
         """An empty system turn, then image + prompt: the model card's messages for every task."""
-        messages = [{"role": "system", "content": ""},
-                    {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": prompt}]}]
+        messages = [
+            {"role": "system", "content": ""},
+            {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": prompt}]},
+        ]
         return self.processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
 
     def to_markdown(self, text: str) -> str:

@@ -14,8 +14,16 @@ STYLE = DraftStyle(table="markdown", heading="hash", formula="dollars", figure="
 MAX_PIXELS = 1540 * 1540  # trained with the longest edge at 1540 px
 
 SPECS = (
-    FamilySpec("lighton_ocr", ("lightonai/LightOnOCR-2-1B", "lightonai/LightOnOCR-1B-1025"), PROMPT,
-               PROMPT, STYLE, n_axes=0, published_params="1B / 1B", max_pixels=MAX_PIXELS),
+    FamilySpec(
+        "lighton_ocr",
+        ("lightonai/LightOnOCR-2-1B", "lightonai/LightOnOCR-1B-1025"),
+        PROMPT,
+        PROMPT,
+        STYLE,
+        n_axes=0,
+        published_params="1B / 1B",
+        max_pixels=MAX_PIXELS,
+    ),
 )
 
 

@@ -9,8 +9,12 @@ from hsd_cli.targets.convert import normalize_math, pipe_table, tidy
 from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 
 # Element prompts the model was trained with; the page and plain regions use "OCR:".
-PROMPTS = {"text": "OCR:", "table": "Table Recognition:", "formula": "Formula Recognition:",
-           "chart": "Chart Recognition:"}  # fmt: skip
+PROMPTS = {
+    "text": "OCR:",
+    "table": "Table Recognition:",
+    "formula": "Formula Recognition:",
+    "chart": "Chart Recognition:",
+}
 # Tables come as OTSL (the model's only table format); headings carry no marks (the layout
 # model, not the VLM, decides what a heading is); formulas are LaTeX.
 STYLE = DraftStyle(table="otsl", heading="plain", formula="dollars", figure="", drop_furniture=True)
@@ -23,10 +27,18 @@ OTSL_TOKENS = ("<fcel>", "<ecel>", "<lcel>", "<ucel>", "<xcel>", "<nl>")
 # element_level: the official pipeline (PaddleOCR `PaddleOCRVL`) runs PP-DocLayoutV2 first and sends
 # each element its task prompt; the model card has no whole-page prompt.
 SPECS = (
-    FamilySpec("paddleocr_vl", ("PaddlePaddle/PaddleOCR-VL",), PROMPTS["text"], PROMPTS["text"],
-               STYLE, published_params="0.9B", max_pixels=MAX_PIXELS,
-               kind_prompts={"table": PROMPTS["table"], "equation": PROMPTS["formula"]},
-               markup_tokens=OTSL_TOKENS, element_level=True),
+    FamilySpec(
+        "paddleocr_vl",
+        ("PaddlePaddle/PaddleOCR-VL",),
+        PROMPTS["text"],
+        PROMPTS["text"],
+        STYLE,
+        published_params="0.9B",
+        max_pixels=MAX_PIXELS,
+        kind_prompts={"table": PROMPTS["table"], "equation": PROMPTS["formula"]},
+        markup_tokens=OTSL_TOKENS,
+        element_level=True,
+    ),
 )
 
 # OTSL: fcel = cell with text, ecel = empty cell, lcel = continues the cell on its left,
@@ -45,7 +57,7 @@ class PaddleVlTarget(VisionTarget):
 def otsl_grid(otsl: str) -> list[list[tuple[str, str]]]:
     """OTSL -> rows of (tag, text) cells."""
     rows, row, parts = [], [], _TAG.split(otsl)
-    for tag, body in zip(parts[1::2], parts[2::2]):
+    for tag, body in zip(parts[1::2], parts[2::2], strict=False):
         if tag == "nl":
             rows.append(row)
             row = []

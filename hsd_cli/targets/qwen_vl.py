@@ -16,16 +16,34 @@ MAX_PIXELS = 12845056
 
 # published_params: the hub pages' counts (the names round them: Qwen3-VL-4B holds 4.44B).
 SPECS = (
-    FamilySpec("qwen3_vl", ("Qwen/Qwen3-VL-2B-Instruct", "Qwen/Qwen3-VL-4B-Instruct",
-               "Qwen/Qwen3-VL-8B-Instruct"), PAGE_PROMPT, REGION_PROMPT, STYLE,
-               published_params="2.13B / 4.44B / 8.77B", max_pixels=MAX_PIXELS),
-    FamilySpec("qwen2_5_vl", ("Qwen/Qwen2.5-VL-3B-Instruct", "Qwen/Qwen2.5-VL-7B-Instruct"),
-               PAGE_PROMPT, REGION_PROMPT, STYLE, published_params="3.75B / 8.29B",
-               max_pixels=MAX_PIXELS),
-    FamilySpec("qwen2_vl", ("Qwen/Qwen2-VL-2B-Instruct", "Qwen/Qwen2-VL-7B-Instruct"),
-               PAGE_PROMPT, REGION_PROMPT, STYLE, published_params="2.21B / 8.29B",
-               max_pixels=MAX_PIXELS),
-)  # fmt: skip
+    FamilySpec(
+        "qwen3_vl",
+        ("Qwen/Qwen3-VL-2B-Instruct", "Qwen/Qwen3-VL-4B-Instruct", "Qwen/Qwen3-VL-8B-Instruct"),
+        PAGE_PROMPT,
+        REGION_PROMPT,
+        STYLE,
+        published_params="2.13B / 4.44B / 8.77B",
+        max_pixels=MAX_PIXELS,
+    ),
+    FamilySpec(
+        "qwen2_5_vl",
+        ("Qwen/Qwen2.5-VL-3B-Instruct", "Qwen/Qwen2.5-VL-7B-Instruct"),
+        PAGE_PROMPT,
+        REGION_PROMPT,
+        STYLE,
+        published_params="3.75B / 8.29B",
+        max_pixels=MAX_PIXELS,
+    ),
+    FamilySpec(
+        "qwen2_vl",
+        ("Qwen/Qwen2-VL-2B-Instruct", "Qwen/Qwen2-VL-7B-Instruct"),
+        PAGE_PROMPT,
+        REGION_PROMPT,
+        STYLE,
+        published_params="2.21B / 8.29B",
+        max_pixels=MAX_PIXELS,
+    ),
+)
 
 
 class QwenVlTarget(VisionTarget):

@@ -38,9 +38,23 @@ def _bench(args: list[str]) -> tuple[int, str]:
 def test_bench_on_sample_docs(tiny_model_dir, tmp_path):
     """ar, page and hsd on every sample page; page and hsd identical to AR (tau = 1, fp32)."""
     out = tmp_path / "results.json"
-    code, output = _bench([str(REPO / "sample_docs"), "--model", str(tiny_model_dir("qwen2_5_vl")),
-                           "--methods", "ar,page,hsd", "--max-new-tokens", "64", "--device", "cpu",
-                           "--dtype", "fp32", "--out-json", str(out)])
+    code, output = _bench(
+        [
+            str(REPO / "sample_docs"),
+            "--model",
+            str(tiny_model_dir("qwen2_5_vl")),
+            "--methods",
+            "ar,page,hsd",
+            "--max-new-tokens",
+            "64",
+            "--device",
+            "cpu",
+            "--dtype",
+            "fp32",
+            "--out-json",
+            str(out),
+        ]
+    )
     assert code == 0, output
     report = json.loads(out.read_text())
     assert report["schema_version"] == 1 and "hsd bench" in report["command"]
@@ -61,10 +75,22 @@ def _tiny_corpus(root: Path) -> Path:
         gt = "\n\n".join(page.get_text().strip() for page in doc)
     (root / "docs" / "paper.md").write_text("# Sample\n\n" + gt, encoding="utf-8")
     shutil.copy(REPO / "sample_docs" / "two_columns.pdf", root / "docs" / "no_gt.pdf")
-    items = [{"id": "docs/paper", "file": "docs/paper.pdf", "kind": "born-digital", "pages": 2,
-              "ground_truth": [{"file": "docs/paper.md", "format": "markdown"}]},
-             {"id": "docs/no_gt", "file": "docs/no_gt.pdf", "kind": "born-digital", "pages": 1,
-              "ground_truth": [{"file": "tests.jsonl", "format": "jsonl"}]}]
+    items = [
+        {
+            "id": "docs/paper",
+            "file": "docs/paper.pdf",
+            "kind": "born-digital",
+            "pages": 2,
+            "ground_truth": [{"file": "docs/paper.md", "format": "markdown"}],
+        },
+        {
+            "id": "docs/no_gt",
+            "file": "docs/no_gt.pdf",
+            "kind": "born-digital",
+            "pages": 1,
+            "ground_truth": [{"file": "tests.jsonl", "format": "jsonl"}],
+        },
+    ]
     (root / "manifest.json").write_text(json.dumps({"set": "t", "items": items}))
     return root
 
@@ -74,9 +100,24 @@ def _tiny_corpus(root: Path) -> Path:
 def test_oracle_bench_on_a_tiny_corpus(tiny_model_dir, tmp_path, noise):
     """Oracle mode: documents without Markdown ground truth are skipped; outputs say 'oracle target'."""
     corpus, out, md = _tiny_corpus(tmp_path / "corpus"), tmp_path / "o.json", tmp_path / "R.md"
-    args = [str(corpus), "--model", str(tiny_model_dir("qwen2_5_vl")), "--oracle", "--methods",
-            "ar,page,hsd", "--max-new-tokens", "32", "--max-pages", "1", "--warmup", "0",
-            "--out-json", str(out), "--markdown", str(md)] + (["--noise", noise] if noise else [])
+    args = [
+        str(corpus),
+        "--model",
+        str(tiny_model_dir("qwen2_5_vl")),
+        "--oracle",
+        "--methods",
+        "ar,page,hsd",
+        "--max-new-tokens",
+        "32",
+        "--max-pages",
+        "1",
+        "--warmup",
+        "0",
+        "--out-json",
+        str(out),
+        "--markdown",
+        str(md),
+    ] + (["--noise", noise] if noise else [])
     code, output = _bench(args)
     assert code == 0, output
     report = json.loads(out.read_text())
@@ -101,12 +142,21 @@ def test_failed_method_is_a_row_not_a_gap():
 
 def test_totals_are_ratios_of_sums():
     """SR over pages = total AR time / total method time, not the mean of per-page ratios."""
+
     def page(ar_t: float, m_t: float) -> PageBench:
-        return PageBench("x", 1, "image", runs={
-            "ar": MethodRun("ar", t_decode=ar_t, t_total=ar_t),
-            "page": MethodRun("page", seq_steps=2, accepted=6, t_draft=m_t / 2, t_decode=m_t / 2, t_total=m_t)})
-    (tot,) = [t for t in group_totals([page(1.0, 1.0), page(9.0, 1.0)], ("ar", "page"))["overall"]
-              if t.method == "page"]
+        return PageBench(
+            "x",
+            1,
+            "image",
+            runs={
+                "ar": MethodRun("ar", t_decode=ar_t, t_total=ar_t),
+                "page": MethodRun("page", seq_steps=2, accepted=6, t_draft=m_t / 2, t_decode=m_t / 2, t_total=m_t),
+            },
+        )
+
+    (tot,) = [
+        t for t in group_totals([page(1.0, 1.0), page(9.0, 1.0)], ("ar", "page"))["overall"] if t.method == "page"
+    ]
     assert tot.sr_decode == pytest.approx(5.0)  # Not (1 + 9) / 2
     assert tot.aal == 3.0
 
@@ -121,8 +171,10 @@ def test_blocks_are_assigned_to_pages_in_order():
 def test_region_reference_is_the_best_matching_span():
     """A region's reference is the span of the page reference its draft matches, widened to words."""
     ref = "# Title\n\nThe quick brown fox jumps over the lazy dog.\n\nAnother paragraph here."
-    regions = [Region((0, 0, 1, 1), RegionKind.TEXT, 0, "quick brwn fox jumps"),
-               Region((0, 0, 1, 1), RegionKind.TEXT, 1, "zzzz qqqq")]
+    regions = [
+        Region((0, 0, 1, 1), RegionKind.TEXT, 0, "quick brwn fox jumps"),
+        Region((0, 0, 1, 1), RegionKind.TEXT, 1, "zzzz qqqq"),
+    ]
     assert region_references(regions, ref, MARKDOWN) == ["quick brown fox jumps", ""]
 
 
@@ -138,8 +190,10 @@ def test_noise_is_seeded_and_scales_with_the_rate():
     text = " ".join(f"word{i}" for i in range(200))
     assert corrupt_text(text, 0.0, Random(1)) == text
     assert corrupt_text(text, 0.2, Random(1)) == corrupt_text(text, 0.2, Random(1))
-    changed = [sum(a != b for a, b in zip(text.split(), corrupt_text(text, r, Random(2)).split()))
-               for r in (0.05, 0.4)]
+    changed = [
+        sum(a != b for a, b in zip(text.split(), corrupt_text(text, r, Random(2)).split(), strict=False))
+        for r in (0.05, 0.4)
+    ]  # noqa: E501
     assert 0 < changed[0] < changed[1]
     regions, clean = noisy_regions("# A\n\nb c d\n\ne f", (100, 300), 0.0, Random(0))
     assert [r.text for r in regions] == clean == ["# A", "b c d", "e f"]

@@ -89,8 +89,10 @@ def test_oracle_on_a_real_tiny_model_reproduces_the_reference(tiny_target):
     text = "# Title\n\nLine 0 of the page. Line 1 of the page.\n\nLine 2 of the page."
     ref = target.encode(text)
     target.expect(page.image, ref)
-    regions = [Region((10, 10, 300, 60), RegionKind.TEXT, 0, "Line 0 of the page."),
-               Region((10, 110, 300, 160), RegionKind.TEXT, 1, "Line 2 of the page.")]
+    regions = [
+        Region((10, 10, 300, 60), RegionKind.TEXT, 0, "Line 0 of the page."),
+        Region((10, 110, 300, 160), RegionKind.TEXT, 1, "Line 2 of the page."),
+    ]
     for region in regions:
         target.expect(crop_region(page.image, region.bbox), target.encode(region.text))
     spec = SpecConfig(max_new_tokens=200)

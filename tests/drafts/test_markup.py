@@ -7,16 +7,19 @@ import pytest
 from hsd_cli.datatypes import Region, RegionKind, TableCell
 from hsd_cli.drafts.markup import DraftStyle, page_markdown, region_markup
 
-HTML = DraftStyle(table="html", heading="plain", formula="brackets", figure="<!-- image -->",
-                  drop_furniture=False)  # fmt: skip
+HTML = DraftStyle(table="html", heading="plain", formula="brackets", figure="<!-- image -->", drop_furniture=False)
 MD = DraftStyle()
 
 # A 3x3 table whose first cell spans two columns and whose last column spans two rows.
 CELLS = (
-    TableCell(0, 0, "Model", col_span=2, is_header=True), TableCell(0, 2, "Score", is_header=True),
-    TableCell(1, 0, "a|b"), TableCell(1, 1, "x"), TableCell(1, 2, "9", row_span=2),
-    TableCell(2, 0, "c"), TableCell(2, 1, "y"),
-)  # fmt: skip
+    TableCell(0, 0, "Model", col_span=2, is_header=True),
+    TableCell(0, 2, "Score", is_header=True),
+    TableCell(1, 0, "a|b"),
+    TableCell(1, 1, "x"),
+    TableCell(1, 2, "9", row_span=2),
+    TableCell(2, 0, "c"),
+    TableCell(2, 1, "y"),
+)
 
 
 def region(kind: RegionKind, text: str = "", order: int = 0, **kw) -> Region:

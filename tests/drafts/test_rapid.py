@@ -91,8 +91,11 @@ def small_page(dpi: int) -> Image.Image:
     return Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
 
 
-SMALL_LINES = ("Speculative decoding drafts every region", "of the page with a cheap reader first,",
-               "then the target model verifies them all.")  # fmt: skip
+SMALL_LINES = (
+    "Speculative decoding drafts every region",
+    "of the page with a cheap reader first,",
+    "then the target model verifies them all.",
+)
 
 
 def test_ocr_scale_enlarges_small_pages_only() -> None:
@@ -122,12 +125,18 @@ def test_chart_beside_a_text_column_is_not_a_table() -> None:
     def at(y: int, x: int, text: str) -> TextSpan:
         return TextSpan((x, y, x + 10 * len(text), y + 20), text)
 
-    prose = ["息差小幅收窄，看好微贷持续复苏。公司上半年年化净息差", "保持相对稳定，我们按期初期末余额测算2季度单",
-             "季净息差较1季度环比收窄15BP至2.78%，背后可以看到资负两端均有"]
+    prose = [
+        "息差小幅收窄，看好微贷持续复苏。公司上半年年化净息差",
+        "保持相对稳定，我们按期初期末余额测算2季度单",
+        "季净息差较1季度环比收窄15BP至2.78%，背后可以看到资负两端均有",
+    ]
     labels = ["10%", "5%", "0%", "-5%", "2022-08-24", "2023-01-05"]
     chart = [at(30 * i, 40, t) for i, t in enumerate(labels)] + [at(30 * i, 400, t) for i, t in enumerate(prose)]
     assert _loose_lines(RegionKind.TABLE, chart) == chart
-    rows = [("归属母公司所有者净利润", "173", "471", "717"), ("营业总收入", "1,567", "3,684", "5,056"),
-            ("经营活动现金流", "76", "205", "658")]
+    rows = [
+        ("归属母公司所有者净利润", "173", "471", "717"),
+        ("营业总收入", "1,567", "3,684", "5,056"),
+        ("经营活动现金流", "76", "205", "658"),
+    ]
     statement = [at(30 * r, 40 + 200 * c, t) for r, row in enumerate(rows) for c, t in enumerate(row)]
     assert _loose_lines(RegionKind.TABLE, statement) == []

@@ -19,8 +19,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 W, H = 1000, 1400
 
 
-def line(x0: float, y0: float, text: str, size: float = 10, bold: bool = False,
-         width: float = 400) -> TextSpan:  # fmt: skip
+def line(x0: float, y0: float, text: str, size: float = 10, bold: bool = False, width: float = 400) -> TextSpan:
     return TextSpan((x0, y0, x0 + width, y0 + 2 * size), text, size, bold)
 
 
@@ -59,8 +58,10 @@ def test_two_columns_read_column_by_column() -> None:
     right = [line(520, 200 + 20 * i, f"right {i}") for i in range(3)]
     page = page_of(line(80, 100, "Title", size=20, width=840), *right, *left)
     assert texts(TextLayerSource().regions(page)) == [
-        ("title", "Title"), ("text", "left 0 left 1 left 2"), ("text", "right 0 right 1 right 2"),
-    ]  # fmt: skip
+        ("title", "Title"),
+        ("text", "left 0 left 1 left 2"),
+        ("text", "right 0 right 1 right 2"),
+    ]
 
 
 def test_layout_boxes_are_filled_and_read_by_columns() -> None:
@@ -70,17 +71,21 @@ def test_layout_boxes_are_filled_and_read_by_columns() -> None:
         Region((50, 100, 450, 300), RegionKind.TEXT, 1, ""),
         Region((50, 600, 450, 700), RegionKind.TEXT, 2, ""),  # empty: dropped
     )
-    page = page_of(line(60, 110, "west"), line(510, 110, "east"), line(60, 400, "stray"),
-                   layout=layout)  # fmt: skip
+    page = page_of(line(60, 110, "west"), line(510, 110, "east"), line(60, 400, "stray"), layout=layout)
     assert texts(TextLayerSource().regions(page)) == [
-        ("text", "west"), ("text", "stray"), ("text", "east"),
+        ("text", "west"),
+        ("text", "stray"),
+        ("text", "east"),
     ]  # fmt: skip  (not the layout's east-first order)
 
 
 def test_rtl_lines_read_right_to_left() -> None:
     """Two pieces of one Arabic line: the right one comes first."""
-    page = page_of(line(500, 200, "مرحبا بكم"), line(100, 200, "في البرنامج"),
-                   layout=(Region((50, 150, 950, 300), RegionKind.TEXT, 0, ""),))  # fmt: skip
+    page = page_of(
+        line(500, 200, "مرحبا بكم"),
+        line(100, 200, "في البرنامج"),
+        layout=(Region((50, 150, 950, 300), RegionKind.TEXT, 0, ""),),
+    )
     assert TextLayerSource().regions(page)[0].text == "مرحبا بكم في البرنامج"
 
 
@@ -120,8 +125,7 @@ def embedded_font_page(to_unicode: bool) -> pymupdf.Page:
     page = doc.new_page(width=400, height=300)
     page.insert_font(fontname="F0", fontbuffer=pymupdf.Font("cjk").buffer)
     for i in range(6):
-        page.insert_text((20, 40 + 30 * i), "Speculative decoding drafts every region",
-                         fontname="F0", fontsize=12)  # fmt: skip
+        page.insert_text((20, 40 + 30 * i), "Speculative decoding drafts every region", fontname="F0", fontsize=12)
     page.insert_text((20, 280), "Page 1", fontsize=10)  # a base-14 font maps itself
     doc.subset_fonts()
     if not to_unicode:  # what broken producers write: glyph ids alone
@@ -155,9 +159,11 @@ def test_symbol_bullets_do_not_make_a_layer_unreadable() -> None:
     assert has_text_layer(page_of(*spans))
 
 
-PROSE = ("Mechanical properties of new composites were investigated in detail here",
-         "and the composites which consisted of two kinds of reinforcement grew",
-         "harder with every pass of the extrusion through the twisted channel die")  # fmt: skip
+PROSE = (
+    "Mechanical properties of new composites were investigated in detail here",
+    "and the composites which consisted of two kinds of reinforcement grew",
+    "harder with every pass of the extrusion through the twisted channel die",
+)
 
 
 def test_prose_in_columns_is_not_a_table() -> None:
@@ -221,13 +227,15 @@ def test_tables_sharing_a_heading_split_out_of_one_grid() -> None:
     """Side-by-side and stacked statements with one column heading become one table each."""
     from hsd_cli.pages.pdftext import table_parts
 
-    page = _grid_pdf([
-        ["Income", "2021", "2022", "Balance", "2021", "2022"],
-        ["sales", "1", "2", "cash", "5", "6"],
-        ["cost", "3", "4", "stock", "7", "8"],
-        ["Cash flow", "2021", "2022", "debt", "9", "10"],
-        ["in", "11", "12", "", "", ""],
-    ])  # fmt: skip
+    page = _grid_pdf(
+        [
+            ["Income", "2021", "2022", "Balance", "2021", "2022"],
+            ["sales", "1", "2", "cash", "5", "6"],
+            ["cost", "3", "4", "stock", "7", "8"],
+            ["Cash flow", "2021", "2022", "debt", "9", "10"],
+            ["in", "11", "12", "", "", ""],
+        ]
+    )
     parts = table_parts(page, page.rect)
     firsts = [[c.text for c in cells if c.row == 0] for _, cells in parts]
     assert firsts == [["Income", "2021", "2022"], ["Cash flow", "2021", "2022"], ["Balance", "2021", "2022"]]
@@ -241,5 +249,5 @@ def test_one_table_with_a_plain_heading_stays_whole() -> None:
 
     rows = [["Model", "Acc", "F1", "Params", "Speed", "Size"], ["a", "1", "2", "3", "4", "5"]]
     page = _grid_pdf(rows)
-    (box, cells), = table_parts(page, page.rect)
+    ((box, cells),) = table_parts(page, page.rect)
     assert box == page.rect and len(cells) == 12

@@ -18,28 +18,59 @@ from hsd_cli.report.markdown import render_document
 from hsd_cli.report.summary import DocStatus, RunSummary, summarize_document
 
 REQUIRED = {
-    "method", "tau", "window", "tokens", "steps", "aal", "accepted_hist", "t_render", "t_draft",
-    "t_prefill", "t_decode", "t_total", "draft_source", "status", "stage1", "stage2",
-    "sr_decode", "sr_e2e", "identical_to_ar", "schema_version", "options",
-}  # fmt: skip
+    "method",
+    "tau",
+    "window",
+    "tokens",
+    "steps",
+    "aal",
+    "accepted_hist",
+    "t_render",
+    "t_draft",
+    "t_prefill",
+    "t_decode",
+    "t_total",
+    "draft_source",
+    "status",
+    "stage1",
+    "stage2",
+    "sr_decode",
+    "sr_e2e",
+    "identical_to_ar",
+    "schema_version",
+    "options",
+}
 
 
 def hsd_page(page: int = 1, **kw: object) -> PageResult:
     stage1 = StageReport(steps=3, tokens=12, accepted=6, accepted_hist=[3, 0, 3, 0], regions=2)
     stage2 = StageReport(steps=2, tokens=9, accepted=7, accepted_hist=[4, 3], t_decode=0.5)
     base = dict(
-        source="a.pdf", page=page, status=PageStatus.OK, markdown="# Title\n\ntext", method="hsd",
-        draft_source="text", tokens=21, steps=5, accepted_hist=[3, 0, 3, 0, 4, 3],
-        t_decode=1.0, t_total=2.0, stage1=stage1, stage2=stage2, steps_ar=20, t_decode_ar=3.0, t_total_ar=4.0,
+        source="a.pdf",
+        page=page,
+        status=PageStatus.OK,
+        markdown="# Title\n\ntext",
+        method="hsd",
+        draft_source="text",
+        tokens=21,
+        steps=5,
+        accepted_hist=[3, 0, 3, 0, 4, 3],
+        t_decode=1.0,
+        t_total=2.0,
+        stage1=stage1,
+        stage2=stage2,
+        steps_ar=20,
+        t_decode_ar=3.0,
+        t_total_ar=4.0,
         identical_to_ar=True,
-    )  # fmt: skip
+    )
     return PageResult(**{**base, **kw})
 
 
 def test_page_report_has_the_required_keys() -> None:
     """The keys a reader of page-NNNN.json relies on, with stage AAL and options."""
     data = page_to_json(hsd_page(), {"method": "hsd", "window": (3, 1)})
-    assert REQUIRED <= data.keys()
+    assert data.keys() >= REQUIRED
     assert data["schema_version"] == SCHEMA_VERSION and data["status"] == "ok"
     assert data["stage1"]["aal"] == 1.5  # 6 accepted over 4 sequence-steps (batched rows)
     assert data["options"] == {"method": "hsd", "window": [3, 1]}  # as JSON reads it back
@@ -107,9 +138,7 @@ def test_markdown_joins_pages_and_marks_failures() -> None:
         hsd_page(1, markdown="one"),
         hsd_page(4, markdown="", status=PageStatus.OK),  # an empty page adds nothing
     ]
-    assert render_document(pages) == (
-        "one\n\ntwo\n\n<!-- page 3 failed: RuntimeError: bad - -> thing more -->\n"
-    )
+    assert render_document(pages) == ("one\n\ntwo\n\n<!-- page 3 failed: RuntimeError: bad - -> thing more -->\n")
     truncated = hsd_page(1, markdown="cut", status=PageStatus.TRUNCATED)
     assert render_document([truncated]).startswith("cut\n\n<!-- page 1 truncated")
     assert render_document([]) == ""

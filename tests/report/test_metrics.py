@@ -14,16 +14,56 @@ from hsd_cli.report.summary import page_totals, sum_totals
 from hsd_cli.spec import stats
 
 OLD_KEYS = [  # a page report's keys before the baseline's own numbers were stored
-    "schema_version", "source", "page", "status", "method", "draft_source", "tau", "window", "tokens",
-    "steps", "aal", "accepted_hist", "t_render", "t_draft", "t_prefill", "t_decode", "t_total", "stage1",
-    "stage2", "sr_decode", "sr_e2e", "identical_to_ar", "first_divergence", "loop_repaired", "error",
-    "draft_error", "fault", "width", "height", "dpi", "coverage", "options", "blocks", "markdown",
-]  # fmt: skip
+    "schema_version",
+    "source",
+    "page",
+    "status",
+    "method",
+    "draft_source",
+    "tau",
+    "window",
+    "tokens",
+    "steps",
+    "aal",
+    "accepted_hist",
+    "t_render",
+    "t_draft",
+    "t_prefill",
+    "t_decode",
+    "t_total",
+    "stage1",
+    "stage2",
+    "sr_decode",
+    "sr_e2e",
+    "identical_to_ar",
+    "first_divergence",
+    "loop_repaired",
+    "error",
+    "draft_error",
+    "fault",
+    "width",
+    "height",
+    "dpi",
+    "coverage",
+    "options",
+    "blocks",
+    "markdown",
+]
 
 
 def page(**kw: object) -> PageResult:
-    base = dict(source="a.pdf", page=1, status=PageStatus.OK, tokens=12, steps=4, accepted_hist=[3, 0, 5],
-                t_draft=0.5, t_prefill=1.0, t_decode=1.5, t_total=3.0)  # fmt: skip
+    base = dict(
+        source="a.pdf",
+        page=1,
+        status=PageStatus.OK,
+        tokens=12,
+        steps=4,
+        accepted_hist=[3, 0, 5],
+        t_draft=0.5,
+        t_prefill=1.0,
+        t_decode=1.5,
+        t_total=3.0,
+    )
     return PageResult(**{**base, **kw})
 
 

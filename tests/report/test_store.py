@@ -19,8 +19,9 @@ from hsd_cli.report.json import page_to_json
 OPTIONS = {"method": "hsd", "tau": 1.0, "window": (3, 1)}
 
 
-def write_page(report_dir: Path, page: int, status: PageStatus = PageStatus.OK,
-               options: dict[str, object] = OPTIONS) -> Path:  # fmt: skip
+def write_page(
+    report_dir: Path, page: int, status: PageStatus = PageStatus.OK, options: dict[str, object] = OPTIONS
+) -> Path:
     result = PageResult("a.pdf", page, status, markdown=f"page {page}")
     path = store.page_report_path(report_dir, page)
     store.write_json(path, page_to_json(result, options))
@@ -123,8 +124,9 @@ with store.document_lock(Path(sys.argv[1])):
 def test_document_lock_makes_a_second_process_wait(tmp_path: Path) -> None:
     """Issue 13.6: a second run waits for the document a first run holds, then gets it."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    first = subprocess.Popen([sys.executable, "-c", _HOLD, str(tmp_path / "d"), "30"],
-                             env=env, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    first = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(tmp_path / "d"), "30"], env=env, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert first.stdout.readline() == "held\n"
         blocked, done = threading.Event(), threading.Event()

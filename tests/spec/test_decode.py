@@ -44,7 +44,7 @@ def _random_drafts(ref, rng):
     if kind == "random":
         return [[rng.randrange(VOCAB) for _ in range(rng.randint(1, 40))]]
     cuts = sorted(rng.sample(range(len(ref) + 1), min(3, len(ref) + 1)))
-    pieces = [ref[a:b] for a, b in zip([0] + cuts, cuts + [len(ref)])]
+    pieces = [ref[a:b] for a, b in zip([0] + cuts, cuts + [len(ref)], strict=False)]
     rng.shuffle(pieces)  # unordered, like Stage-1 outputs
     return pieces
 
@@ -57,8 +57,12 @@ def test_tau_one_equals_ar_over_random_drafts(seed):
     ref = _ar(PROMPTS, rule)
     window = rng.randint(1, 4)
     cfg = SpecConfig(
-        window=window, min_window=rng.randint(1, window), max_depth=rng.randint(1, 12),
-        max_candidates=rng.randint(1, 6), max_new_tokens=rule.max_new_tokens, max_nodes=rng.randint(1, 40),
+        window=window,
+        min_window=rng.randint(1, window),
+        max_depth=rng.randint(1, 12),
+        max_candidates=rng.randint(1, 6),
+        max_new_tokens=rule.max_new_tokens,
+        max_nodes=rng.randint(1, 40),
     )
     drafts = [_random_drafts(r.tokens, rng) for r in ref]
     s = FakeSession(PROMPTS)
@@ -88,8 +92,6 @@ def test_batched_rows_step_together():
     got = spec_decode(s, s.first_logits(), [[r.tokens] for r in ref], SpecConfig(max_new_tokens=50), rule)
     assert s.calls == max(g.stats.steps for g in got)
     assert s.calls < sum(g.stats.steps for g in got)
-
-
 
 
 @pytest.mark.parametrize("seed", range(60))

@@ -8,8 +8,12 @@ from hsd_cli.datatypes import Region, RegionKind, TableCell
 from hsd_cli.drafts.markup import page_markdown, region_markup
 from hsd_cli.targets.runtime.registry import FAMILIES
 
-CELLS = (TableCell(0, 0, "Year", is_header=True), TableCell(0, 1, "Revenue", is_header=True),
-         TableCell(1, 0, "2023"), TableCell(1, 1, "1,234"))  # fmt: skip
+CELLS = (
+    TableCell(0, 0, "Year", is_header=True),
+    TableCell(0, 1, "Revenue", is_header=True),
+    TableCell(1, 0, "2023"),
+    TableCell(1, 1, "1,234"),
+)
 TABLE = Region((0, 0, 100, 50), RegionKind.TABLE, 1, "Year Revenue 2023 1,234", cells=CELLS)
 HEADING = Region((0, 0, 100, 20), RegionKind.TITLE, 0, "Annual Report", level=1)
 FORMULA = Region((0, 0, 100, 20), RegionKind.EQUATION, 2, "E = mc^2")

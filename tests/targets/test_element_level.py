@@ -62,8 +62,9 @@ def test_element_level_page_is_its_elements_and_lossless(family, tiny_target):
     ar = run_elements(target, page, REGIONS, None, cfg)
     blocks = []
     for r in REGIONS[:3]:  # the figure is no element to read
-        (row,), _ = decode_rows(target, [crop_region(page.image, r.bbox)], target.spec.prompt_for(r.kind.value),
-                                None, cfg.spec)
+        (row,), _ = decode_rows(
+            target, [crop_region(page.image, r.bbox)], target.spec.prompt_for(r.kind.value), None, cfg.spec
+        )
         text = target.decode([t for t in row.tokens if t not in target.eos_ids])
         blocks.append(target.element_markdown(r.kind.value, text, r.level or 1))
     assert ar.markdown == "\n".join(blocks) and ar.stage1 is None and ar.page.regions == 3

@@ -53,8 +53,9 @@ def test_checkpoint_processors_are_read_from_generation_config(tmp_path):
 
     from hsd_cli.targets.runtime.registry import load_target
 
-    path = build_tiny_model("qwen2_5_vl", tmp_path / "q", generation={"repetition_penalty": 1.05,
-                                                                      "no_repeat_ngram_size": 3})
+    path = build_tiny_model(
+        "qwen2_5_vl", tmp_path / "q", generation={"repetition_penalty": 1.05, "no_repeat_ngram_size": 3}
+    )
     target = load_target(str(path), "cpu", "fp32")
     assert target.repetition_penalty == 1.05
     assert target.greedy_processors == ("RepetitionPenaltyLogitsProcessor", "NoRepeatNGramLogitsProcessor")

@@ -50,7 +50,7 @@ def _random_drafts(ref: list[int], rng: random.Random, vocab: int) -> list[list[
         rate = rng.choice([0.05, 0.2, 0.5])
         return [[t if rng.random() > rate else rng.randrange(vocab) for t in ref]]
     cuts = sorted(rng.sample(range(1, len(ref)), min(3, len(ref) - 1))) if len(ref) > 1 else []
-    pieces = [ref[a:b] for a, b in zip([0, *cuts], [*cuts, len(ref)])]
+    pieces = [ref[a:b] for a, b in zip([0, *cuts], [*cuts, len(ref)], strict=False)]
     rng.shuffle(pieces)
     return pieces
 
@@ -58,8 +58,11 @@ def _random_drafts(ref: list[int], rng: random.Random, vocab: int) -> list[list[
 def _random_spec(rng: random.Random) -> SpecConfig:
     window = rng.randint(1, 4)
     return SpecConfig(
-        window=window, min_window=rng.randint(1, window), max_depth=rng.randint(1, 24),
-        max_candidates=rng.randint(1, 8), max_new_tokens=BUDGET,
+        window=window,
+        min_window=rng.randint(1, window),
+        max_depth=rng.randint(1, 24),
+        max_candidates=rng.randint(1, 8),
+        max_new_tokens=BUDGET,
     )
 
 
@@ -126,8 +129,18 @@ def test_stage1_forward_passes_are_bounded(kind, tiny_target):
     if kind == "random":
         drafts = [[[rng.randrange(vocab) for _ in range(60)]] for _ in regions]
     else:  # the crops' own AR outputs: Stage 1 runs them through
-        drafts = [[decode_rows(target, [crop_region(page.image, r.bbox)], target.spec.prompt_for(r.kind.value),
-                               None, SpecConfig(max_new_tokens=BUDGET))[0][0].tokens] for r in regions]
+        drafts = [
+            [
+                decode_rows(
+                    target,
+                    [crop_region(page.image, r.bbox)],
+                    target.spec.prompt_for(r.kind.value),
+                    None,
+                    SpecConfig(max_new_tokens=BUDGET),
+                )[0][0].tokens
+            ]
+            for r in regions
+        ]
     cfg = RunConfig(inputs=(), out_dir=Path("."), spec=SpecConfig(max_new_tokens=512))
     report = run_hsd(target, page, regions, drafts, cfg).stage1
     assert report.steps <= max(stage1_budget(d) for d in drafts)

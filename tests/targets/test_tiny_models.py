@@ -23,7 +23,7 @@ EXPECTED_PROMPTS = {
     "qwen3_vl": _QWEN_USER,
     "hunyuan_vl": "<｜hy_begin▁of▁sentence｜><｜hy_place▁holder▁no▁100｜><｜hy_place▁holder▁no▁102｜>"
     f"<｜hy_place▁holder▁no▁101｜>{PROMPT}<｜hy_User｜>",
-    "paddleocr_vl": f"<|begin_of_sentence|>User: <|IMAGE_START|><|IMAGE_PLACEHOLDER|><|IMAGE_END|>{PROMPT}\nAssistant: ",
+    "paddleocr_vl": f"<|begin_of_sentence|>User: <|IMAGE_START|><|IMAGE_PLACEHOLDER|><|IMAGE_END|>{PROMPT}\nAssistant: ",  # noqa: E501
     "glm_ocr": f"[gMASK]<sop><|user|>\n<|begin_of_image|><|image|><|end_of_image|>{PROMPT}<|assistant|>\n",
     "lighton_ocr": f"<|im_start|>user\n<|image_pad|>{PROMPT}<|im_end|>\n<|im_start|>assistant\n",
     "deepseek_ocr2": f"<image>\n{PROMPT}",  # the "plain" format: no roles
@@ -101,7 +101,7 @@ def test_greedy_output_is_not_degenerate(loaded, family):
     model, processor = loaded(family)
     enc = _inputs(processor, _page())
     out = model.generate(**enc, do_sample=False, max_new_tokens=20)
-    new = out[0, enc["input_ids"].shape[1]:].tolist()
+    new = out[0, enc["input_ids"].shape[1] :].tolist()
     assert len(new) == 20  # no EOS within 20 tokens
     assert len(set(new)) >= 10
     assert model.generation_config.eos_token_id == processor.tokenizer.eos_token_id
@@ -123,8 +123,10 @@ def test_checkpoint_round_trips(loaded, family, tmp_path):
 
 def test_build_is_deterministic_per_seed(tmp_path):
     """Same seed, same weights; another seed, other weights."""
-    weights = [(build_tiny_model("qwen2_5_vl", tmp_path / name, seed) / "model.safetensors").read_bytes()
-               for name, seed in [("a", 0), ("b", 0), ("c", 1)]]
+    weights = [
+        (build_tiny_model("qwen2_5_vl", tmp_path / name, seed) / "model.safetensors").read_bytes()
+        for name, seed in [("a", 0), ("b", 0), ("c", 1)]
+    ]
     assert weights[0] == weights[1]
     assert weights[0] != weights[2]
 

@@ -71,7 +71,9 @@ PADDLE_SPANS_MD = (
     '<tr><td>a</td><td>x</td><td rowspan="2">9</td></tr><tr><td>c</td><td>y</td></tr></table>\n'
 )
 
-GLM_TABLE = '<table border="1"><tr><td>项目</td><td>本期金额</td></tr><tr><td>补助</td><td>10,102,396.61</td></tr></table>'
+GLM_TABLE = (
+    '<table border="1"><tr><td>项目</td><td>本期金额</td></tr><tr><td>补助</td><td>10,102,396.61</td></tr></table>'
+)
 GLM_TABLE_MD = "<table><tr><td>项目</td><td>本期金额</td></tr><tr><td>补助</td><td>10,102,396.61</td></tr></table>\n"
 
 LIGHTON_RAW = r"""# Introduction
@@ -129,8 +131,11 @@ DOTS_CELLS = [
     {"bbox": [100, 60, 900, 110], "category": "Title", "text": "# Annual Report 2024"},
     {"bbox": [100, 120, 900, 150], "category": "Section-header", "text": "## 1. Revenue"},
     {"bbox": [100, 160, 900, 260], "category": "Text", "text": "Revenue grew by **12%**.\nProfit: $x^2$."},
-    {"bbox": [100, 270, 900, 400], "category": "Table",
-     "text": "<table><tr><td>Year</td><td>Revenue</td></tr><tr><td>2023</td><td>1,234</td></tr></table>"},
+    {
+        "bbox": [100, 270, 900, 400],
+        "category": "Table",
+        "text": "<table><tr><td>Year</td><td>Revenue</td></tr><tr><td>2023</td><td>1,234</td></tr></table>",
+    },
     {"bbox": [300, 410, 700, 450], "category": "Formula", "text": "E = mc^2"},
     {"bbox": [100, 460, 500, 700], "category": "Picture"},
     {"bbox": [100, 710, 500, 740], "category": "Caption", "text": "Figure 1: Sales"},

@@ -15,17 +15,14 @@ run gets one error line and exit status 1.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import os
 import pickle
 import signal
 import sys
-import tempfile
 import warnings
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import replace
 from types import ModuleType
 from typing import TYPE_CHECKING, TextIO
@@ -44,6 +41,7 @@ from hsd_cli.pipeline.local import (
 )
 from hsd_cli.pipeline.plan import DocPlan, plan_document
 from hsd_cli.pipeline.ray import import_ray
+from hsd_cli.pipeline.ray.cluster import connected, ray_log
 from hsd_cli.pipeline.ray.stages import VerifyStage, prepare_batch
 from hsd_cli.pipeline.verify import Line, Verified, cause, page_line
 from hsd_cli.pipeline.write import DocumentWriter, write_failed_document
@@ -56,9 +54,13 @@ if TYPE_CHECKING:
 
 
 def run(
-    cfg: RunConfig, *, quiet: bool = False, debug: bool = False, stdin: TextIO | None = None,
+    cfg: RunConfig,
+    *,
+    quiet: bool = False,
+    debug: bool = False,
+    stdin: TextIO | None = None,
     err: TextIO | None = None,
-) -> RunSummary:  # fmt: skip
+) -> RunSummary:
     """Convert every document of this shard on Ray; OutputError when out_dir cannot be written."""
     ray = import_ray()
     err = err if err is not None else sys.stderr
@@ -68,8 +70,13 @@ def run(
     options = run_options(cfg, converter.options_key())
     stop = Stop()
     summaries: list[DocSummary] = []
-    with run_summary(cfg, options, summaries, stop) as finish, _ray_log(err, debug) as err, \
-            _connected(ray, cfg.ray.address), signals(stop), RunProgress(len(docs), err, quiet) as progress:  # fmt: skip
+    with (
+        run_summary(cfg, options, summaries, stop) as finish,
+        ray_log(err, debug) as err,
+        connected(ray, cfg.ray.address),
+        signals(stop),
+        RunProgress(len(docs), err, quiet) as progress,
+    ):
         plans = [plan_document(doc, cfg, options) for doc in docs]
         driver = _Driver(cfg, plans, options, progress, debug, summaries)
         driver.finish_idle()
@@ -101,8 +108,15 @@ def run(
 class _Driver:
     """Writes pages as they come, finishes each document once its last page is back."""
 
-    def __init__(self, cfg: RunConfig, plans: list[DocPlan], options: dict[str, object],
-                 progress: RunProgress, debug: bool, summaries: list[DocSummary]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        cfg: RunConfig,
+        plans: list[DocPlan],
+        options: dict[str, object],
+        progress: RunProgress,
+        debug: bool,
+        summaries: list[DocSummary],
+    ) -> None:
         self.cfg, self.plans, self.options = cfg, plans, options
         self.progress, self.debug, self.summaries = progress, debug, summaries
         self.pending = {i: set(p.todo) for i, p in enumerate(plans) if p.todo}
@@ -139,8 +153,9 @@ class _Driver:
             if lost:
                 doc = self.plans[i].doc
                 for page in sorted(self.pending[i]):
-                    result = PageResult(str(doc.path), page, PageStatus.FAILED, method=self.options.get("method", ""),
-                                        error=lost)  # fmt: skip
+                    result = PageResult(
+                        str(doc.path), page, PageStatus.FAILED, method=self.options.get("method", ""), error=lost
+                    )
                     self.receive(i, page, Verified(result, (Line("error", page_line(doc.name, page, lost)),)))
             elif i in self.writers:
                 self._finish(i)
@@ -192,13 +207,22 @@ class _Driver:
             self.writers.pop(i)[1].close()
 
 
-def _pipeline(ray: ModuleType, cfg: RunConfig, converter: PageConverter, plans: list[DocPlan],
-              pending: dict[int, set[int]], batch: int):  # fmt: skip
+def _pipeline(
+    ray: ModuleType,
+    cfg: RunConfig,
+    converter: PageConverter,
+    plans: list[DocPlan],
+    pending: dict[int, set[int]],
+    batch: int,
+):
     """The dataset of the pending pages: prepare (CPU tasks, `batch` pages each) -> verify
     (actors) -> results."""
     rc = cfg.ray
-    rows = [{"doc": i, "page": page, "name": plans[i].doc.name, "path": os.fsencode(plans[i].doc.path)}
-            for i in sorted(pending) for page in sorted(pending[i])]  # fmt: skip
+    rows = [
+        {"doc": i, "page": page, "name": plans[i].doc.name, "path": os.fsencode(plans[i].doc.path)}
+        for i in sorted(pending)
+        for page in sorted(pending[i])
+    ]
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False  # the driver shows its own progress
     context.print_on_execution_start = False
@@ -207,8 +231,14 @@ def _pipeline(ray: ModuleType, cfg: RunConfig, converter: PageConverter, plans: 
     gpus, actors = _verify_resources(ray, rc)
     env = {"env_vars": {k: v for k, v in os.environ.items() if k.startswith("HSD_")}}
     ds = ray.data.from_items(rows, override_num_blocks=max(1, math.ceil(len(rows) / batch)))
-    ds = ds.map_batches(prepare_batch, fn_args=(prepare_config(cfg, converter),), batch_size=batch,
-                        batch_format="numpy", num_cpus=1, runtime_env=env)  # fmt: skip
+    ds = ds.map_batches(
+        prepare_batch,
+        fn_args=(prepare_config(cfg, converter),),
+        batch_size=batch,
+        batch_format="numpy",
+        num_cpus=1,
+        runtime_env=env,
+    )
     # A dead actor is restarted (Ray Data's default, any number of times) and the pages it had
     # are retried `retries` times; a page group that still fails is dropped and its pages are
     # recorded as failed by the driver (max_errored_blocks = -1), so a poison page cannot loop.
@@ -217,10 +247,16 @@ def _pipeline(ray: ModuleType, cfg: RunConfig, converter: PageConverter, plans: 
     with warnings.catch_warnings():  # max_task_retries has no named parameter (yet)
         warnings.simplefilter("ignore", DeprecationWarning)
         return ds.map_batches(
-            stage, batch_size=1, batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=actors, max_tasks_in_flight_per_actor=1),
-            num_gpus=gpus, num_cpus=0 if gpus else 1, runtime_env=env,
-            max_restarts=-1, max_task_retries=rc.retries,
-        )  # fmt: skip
+            stage,
+            batch_size=1,
+            batch_format="numpy",
+            compute=ray.data.ActorPoolStrategy(size=actors, max_tasks_in_flight_per_actor=1),
+            num_gpus=gpus,
+            num_cpus=0 if gpus else 1,
+            runtime_env=env,
+            max_restarts=-1,
+            max_task_retries=rc.retries,
+        )
 
 
 def _verify_resources(ray: ModuleType, rc: RayConfig) -> tuple[int, int]:
@@ -231,44 +267,3 @@ def _verify_resources(ray: ModuleType, rc: RayConfig) -> tuple[int, int]:
     if gpus:
         return 1, rc.verify_actors or gpus
     return 0, max(1, min(rc.verify_actors or 1, cpus - 1))
-
-
-@contextmanager
-def _ray_log(err: TextIO, debug: bool) -> Iterator[TextIO]:
-    """While Ray runs, its own log lines (worker deaths and retries, warnings) go to a file,
-    named with --debug: the user reads one line per problem, from us. Yields our stderr."""
-    if debug or err is not sys.__stderr__:  # tests and callers with their own stream: as is
-        yield err
-        return
-    sys.stderr.flush()
-    log = tempfile.NamedTemporaryFile("w", prefix="hsd-ray-", suffix=".log", delete=False)
-    ours = os.fdopen(os.dup(2), "w", buffering=1, encoding=getattr(err, "encoding", None), errors="backslashreplace")
-    saved = os.dup(2)
-    os.dup2(log.fileno(), 2)
-    try:
-        with contextlib.redirect_stdout(log):  # Ray prints worker deaths to sys.stdout
-            yield ours
-    finally:
-        sys.stderr.flush()
-        os.dup2(saved, 2)
-        os.close(saved)
-        ours.close()
-        log.close()
-
-
-@contextmanager
-def _connected(ray: ModuleType, address: str | None) -> Iterator[None]:
-    """Join the cluster at `address`, or start a local instance (none when Ray is up already)."""
-    if ray.is_initialized():
-        yield
-        return
-    try:
-        ray.init(address=address or "local", log_to_driver=False, include_dashboard=False,
-                 logging_level=logging.ERROR, configure_logging=True)  # fmt: skip
-    except Exception as e:  # ConnectionError, ValueError, RuntimeError: one line
-        where = f"the Ray cluster at {address}" if address else "a local Ray instance"
-        raise HsdError(f"cannot start or join {where}: {cause(e).splitlines()[0][:200]}") from None
-    try:
-        yield
-    finally:
-        ray.shutdown()

@@ -61,9 +61,7 @@ class VisionTarget:
         # core applies the repetition penalty per tree node; anything else it does not model.
         self.repetition_penalty = float(model.generation_config.repetition_penalty or 1.0)
         self.greedy_processors = greedy_processors(model)
-        self.boundary_ids = frozenset(
-            i for i in range(len(self.tokenizer)) if "\n" in self.tokenizer.decode([i])
-        )
+        self.boundary_ids = frozenset(i for i in range(len(self.tokenizer)) if "\n" in self.tokenizer.decode([i]))
 
     @property
     def device(self) -> torch.device:
@@ -88,7 +86,10 @@ class VisionTarget:
         text = self.chat_prompt(prompt)
         images = [fit_pixels(im, self.spec.max_pixels) for im in images]
         inputs = self.processor(
-            images=images, text=[text] * len(images), padding=True, padding_side="left",
+            images=images,
+            text=[text] * len(images),
+            padding=True,
+            padding_side="left",
             return_tensors="pt",
         ).to(self.device)
         pos = self.rope_index(inputs)  # [n_axes, B, S]; [1, B, S] for plain rope
@@ -96,13 +97,16 @@ class VisionTarget:
         cache = DynamicCache(config=self.model.config)
         with torch.inference_mode():
             out = self.model(
-                **inputs, position_ids=model_pos, past_key_values=cache, use_cache=True,
+                **inputs,
+                position_ids=model_pos,
+                past_key_values=cache,
+                use_cache=True,
                 logits_to_keep=1,
             )
         # Left padding: the last slot is the row's last prompt token, the same on every axis.
         next_pos = pos[:, :, -1].max(0).values + 1
         valid = inputs["attention_mask"].bool()
-        prompts = [ids[m].tolist() for ids, m in zip(inputs["input_ids"], valid)]
+        prompts = [ids[m].tolist() for ids, m in zip(inputs["input_ids"], valid, strict=False)]
         session = HFSession(self.model, cache, valid, next_pos, self.spec.n_axes and pos.shape[0], prompts)
         return session, out.logits[:, -1]
 
@@ -114,8 +118,10 @@ class VisionTarget:
             r = slice(r, r + 1) if isinstance(r, int) else r
             grid = inputs["image_grid_thw"][r]
             pos, _ = self.model.model.get_rope_index(
-                inputs["input_ids"][r], mm_token_type_ids=inputs["mm_token_type_ids"][r],
-                image_grid_thw=grid, attention_mask=inputs["attention_mask"][r],
+                inputs["input_ids"][r],
+                mm_token_type_ids=inputs["mm_token_type_ids"][r],
+                image_grid_thw=grid,
+                attention_mask=inputs["attention_mask"][r],
             )
             parts.append(pos)
         return torch.cat(parts, dim=1)

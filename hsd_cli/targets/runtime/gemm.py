@@ -29,9 +29,13 @@ def prefer_plain_gemm(model: torch.nn.Module) -> torch.nn.Module:
 
 
 def weight_layout(model: torch.nn.Module) -> str:
-    """"column-major" when `prefer_plain_gemm` re-laid the model, else "row-major" (cost-cache key)."""
+    """ "column-major" when `prefer_plain_gemm` re-laid the model, else "row-major" (cost-cache key)."""
     for module in model.modules():
         if isinstance(module, torch.nn.Linear):
             weight = module.weight
-            return "column-major" if weight.dim() == 2 and not weight.is_contiguous() and weight.t().is_contiguous() else "row-major"
+            return (
+                "column-major"
+                if weight.dim() == 2 and not weight.is_contiguous() and weight.t().is_contiguous()
+                else "row-major"
+            )
     return "row-major"

@@ -6,9 +6,8 @@ import json
 import os
 import socket
 from dataclasses import dataclass
-from pathlib import Path
-
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hsd_cli.errors import ModelNotFoundError, UsageError
@@ -102,7 +101,9 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
     except Exception as exc:  # safetensors' SafetensorError (a truncated download) is a bare Exception
         if type(exc).__name__ != "SafetensorError":
             raise
-        raise ModelNotFoundError(f"{_bad_weights(model)}: truncated or corrupt weights ({_first_line(exc)[:120]})") from None
+        raise ModelNotFoundError(
+            f"{_bad_weights(model)}: truncated or corrupt weights ({_first_line(exc)[:120]})"
+        ) from None
     target = cls(prefer_plain_gemm(net.to(dev).eval()), processor)
     target.spec = spec
     return target
@@ -117,7 +118,9 @@ def check_model(model: str) -> tuple[dict, str]:
     except ModelNotFoundError:
         raise ModelNotFoundError(f"model {model!r} has no readable config.json: {WAYS_OUT}") from None
     if model_type not in families():
-        raise ModelNotFoundError(f"model {model!r} is a {model_type!r} model, which hsd does not support (see `hsd models`)")
+        raise ModelNotFoundError(
+            f"model {model!r} is a {model_type!r} model, which hsd does not support (see `hsd models`)"
+        )
     return kw, model_type
 
 

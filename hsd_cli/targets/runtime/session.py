@@ -13,8 +13,15 @@ import torch
 class HFSession:
     """Implements spec.decode.TargetSession for one batch of sequences."""
 
-    def __init__(self, model, cache, valid: torch.Tensor, next_pos: torch.Tensor, n_axes: int,
-                 prompt_ids: list[list[int]] | None = None):
+    def __init__(
+        self,
+        model,
+        cache,
+        valid: torch.Tensor,
+        next_pos: torch.Tensor,
+        n_axes: int,
+        prompt_ids: list[list[int]] | None = None,
+    ):
         self.model = model
         self.prompt_ids = prompt_ids or []  # per row: its prompt token ids (repetition penalty)
         self.cache = cache
@@ -42,8 +49,11 @@ class HFSession:
         self.forward_calls += 1
         with torch.inference_mode():
             out = self.model(
-                input_ids=ids.to(dev), attention_mask=mask[:, None], position_ids=pos,
-                past_key_values=self.cache, use_cache=True,
+                input_ids=ids.to(dev),
+                attention_mask=mask[:, None],
+                position_ids=pos,
+                past_key_values=self.cache,
+                use_cache=True,
             )
         return out.logits
 
