@@ -171,3 +171,19 @@ def test_table_shows_resumed_documents_without_old_times() -> None:
     cells = {c.header: list(c._cells) for c in table.columns}  # noqa: SLF001
     assert cells["status"][:2] == ["resumed", "ok"]
     assert cells["time s"] == ["-", "1.5", "1.5"]  # the total counts this run's pages only
+
+
+def test_resume_without_the_default_model_imports_no_torch(tmp_path: Path) -> None:
+    """No model asked for and the default missing: the rerun falls back, plans, finds nothing to do
+    and ends without importing torch or transformers."""
+    code = (
+        "import sys; from hsd_cli.cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n"
+        "    print(e.code, 'torch' in sys.modules, 'transformers' in sys.modules)"
+    )
+    run = [sys.executable, "-c", code, "convert", str(make_pdf(tmp_path / "d.pdf", 1)), "-o", str(tmp_path / "o")]
+    env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    first = subprocess.run(run, capture_output=True, text=True, env=env, timeout=300)
+    assert first.stdout.split()[-3] == "0", first.stderr
+    again = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
+    assert again.stdout.split()[-3:] == ["0", "False", "False"], again.stderr  # after the summary table

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageDecode, PageImage, PageResult, PreparedPage, Region
 from hsd_cli.methods.provenance import DraftMap
-from hsd_cli.methods.rows import RowsDone, RowsRequest
-from hsd_cli.targets.runtime.base import VisionTarget
+
+if TYPE_CHECKING:  # torch: the runner imports this module before it knows a model is needed
+    from hsd_cli.methods.rows import RowsDone, RowsRequest
+    from hsd_cli.targets.runtime.base import VisionTarget
 
 
 class PageConverter(Protocol):
@@ -51,7 +53,7 @@ class PageWork:
     spec: SpecConfig
 
 
-PageJob = Generator[RowsRequest, RowsDone, PageDecode]
+PageJob = Generator["RowsRequest", "RowsDone", PageDecode]
 
 
 class Method(Protocol):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the target side imports torch: only once a run needs it
 
 def converter_for(cfg: RunConfig) -> PageConverter:
     """The converter for cfg.method; its method, uses_drafts and options are known unloaded."""
-    from hsd_cli.targets.runtime.registry import FAMILIES, check_model
+    from hsd_cli.targets.runtime.registry import check_model, families  # FAMILIES would import torch now
 
     if cfg.method == "draft":
         return DraftConverter(cfg.draft_source)
@@ -37,7 +37,7 @@ def converter_for(cfg: RunConfig) -> PageConverter:
         print(note, file=sys.stderr)
     from hsd_cli.methods.converter import TargetConverter
 
-    return TargetConverter(method_named(cfg.method), cfg, element_level=FAMILIES[family][0].element_level)
+    return TargetConverter(method_named(cfg.method), cfg, element_level=families()[family][0].element_level)
 
 
 def converter_with(target: VisionTarget, cfg: RunConfig) -> TargetConverter:
