@@ -11,5 +11,5 @@ Names match the HSD paper, section 3.2. Glossary:
 - bonus token: `u_hat` at the first failure (or after the leaf); always appended.
 - AAL: accepted draft tokens per step, bonus excluded.
 
-This package imports torch, `hsd_cli.datatypes` and `hsd_cli.config` only: it knows no model.
+This package imports torch and `hsd_cli.config` only: it knows no model (tests/spec/test_isolation.py).
 """
