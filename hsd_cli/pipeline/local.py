@@ -56,8 +56,8 @@ def run(
 ) -> RunSummary:
     """Convert every document of this shard; OutputError when out_dir cannot be written.
 
-    In order: inputs found, the resume key, every document planned; only then, and only when a
-    page is left to convert, a LazyConverter loads its model.
+    In order: inputs found, the converter chosen (a LazyConverter: only now), the resume key,
+    every document planned; a target converter loads its model on its first page.
     """
     err = err if err is not None else sys.stderr
     store.ensure_writable(cfg.out_dir)
@@ -73,7 +73,7 @@ def run(
     ):
         plans = [plan_document(doc, cfg, options) for doc in docs]
         if isinstance(converter, LazyConverter):
-            converter = converter.get() if any(p.todo for p in plans) else _NOTHING_TO_DO
+            converter = converter.get()  # chosen by options_key() above; loads nothing
         ctx = _Context(cfg, converter, options, stop, progress, debug)
         prep = prepare_config(cfg, converter)
         # Rendering alone is cheap; worker processes pay off where drafts are made.
@@ -91,16 +91,6 @@ def run(
             name = signal.Signals(stop.signum).name
             progress.error(f"interrupted by {name}; finished pages are saved, rerun to resume")
     return finish()
-
-
-class _NothingToDo:
-    """The converter of a run whose pages are all finished: never asked to convert."""
-
-    method = "none"
-    uses_drafts = False
-
-
-_NOTHING_TO_DO: PageConverter = _NothingToDo()  # type: ignore[assignment]
 
 
 @contextmanager
