@@ -10,6 +10,7 @@ from typing import Any
 METHODS = ("auto", "hsd", "page", "ar", "draft")
 DRAFT_SOURCES = ("auto", "text", "ocr")
 ON_LOOP = ("stop", "draft")
+COST_MODELS = ("measured", "flat")
 ENGINES = ("local", "ray")
 FORMATS = ("md", "json")
 DEFAULT_MODEL = "tencent/HunyuanOCR"
@@ -58,6 +59,15 @@ class SpecConfig:
         "--no-cost-trees",
         "Do not size trees by the device's measured forward cost; use every candidate up to --max-nodes.",
     )
+    # flat: decide as on a device whose forward costs the same up to max_nodes tree tokens per row
+    # and a Stage-1 batch of rows (a GPU at batch 1), so a GPU's policy can be tried anywhere.
+    cost_model: str = _knob(
+        "measured",
+        "--cost-model",
+        "What a forward pass costs when sizing trees and choosing methods: measured on this device, "
+        "or flat (the same up to --max-nodes tree tokens per row and a --stage1-batch of rows, as a GPU).",
+        choices=COST_MODELS,
+    )
     # A row the repeat guard stops: "stop" keeps it as is (truncated); "draft" cuts the loop after
     # its first period and appends the rest of the row's draft (spec/loop.py).
     on_loop: str = _knob(
@@ -85,6 +95,8 @@ class SpecConfig:
             raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
         if self.stage1_batch < 1:
             raise ValueError(f"stage1_batch must be >= 1, got {self.stage1_batch}")
+        if self.cost_model not in COST_MODELS:
+            raise ValueError(f"cost_model must be one of {COST_MODELS}, got {self.cost_model!r}")
         if self.on_loop not in ON_LOOP:
             raise ValueError(f"on_loop must be one of {ON_LOOP}, got {self.on_loop!r}")
 

@@ -33,6 +33,7 @@ CHANGED = {
     "repeat_guard": 0,
     "max_nodes": 9,
     "cost_aware": False,
+    "cost_model": "flat",
     "on_loop": "draft",
     "region_starts": False,
     "stage1_batch": 2,

@@ -10,6 +10,7 @@ from PIL import Image
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageImage, PreparedPage, Region, RegionKind
 from hsd_cli.methods.auto import choose_method
+from hsd_cli.methods.cost import flat_cost
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.targets.qwen_vl import SPECS
 
@@ -41,3 +42,15 @@ def test_text_layer_drafts_take_page_anywhere():
 
 def test_one_region_takes_page():
     assert choose_method(_page("rapidocr", n=1), _target(GPU), CFG) == "page"
+
+
+def test_flat_cost_model_decides_as_a_gpu_on_any_device():
+    flat = SpecConfig(cost_model="flat")
+    assert choose_method(_page("rapidocr"), _target(CPU), flat) == "hsd"
+
+
+def test_flat_cost_is_one_step_up_to_a_stage1_batch_of_full_trees():
+    spec = SpecConfig(cost_model="flat", max_nodes=8, stage1_batch=4)
+    cost = flat_cost(spec)
+    assert cost.ratio(1) == cost.ratio(36) == 1.0  # 4 rows x (8 drafts + root)
+    assert cost.ratio(72) == 2.0

@@ -61,7 +61,7 @@ def bench_target(cfg: BenchConfig):
         target = full_size_target(target, cfg.full_size)
     if cfg.max_pixels is not None:
         target.spec = replace(target.spec, max_pixels=cfg.max_pixels)
-    if cfg.cost_aware:
+    if cfg.cost_aware and cfg.knobs.cost_model == "measured":
         target.cost  # measured (or read from the cache)  # noqa: B018
     return target
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PreparedPage
 from hsd_cli.methods.base import Method
+from hsd_cli.methods.cost import run_cost
 from hsd_cli.methods.crops import TEXT_LAYER, verifiable
 from hsd_cli.methods.hsd import HSD
 from hsd_cli.methods.page import Page
@@ -26,7 +27,7 @@ def choose_method(prepared: PreparedPage, target, spec: SpecConfig) -> str:
     if len(rows) < 2:
         return "page"  # nothing to verify in parallel, or exact text-layer drafts already
     batch = min(len(rows), spec.stage1_batch) * STAGE1_TREE
-    return "hsd" if target.cost.ratio(batch) <= PARALLEL_RATIO else "page"
+    return "hsd" if run_cost(target, spec).ratio(batch) <= PARALLEL_RATIO else "page"
 
 
 class Auto:

@@ -68,6 +68,6 @@ def _load(cfg: RunConfig) -> VisionTarget:
     from hsd_cli.targets.runtime.registry import load_target
 
     target = load_target(cfg.model, cfg.device, cfg.dtype)
-    if cfg.spec.cost_aware and cfg.method != "ar":
+    if cfg.spec.cost_aware and cfg.spec.cost_model == "measured" and cfg.method != "ar":
         target.cost  # measured once per model and device (cached), at load, not in a page's time  # noqa: B018
     return target

@@ -10,6 +10,7 @@ from PIL import Image
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import StageReport
+from hsd_cli.methods.cost import run_cost
 from hsd_cli.spec.decode import DecodeOptions, RowResult, ar_decode, spec_decode
 from hsd_cli.spec.stats import GiveUp
 from hsd_cli.spec.stop import StopRule
@@ -57,7 +58,7 @@ def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
     opts = DecodeOptions(
         request.starts,
         target.boundary_ids,
-        target.cost if spec.cost_aware and drafts is not None else None,
+        run_cost(target, spec) if spec.cost_aware and drafts is not None else None,
         target.repetition_penalty,
         session.prompt_ids,
         request.give_up,
