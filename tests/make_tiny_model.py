@@ -338,13 +338,31 @@ def build_tokenizer(family: str, text: list[str] | None = None, vocab: int = 600
     )
 
 
-def build_config(family: str, tok: PreTrainedTokenizerFast):
+QWEN_VOCAB_FAMILIES = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "dots_ocr")  # the real Qwen BPE is theirs
+REAL_VOCAB_ROWS = 151936  # the Qwen VL checkpoints' embedding rows (padding beyond the tokenizer's entries)
+
+
+def load_real_tokenizer(family: str, folder: Path) -> PreTrainedTokenizerFast:
+    """The real byte-level BPE in `folder` (tokenizer.json) with the family's roles and chat template."""
+    if family not in QWEN_VOCAB_FAMILIES:
+        raise ValueError(f"--tokenizer: {folder} is the Qwen vocabulary; {family} has a tokenizer of its own")
+    spec = TOKENIZER_SPECS[family]
+    bpe = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    missing = [t for t in spec["special"] if bpe.token_to_id(t) is None]
+    if missing:
+        raise ValueError(f"--tokenizer: {folder} lacks the special tokens {missing}")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=bpe, extra_special_tokens=spec["extra"], chat_template=spec["template"], **spec["roles"]
+    )
+
+
+def build_config(family: str, tok: PreTrainedTokenizerFast, vocab_rows: int = VOCAB_SIZE):
     """A tiny config of the family's real architecture with every token id taken from `tok`."""
     if family not in CONFIG_BUILDERS:
         raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
     text = dict(
         TEXT,
-        vocab_size=VOCAB_SIZE,
+        vocab_size=vocab_rows,
         bos_token_id=tok.bos_token_id,
         eos_token_id=tok.eos_token_id,
         pad_token_id=tok.pad_token_id,
@@ -606,18 +624,20 @@ def build_tiny_model(
     text: list[str] | None = None,
     vocab: int = 600,
     real_images: bool = False,
+    tokenizer: Path | None = None,
 ) -> Path:
     """Write a tiny random-weight checkpoint of `family` (a transformers model_type) to `out_dir`.
 
     `generation` adds generation_config.json fields, e.g. {"repetition_penalty": 1.05} as Qwen2.5-VL sets.
+    `tokenizer`: a folder with a real tokenizer.json (../shared/tokenizers/qwen3) used instead of a
+    trained one; the model then has the real vocabulary's rows and vision token ids.
     """
     if family not in FAMILIES + REMOTE_FAMILIES:
         raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES + REMOTE_FAMILIES)}")
     out_dir = Path(out_dir)
-    tok = build_tokenizer(family, text, vocab)
-    config = build_config(family, tok)
-    if vocab > VOCAB_SIZE:
-        config.get_text_config().vocab_size = len(tok)
+    tok = load_real_tokenizer(family, Path(tokenizer)) if tokenizer else build_tokenizer(family, text, vocab)
+    rows = max(REAL_VOCAB_ROWS, len(tok)) if tokenizer else len(tok) if vocab > VOCAB_SIZE else VOCAB_SIZE
+    config = build_config(family, tok, rows)
     torch.manual_seed(seed)
     model_class = _dots_model_class() if family == "dots_ocr" else MODEL_CLASSES[family]
     model = model_class(config).eval()
@@ -640,6 +660,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tokenizer-text", type=Path, help="train the tokenizer on the .md files below this folder")
     parser.add_argument("--vocab", type=int, default=600, help="tokenizer vocabulary size")
     parser.add_argument(
+        "--tokenizer", type=Path, help="a folder with a real tokenizer.json to use (the Qwen families' vocabulary)"
+    )
+    parser.add_argument(
         "--real-images",
         action="store_true",
         help="the processor's own image sizes (full-size page images; for hsd bench --full-size)",
@@ -652,7 +675,13 @@ def main(argv: list[str] | None = None) -> None:
         text = [line for f in sorted(args.tokenizer_text.rglob("*.md")) for line in f.read_text("utf-8").splitlines()]
     print(
         build_tiny_model(
-            args.family, args.out_dir, args.seed, text=text, vocab=args.vocab, real_images=args.real_images
+            args.family,
+            args.out_dir,
+            args.seed,
+            text=text,
+            vocab=args.vocab,
+            real_images=args.real_images,
+            tokenizer=args.tokenizer,
         )
     )
 

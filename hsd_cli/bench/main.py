@@ -10,11 +10,12 @@ from rich.console import Console
 
 from hsd_cli.bench.config import BenchConfig
 from hsd_cli.bench.machine import machine_info, machine_line
-from hsd_cli.bench.notes import lossless_exit, progress_line, run_notes, target_note
+from hsd_cli.bench.notes import coverage_note, lossless_exit, progress_line, run_notes, target_note
 from hsd_cli.bench.pages import BenchPage, collect_pages
 from hsd_cli.bench.report import (
     COLUMNS,
     group_totals,
+    kind_table,
     markdown_table,
     page_json,
     print_table,
@@ -77,9 +78,14 @@ def run_single(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[s
     title = run_title(cfg)
     print_table(title, COLUMNS, rows)
     info = machine_info(target.device.type)
-    notes = [target_note(cfg, target), *run_notes(cfg, len(pages), skipped)]
+    notes = [target_note(cfg, target), *run_notes(cfg, len(pages), skipped), *coverage_note(results)]
     body = section_header(title, cfg.command_line(), machine_line(info), wall, notes)
     body += "\n" + markdown_table(COLUMNS, rows) + "\n"
+    kind_cols, kind_rows = kind_table(groups["overall"])
+    if kind_rows:
+        print_table("Reference tokens accepted from drafts, per region kind (all pages)", kind_cols, kind_rows)
+        body += "\nReference tokens accepted from drafts, per region kind (all pages):\n\n"
+        body += markdown_table(kind_cols, kind_rows) + "\n"
     data = {
         "command": cfg.command_line(),
         "machine": info,

@@ -34,6 +34,19 @@ def run_notes(cfg: BenchConfig, n_pages: int, skipped: list[str]) -> list[str]:
     return notes
 
 
+def coverage_note(results: list[PageBench]) -> list[str]:
+    """How much of the truth the oracle's crop references hold (the rest no region drafted)."""
+    pages = [r for r in results if r.ref_covered is not None and r.ref_tokens]
+    if not pages:
+        return []
+    covered, total = sum(r.ref_covered for r in pages), sum(r.ref_tokens for r in pages)
+    return [
+        f"oracle crop references: each region crop's reference is its region's span of the page truth "
+        f"(matched on the text without markup); together they cover {covered / total:.0%} of the "
+        f"{total} reference tokens; the rest (model-only) the target writes only on the page"
+    ]
+
+
 def target_note(cfg: BenchConfig, target) -> str:
     """Which model ran, so a reader sees at once whether it was a tiny random-weight one."""
     params = sum(p.numel() for p in target.model.parameters())

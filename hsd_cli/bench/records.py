@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import reduce
 
+from hsd_cli.bench.acceptance import KindCount, add_counts
 from hsd_cli.spec import stats
 
 
@@ -27,6 +29,7 @@ class MethodRun:
     truncated: bool = False
     error: str = ""
     token_ids: list[int] = field(default_factory=list, repr=False)  # not written to JSON
+    by_kind: dict[str, KindCount] = field(default_factory=dict)  # oracle mode: output tokens per region kind
 
     @property
     def aal(self) -> float:
@@ -47,6 +50,7 @@ class PageBench:
     kind: str  # born-digital / scanned / image
     draft_source: str = ""
     ref_tokens: int | None = None  # oracle mode: reference length
+    ref_covered: int | None = None  # oracle mode: reference tokens inside some region's span (crop references)
     draft_ned: float | None = None  # oracle mode: normalized edit distance draft page vs reference
     runs: dict[str, MethodRun] = field(default_factory=dict)
 
@@ -75,6 +79,7 @@ class MethodTotals:
     identical: int = 0
     compared: int = 0
     errors: tuple[str, ...] = ()
+    by_kind: dict[str, KindCount] = field(default_factory=dict)
 
     @property
     def aal(self) -> float:
@@ -129,4 +134,5 @@ def _method_totals(method: str, pages: list[PageBench]) -> MethodTotals:
         identical=sum(compared),
         compared=len(compared),
         errors=tuple(r.error for r, _ in ran if r.error),
+        by_kind=reduce(add_counts, (r.by_kind for r, _ in ok), {}),
     )

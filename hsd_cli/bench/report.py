@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from hsd_cli.bench.acceptance import KIND_ORDER, KindCount
 from hsd_cli.bench.corpus import KINDS
 from hsd_cli.bench.records import MethodTotals, PageBench, totals
 
@@ -24,6 +25,7 @@ COLUMNS = (
     "steps",
     "of which S1",
     "AAL",
+    "SR_steps",
     "tree tok/step",
     "t_draft s",
     "SR_decode",
@@ -50,6 +52,21 @@ def table_rows(groups: dict[str, list[MethodTotals]]) -> list[list[str]]:
         for t in tots:
             rows.append([group, t.method, *_numbers(t), _note(t)])
     return rows
+
+
+def kind_table(tots: list[MethodTotals]) -> tuple[tuple[str, ...], list[list[str]]]:
+    """Per region kind: its reference tokens, and each method's share of them accepted from drafts."""
+    shown = [t for t in tots if t.by_kind and t.method != "ar"]
+    if not shown:
+        return (), []
+    columns = ("region kind", "ref tokens", *(f"{t.method}: accepted" for t in shown))
+    present = {k for t in shown for k in t.by_kind}
+    rows = []
+    for kind in [k for k in KIND_ORDER if k in present] + sorted(present - set(KIND_ORDER)):
+        counts = [t.by_kind.get(kind, KindCount()) for t in shown]
+        total = max(c.accepted + c.written for c in counts)
+        rows.append([kind, str(total), *(f"{c.accepted} ({c.share:.0%})" for c in counts)])
+    return columns, rows
 
 
 def print_table(title: str, columns: tuple[str, ...], rows: list[list[str]], console: Console | None = None) -> None:
@@ -123,6 +140,7 @@ def _numbers(t: MethodTotals) -> list[str]:
         str(t.steps),
         s1,
         f"{t.aal:.2f}",
+        _ratio(t.sr_steps),
         tree,
         f"{t.t_draft:.1f}",
         _ratio(t.sr_decode),

@@ -8,13 +8,14 @@ from random import Random
 
 from rapidfuzz.distance import Levenshtein
 
+from hsd_cli.bench.acceptance import MODEL_ONLY, by_kind, token_kinds
 from hsd_cli.bench.config import BenchConfig
 from hsd_cli.bench.lookup import run_lookup
 from hsd_cli.bench.noise import corrupt_text, noisy_regions
 from hsd_cli.bench.oracle import OracleTarget
 from hsd_cli.bench.pages import BenchPage
 from hsd_cli.bench.records import MethodRun, PageBench
-from hsd_cli.bench.reference import region_references
+from hsd_cli.bench.reference import region_spans
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PreparedPage, Region
 from hsd_cli.drafts.markup import page_markdown
@@ -31,6 +32,8 @@ class Drafts:
 
     prepared: PreparedPage
     region_refs: list[str] | None = None  # oracle mode: what the target writes for each crop
+    region_spans: list[tuple[int, int]] | None = None  # oracle mode: each region's span of the page truth
+    token_kinds: list[str] | None = None  # oracle mode: per reference token, its region kind
 
     @property
     def regions(self) -> list[Region]:
@@ -71,8 +74,11 @@ class Bench:
             self._prepare = Preparer(PrepareConfig(self.cfg.dpi, None, self.cfg.draft_source))
         prepared = self._prepare(bp.page.source, bp.page.number)
         prepared = replace(prepared, page=bp.page)  # the same image object the oracle keys on
-        refs = region_references(list(prepared.regions), bp.reference, self.style) if bp.reference is not None else None
-        return Drafts(prepared, self._crop_refs(refs, self.cfg.crop_noise))
+        if bp.reference is None:
+            return Drafts(prepared)
+        spans = region_spans(list(prepared.regions), bp.reference, self.style)
+        refs = [bp.reference[a:b] for a, b in spans]
+        return Drafts(prepared, self._crop_refs(refs, self.cfg.crop_noise), spans)
 
     def _crop_refs(self, refs: list[str] | None, rate: float) -> list[str] | None:
         """What the oracle writes for a region crop: its span of the page truth, corrupted at `rate`
@@ -104,6 +110,12 @@ class Bench:
         for region, text in zip(drafts.regions, drafts.region_refs or [], strict=False):
             self.target.expect(crop_region(bp.page.image, region.bbox), enc(text))
         record.ref_tokens = len(ref_tokens)
+        if drafts.region_spans is not None:
+            coded = self.target.tokenizer(bp.reference, add_special_tokens=False, return_offsets_mapping=True)
+            assert coded["input_ids"] == ref_tokens
+            kinds = [r.kind for r in drafts.regions]
+            drafts.token_kinds = token_kinds(coded["offset_mapping"], drafts.region_spans, kinds)
+            record.ref_covered = sum(k != MODEL_ONLY for k in drafts.token_kinds)
         draft_page = page_markdown(drafts.regions, self.style)
         record.draft_ned = Levenshtein.normalized_distance(draft_page, bp.reference)
 
@@ -145,6 +157,7 @@ class Bench:
             t_total=result.t_total,
             truncated=out.truncated,
             token_ids=list(out.tokens),
+            by_kind=by_kind(drafts.token_kinds, out.origins) if drafts.token_kinds else {},
         )
 
 

@@ -168,6 +168,13 @@ def test_blocks_are_assigned_to_pages_in_order():
     assert assign_blocks(blocks, pages) == [0, 0, 1, 2, 2]
 
 
+def test_pages_that_read_alike_share_the_blocks_by_position():
+    """Two near-identical pages tie on every block: the first half goes to page 1, the rest to page 2."""
+    text = "Quarterly statement of accounts for the period, balance carried forward and totals"
+    blocks = [f"{text} item {i}" for i in range(10)]
+    assert assign_blocks(blocks, [text, text]) == [0] * 5 + [1] * 5
+
+
 def test_region_reference_is_the_best_matching_span():
     """A region's reference is the span of the page reference its draft matches, widened to words."""
     ref = "# Title\n\nThe quick brown fox jumps over the lazy dog.\n\nAnother paragraph here."
