@@ -21,7 +21,9 @@ def run_page(target, page, drafts, spec, dmap=None):
 
 
 def run_hsd(target, page, regions, region_drafts, cfg):
-    return decode(HSD(), target, page, list(regions), cfg.spec, PageDrafts(region_drafts))
+    """hsd with these region drafts; the page draft is their first drafts joined, as a page's would be."""
+    page_draft = [t for d in region_drafts for t in (d[0] if d else [])]
+    return decode(HSD(), target, page, list(regions), cfg.spec, PageDrafts([*region_drafts, [page_draft]]))
 
 
 def run_elements(target, page, regions, region_drafts, cfg):

@@ -24,21 +24,47 @@ def _regions() -> list[Region]:
     return [Region((10, 10 + 30 * i, 200, 35 + 30 * i), k, i, f"r{i}") for i, k in enumerate(kinds)]
 
 
-def test_stage1_groups_rows_by_kind_prompt():
-    """Tables get the table prompt; figures and furniture are skipped; outputs keep region order.
+def _drive(work: PageWork, page: PageImage, reply) -> tuple[list, object, object]:
+    """Answer the hsd job's Stage-1 requests with `reply(request)` rows, until the page's request."""
+    job = HSD().start(work)
+    requests, request = [], next(job)
+    while request.images[0] is not page.image:
+        requests.append(request)
+        rows = reply(request)
+        request = job.send(RowsDone(rows, StageReport(steps=1, regions=len(rows))))
+    return requests, request, job
 
-    The hsd job is driven by hand: each request it yields is answered with rows echoing the drafts."""
+
+def _work(drafts: list[list[list[int]]], spec: SpecConfig) -> tuple[PageWork, PageImage]:
     target = SimpleNamespace(spec=PADDLE[0], eos_ids=frozenset({99}), encode=lambda text: [7])
     page = PageImage(Path("p.png"), 0, Image.new("RGB", (240, 200), "white"), 72)
-    drafts = PageDrafts([[[i]] for i in range(5)])
-    job = HSD().start(PageWork(target, page, _regions(), drafts, SpecConfig(stage1_batch=1)))
-    requests, request = [], next(job)
-    while request.images[0] is not page.image:  # Stage 1: crops, until the page's request
-        requests.append(request)
-        rows = tuple(RowResult([d[0][0], 99], StopReason.EOS, DecodeStats()) for d in request.drafts)
-        request = job.send(RowsDone(rows, StageReport(steps=1, regions=len(rows))))
-    assert [(r.prompt, len(r.images)) for r in requests] == [("OCR:", 1), ("OCR:", 1), ("Table Recognition:", 1)]
-    assert request.drafts == ([[0], [1], [4]],)  # Not [[0], [4], [1]]: reading order, EOS dropped
+    return PageWork(target, page, _regions(), PageDrafts(drafts), spec), page
+
+
+def test_stage1_groups_rows_by_kind_prompt():
+    """Tables get the table prompt; figures and furniture are skipped; outputs keep region order,
+    and the page draft follows them in Stage 2. The hsd job is driven by hand."""
+    drafts = [[[i] * 6] for i in range(5)] + [[[50, 51]]]  # per region, then the page draft
+    work, page = _work(drafts, SpecConfig(stage1_batch=2, cost_model="flat"))
+    echo = lambda req: tuple(RowResult([*d[0], 99], StopReason.EOS, DecodeStats()) for d in req.drafts)  # noqa: E731
+    requests, request, job = _drive(work, page, echo)
+    assert [(r.prompt, len(r.images)) for r in requests] == [("OCR:", 2)]  # a lone table row does not pay
+    assert request.drafts == ([[0] * 6, [4] * 6, [50, 51]],)  # Not [[0]*6, [4]*6] alone: the page draft too
     with pytest.raises(StopIteration) as stop:
         job.send(RowsDone((RowResult([5, 99], StopReason.EOS, DecodeStats()),), StageReport(steps=1, regions=1)))
-    assert stop.value.value.stage1.regions == 3 and stop.value.value.tokens == [5, 99]
+    assert stop.value.value.stage1.regions == 2 and stop.value.value.tokens == [5, 99]
+
+
+def test_a_cut_row_hands_stage2_the_exact_prefix_it_reached():
+    drafts = [[[i] * 6] for i in range(5)] + [[[50]]]
+    work, page = _work(drafts, SpecConfig(stage1_batch=2, cost_model="flat"))
+    cut = lambda req: tuple(RowResult([1, 2, 3], StopReason.CUT, DecodeStats()) for _ in req.drafts)  # noqa: E731
+    _, request, _ = _drive(work, page, cut)
+    assert request.drafts == ([[1, 2, 3], [1, 2, 3], [50]],)
+
+
+def test_without_a_paying_batch_hsd_is_the_page_method():
+    drafts = [[[i] * 2] for i in range(5)] + [[[50, 51]]]  # regions too short for a row of their own
+    work, page = _work(drafts, SpecConfig(cost_model="flat"))
+    requests, request, _ = _drive(work, page, lambda req: ())
+    assert requests == [] and request.drafts == ([[50, 51]],) and not request.starts

@@ -24,7 +24,7 @@ from hsd_cli.methods.choose import converter_with
 from hsd_cli.methods.crops import crop_region
 
 GUARD = 16  # repeat guard span: loops of period <= 2 tokens
-SPEC = SpecConfig(max_new_tokens=200, repeat_guard=GUARD)
+SPEC = SpecConfig(max_new_tokens=200, repeat_guard=GUARD, cost_model="flat")  # flat: Stage 1 pays here
 REGIONS = (
     Region((10, 10, 300, 60), RegionKind.TEXT, 0, "Line 0 of the page."),
     Region((10, 110, 300, 160), RegionKind.TEXT, 1, "Line 2 of the page, where the text goes on for a while."),

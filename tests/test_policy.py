@@ -1,7 +1,8 @@
-"""`--method auto`: page for exact drafts or costly batches, hsd where Stage 1 is nearly free."""
+"""`--method auto`: page for exact drafts or costly batches, hsd where a Stage-1 batch pays."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -20,12 +21,13 @@ CFG = SpecConfig()
 
 
 def _page(source: str, n: int = 4) -> PreparedPage:
-    regions = tuple(Region((0, 30 * i, 100, 30 * i + 20), RegionKind.TEXT, i, f"r{i}", source=source) for i in range(n))
-    return PreparedPage(PageImage(Path("p.png"), 0, Image.new("RGB", (100, 200)), 72), regions, source)
+    text = "a line of text the region holds"
+    regions = tuple(Region((50, 80 * i, 950, 80 * i + 60), RegionKind.TEXT, i, text, source=source) for i in range(n))
+    return PreparedPage(PageImage(Path("p.png"), 0, Image.new("RGB", (1000, 1400)), 144), regions, source)
 
 
 def _target(cost: CostModel) -> SimpleNamespace:
-    return SimpleNamespace(spec=SPECS[0], cost=cost)
+    return SimpleNamespace(spec=SPECS[0], cost=cost, encode=lambda text: list(range(len(text.split()))))
 
 
 def test_ocr_drafts_on_a_parallel_device_take_hsd():
@@ -54,3 +56,9 @@ def test_flat_cost_is_one_step_up_to_a_stage1_batch_of_full_trees():
     cost = flat_cost(spec)
     assert cost.ratio(1) == cost.ratio(36) == 1.0  # 4 rows x (8 drafts + root)
     assert cost.ratio(72) == 2.0
+
+
+def test_a_text_layer_table_is_worth_stage1_where_batches_are_free():
+    page = _page("text_layer")
+    regions = tuple(replace(r, kind=RegionKind.TABLE) if r.order < 2 else r for r in page.regions)
+    assert choose_method(replace(page, regions=regions), _target(GPU), CFG) == "hsd"

@@ -1,9 +1,10 @@
-"""`--method auto`: per page, `page` or `hsd`, from the drafts and the device's measured costs.
+"""`--method auto`: per page, `page` or `hsd`, by the forward passes (or time) each should take.
 
-Stage 1 pays one extra prefill per region crop and one batched forward over every region per
-step; it pays off only where those drafts are not already exact (not a PDF text layer) and the
-device verifies a batch of all regions at about the price of one page step (a GPU; on a CPU a
-forward's cost grows with its tokens, so Stage 1 costs about as much as decoding the page).
+`hsd` runs Stage 1 only on batches that pay: a batched step saves about one Stage-2 step per
+running row and costs the device's price of a batch (`hsd.stage1_plan`). Where no batch pays
+(exact text-layer drafts, a single region, a CPU whose forward cost grows with its tokens)
+hsd's Stage 2 is the page method itself, so auto takes `page`; elsewhere Stage 1 is expected to
+save more passes than it spends, and auto takes `hsd`.
 """
 
 from __future__ import annotations
@@ -11,23 +12,16 @@ from __future__ import annotations
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PreparedPage
 from hsd_cli.methods.base import Method
-from hsd_cli.methods.cost import run_cost
-from hsd_cli.methods.crops import TEXT_LAYER, verifiable
-from hsd_cli.methods.hsd import HSD
+from hsd_cli.methods.crops import region_drafts
+from hsd_cli.methods.hsd import HSD, stage1_plan
 from hsd_cli.methods.page import Page
 from hsd_cli.targets.runtime.base import VisionTarget
 
-STAGE1_TREE = 8  # tokens per region row in a typical Stage-1 step
-PARALLEL_RATIO = 2.0  # a batched Stage-1 step may cost at most this many AR steps
-
 
 def choose_method(prepared: PreparedPage, target, spec: SpecConfig) -> str:
-    """`hsd` when Stage 1 can sharpen drafts at little cost on this device, else `page`."""
-    rows = [r for r in prepared.regions if verifiable(r, target) and r.source != TEXT_LAYER]
-    if len(rows) < 2:
-        return "page"  # nothing to verify in parallel, or exact text-layer drafts already
-    batch = min(len(rows), spec.stage1_batch) * STAGE1_TREE
-    return "hsd" if run_cost(target, spec).ratio(batch) <= PARALLEL_RATIO else "page"
+    """`hsd` when some Stage-1 batch pays for itself on this device, else `page`."""
+    regions = list(prepared.regions)
+    return "hsd" if stage1_plan(target, regions, region_drafts(target, regions), spec) else "page"
 
 
 class Auto:

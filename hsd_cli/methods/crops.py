@@ -8,7 +8,7 @@ from PIL import Image, ImageOps
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import Region, RegionKind
 from hsd_cli.methods.rows import RowsRequest
-from hsd_cli.spec.stats import GiveUp
+from hsd_cli.spec.stats import BatchStop
 from hsd_cli.targets.runtime.base import VisionTarget
 
 CROP_MARGIN = 8  # pixels around a region crop: glyphs often touch the detected box
@@ -66,12 +66,12 @@ def crop_request(
     prompt: str,
     drafts: list[list[list[int]]] | None,
     spec: SpecConfig,
-    give_up: GiveUp | None = None,
+    batch_stop: BatchStop | None = None,
 ) -> RowsRequest:
     """The crops of regions `chunk` as one request; halved when out of memory."""
     crops = tuple(crop_region(image, regions[i].bbox) for i in chunk)
     rows = None if drafts is None else tuple(drafts)
-    return RowsRequest(crops, prompt, rows, spec, give_up=give_up, split_on_oom=True)
+    return RowsRequest(crops, prompt, rows, spec, batch_stop=batch_stop, split_on_oom=True)
 
 
 def region_drafts(target: VisionTarget, regions: list[Region]) -> list[list[list[int]]]:

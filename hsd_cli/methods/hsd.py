@@ -1,12 +1,17 @@
 """`--method hsd`: two-stage hierarchical speculative decoding.
 
-Stage 1 verifies every region crop against its region drafts, all rows of a prompt in one
-batched forward per step; Stage 2 verifies the whole page with the Stage-1 outputs as one
-ordered draft set. Stage 1 only makes drafts, so at tau = 1 it may stop anywhere without changing
-the page's output. Its cost is bounded: a row's budget is `stage1_budget(drafts)` tokens, so a
-batch takes at most that many forward passes; a row whose acceptance collapses (GIVE_UP) is cut,
-and regions drafted from a trusted text layer skip it: both pass their own drafts on. Out of
-memory on a single crop, the page is verified with the page method (same output at tau = 1).
+Stage 1 verifies region crops against their region drafts, the rows of a prompt in one batched
+forward per step; Stage 2 verifies the whole page against the Stage-1 outputs in reading order
+and, beside them, the page draft (so it never has a worse draft set than `page`). Stage 1 only
+makes drafts, so at tau = 1 it may stop anywhere without changing the page's output.
+
+Stage 1 pays only by parallelism: a region's crop accepts about what the page draft gives the
+same region in Stage 2, so a batched step saves about one Stage-2 step per running row. It
+therefore verifies the regions whose drafts may be wrong (not a text layer's, save its tables and
+formulas, whose markup is a guess), in batches of similar length, only batches whose rows outnumber
+a batched step's price, and stops a batch once its running rows no longer pay (spec/stats.BatchStop).
+A batch takes at most `stage1_budget` forward passes. Out of memory on a single crop, the page is
+verified with the page method (same output at tau = 1).
 """
 
 from __future__ import annotations
@@ -14,9 +19,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hsd_cli.config import SpecConfig
-from hsd_cli.datatypes import PageDecode, PreparedPage, Region, StageReport
+from hsd_cli.datatypes import PageDecode, PreparedPage, Region, RegionKind, StageReport
 from hsd_cli.methods.base import PageDrafts, PageWork
+from hsd_cli.methods.cost import run_cost
 from hsd_cli.methods.crops import (
+    CROP_MARGIN,
     TEXT_LAYER,
     CropOutOfMemory,
     crop_chunks,
@@ -26,15 +33,21 @@ from hsd_cli.methods.crops import (
 )
 from hsd_cli.methods.loop_repair import loop_repair
 from hsd_cli.methods.page import Page
-from hsd_cli.methods.provenance import one_per_draft
+from hsd_cli.methods.provenance import DraftMap, one_per_draft, page_draft
 from hsd_cli.methods.rows import RowsRequest, join, truncated
 from hsd_cli.spec.decode import RowResult
-from hsd_cli.spec.stats import GiveUp
+from hsd_cli.spec.stats import BatchStop
 from hsd_cli.spec.stop import StopReason
 from hsd_cli.targets.runtime.base import VisionTarget
 
 STAGE1_SLACK, STAGE1_EXTRA = 1.5, 16  # a region's Stage-1 budget: 1.5 x its draft + 16 tokens
-GIVE_UP = GiveUp(steps=4, aal=1.0)  # cut a row whose drafts give < 1 token per step after 4 steps
+MIN_DRAFT = 4  # tokens: a shorter region gains nothing from a row of its own
+MARKUP_KINDS = {RegionKind.TABLE, RegionKind.EQUATION}  # text-layer characters, guessed markup
+SAVING = 0.75  # Stage-2 steps a running row's Stage-1 step saves (crops read a little differently)
+ROW_TREE = 8  # tree tokens per row in a typical Stage-1 step (prices a batched step)
+TOKENS_PER_STEP = 2.0  # a Stage-1 row's expected tokens per step (AAL ~1) before any is measured
+PIXELS_PER_TOKEN = 28 * 28  # a merged vision token's pixels (Qwen-style 14-px patches, 2 x 2 merge)
+PROMPT_TOKENS = 32  # chat template and region prompt around each crop
 STAGE1_OOM = "Stage 1 ran out of memory even one region at a time; verified the page with the page method"
 
 
@@ -46,54 +59,105 @@ class HSD:
         return self
 
     def drafts(self, target: VisionTarget, regions: list[Region]) -> PageDrafts:
-        return PageDrafts(region_drafts(target, regions))
+        """Per region its drafts, then the page draft as the last row."""
+        draft, dmap = page_draft(regions, target.spec.style, target.encode)
+        return PageDrafts([*region_drafts(target, regions), [draft]], dmap)
 
     def start(self, work: PageWork):
-        """Stage 1's requests (one per prompt chunk of region crops), then Stage 2's one row."""
+        """Stage 1's requests (one per paying batch of region crops), then Stage 2's one row."""
         t, spec = work.target, work.spec
+        page_drafts = PageDrafts([work.drafts.drafts[-1]], work.drafts.draft_map)
+        plan = stage1_plan(t, work.regions, work.drafts.drafts[:-1], spec)
+        if not plan:  # nothing pays: Stage 2 alone is the page method
+            return (yield from Page().start(replace(work, drafts=page_drafts)))
         try:
-            by_region, stage1_report = yield from stage1(work)
+            by_region, stage1_report = yield from stage1(work, plan)
         except CropOutOfMemory:
-            page = Page()
-            out = yield from page.start(replace(work, drafts=page.drafts(t, work.regions)))
+            out = yield from Page().start(replace(work, drafts=page_drafts))
             return replace(out, fault=STAGE1_OOM)
-        outputs = [d for i in sorted(by_region) for d in by_region[i]]
-        dmap = one_per_draft([i for i in sorted(by_region) for _ in by_region[i]])
-        done = yield RowsRequest((work.page.image,), t.spec.page_prompt, (outputs,), spec, starts=spec.region_starts)
+        owners = [i for i in sorted(by_region) if by_region[i]]
+        outputs = [by_region[i] for i in owners]
+        drafts = [*outputs, *page_drafts.drafts[0]]
+        done = yield RowsRequest((work.page.image,), t.spec.page_prompt, (drafts,), spec, starts=spec.region_starts)
         (row,) = done.rows
-        # Stage-1 outputs are the page's regions in reading order: the page's draft, one sequence.
+        # Stage-1 outputs are the page's regions in reading order: one sequence (the page draft follows them).
         tokens, origins, repaired = loop_repair(row, outputs, spec, ordered=True, sep=t.encode("\n\n"))
+        dmap = _joined(one_per_draft(owners), page_drafts.draft_map)
         return PageDecode(
             tokens, truncated(row, t.eos_ids), stage1_report, done.report, repaired, origins=origins, draft_map=dmap
         )
 
 
-def stage1(work: PageWork):
-    """Stage 1's requests; returns the Stage-2 drafts keyed by region index, and its report."""
+def stage1_plan(
+    target: VisionTarget, regions: list[Region], drafts: list[list[list[int]]], spec: SpecConfig
+) -> list[tuple[str, list[int]]]:
+    """The Stage-1 batches worth running: (prompt, region indices), longest drafts first."""
+    chosen = [i for i, r in enumerate(regions) if _worth_a_row(r, drafts[i], target)]
+    chosen.sort(key=lambda i: -_longest(drafts[i]))  # a batch runs as long as its longest row
+    cost, stop = run_cost(target, spec), batch_stop(target, spec)
+    plan = []
+    for prompt, chunk in crop_chunks(target, regions, chosen, spec.stage1_batch):
+        steps = sum(_longest(drafts[i]) for i in chunk) / len(chunk) / TOKENS_PER_STEP
+        prefill = cost(sum(_crop_tokens(regions[i], target) for i in chunk)) / cost(ROW_TREE)
+        if stop.saving * len(chunk) * steps > prefill + steps * stop.price(len(chunk)):
+            plan.append((prompt, chunk))
+    return plan
+
+
+def batch_stop(target: VisionTarget, spec: SpecConfig) -> BatchStop:
+    """The rule that ends a Stage-1 batch, priced by the run's cost model."""
+    cost = run_cost(target, spec)
+    one = cost(ROW_TREE)
+    return BatchStop(tuple(cost(n * ROW_TREE) / one for n in range(1, spec.stage1_batch + 1)), SAVING)
+
+
+def stage1(work: PageWork, plan: list[tuple[str, list[int]]]):
+    """Stage 1's requests; returns each verified region's Stage-2 draft (maybe empty) and the report."""
     t, regions, drafts = work.target, work.regions, work.drafts.drafts
-    own = {i for i, r in enumerate(regions) if verifiable(r, t) and r.source == TEXT_LAYER}
-    chosen = [i for i, r in enumerate(regions) if verifiable(r, t) and i not in own]
-    outputs: dict[int, list[list[int]]] = {i: drafts[i][:1] for i in own}
-    total = StageReport()
-    for prompt, chunk in crop_chunks(t, regions, chosen, work.spec.stage1_batch):
+    outputs: dict[int, list[int]] = {}
+    total, stop = StageReport(), batch_stop(t, work.spec)
+    for prompt, chunk in plan:
         rows = [drafts[i] for i in chunk]
         budget = min(work.spec.max_new_tokens, max(map(stage1_budget, rows)))
         spec = replace(work.spec, max_new_tokens=budget)
-        done = yield crop_request(work.page.image, regions, chunk, prompt, rows, spec, GIVE_UP)
+        done = yield crop_request(work.page.image, regions, chunk, prompt, rows, spec, stop)
         total = join(total, done.report)
-        for i, row in zip(chunk, done.rows, strict=False):
-            outputs[i] = _stage2_drafts(row, drafts[i], work.spec, t)
+        for i, row in zip(chunk, done.rows, strict=True):
+            outputs[i] = _stage2_draft(row, drafts[i], work.spec, t)
     return outputs, total
 
 
 def stage1_budget(drafts: list[list[int]]) -> int:
     """Most tokens Stage 1 spends on a region: its longest draft, with room for the model's edits."""
-    return int(STAGE1_SLACK * max((len(d) for d in drafts), default=0)) + STAGE1_EXTRA
+    return int(STAGE1_SLACK * _longest(drafts)) + STAGE1_EXTRA
 
 
-def _stage2_drafts(row: RowResult, drafts: list[list[int]], spec: SpecConfig, target: VisionTarget) -> list[list[int]]:
-    """What a Stage-1 row hands to Stage 2: its output when it finished, else its own drafts."""
-    if row.stop is StopReason.CUT:
-        return drafts[:1]
-    tokens, _, _ = loop_repair(row, drafts, spec, ordered=False)  # only drafts change
-    return [[t for t in tokens if t not in target.eos_ids]]
+def _worth_a_row(region: Region, drafts: list[list[int]], target: VisionTarget) -> bool:
+    if not verifiable(region, target) or _longest(drafts) < MIN_DRAFT:
+        return False
+    return region.source != TEXT_LAYER or region.kind in MARKUP_KINDS
+
+
+def _crop_tokens(region: Region, target: VisionTarget) -> float:
+    """About the tokens a region crop's prefill holds (vision tokens and prompt)."""
+    x0, y0, x1, y1 = region.bbox
+    pixels = (x1 - x0 + 2 * CROP_MARGIN) * (y1 - y0 + 2 * CROP_MARGIN)
+    cap = target.spec.max_pixels or pixels
+    return min(pixels, cap) / PIXELS_PER_TOKEN + PROMPT_TOKENS
+
+
+def _longest(drafts: list[list[int]]) -> int:
+    return max((len(d) for d in drafts), default=0)
+
+
+def _stage2_draft(row: RowResult, drafts: list[list[int]], spec: SpecConfig, target: VisionTarget) -> list[int]:
+    """What a Stage-1 row hands to Stage 2: its output, or the exact prefix it reached when cut."""
+    tokens = row.tokens
+    if row.stop is not StopReason.CUT:
+        tokens, _, _ = loop_repair(row, drafts, spec, ordered=False)  # only drafts change
+    return [t for t in tokens if t not in target.eos_ids]
+
+
+def _joined(a: DraftMap, b: DraftMap | None) -> DraftMap:
+    """Two drafts' maps as one, `b`'s drafts numbered after `a`'s."""
+    return a if b is None else DraftMap(a.starts + b.starts, a.regions + b.regions)

@@ -12,7 +12,7 @@ from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import StageReport
 from hsd_cli.methods.cost import run_cost
 from hsd_cli.spec.decode import DecodeOptions, RowResult, ar_decode, spec_decode
-from hsd_cli.spec.stats import GiveUp
+from hsd_cli.spec.stats import BatchStop
 from hsd_cli.spec.stop import StopRule
 from hsd_cli.targets.runtime.base import VisionTarget
 from hsd_cli.targets.runtime.costs import sync
@@ -27,7 +27,7 @@ class RowsRequest:
     drafts: tuple[list[list[int]], ...] | None  # per row: its draft token lists; None: AR
     spec: SpecConfig
     starts: bool = False  # offer draft beginnings after a boundary token (region starts)
-    give_up: GiveUp | None = None  # cut rows whose drafts stop paying
+    batch_stop: BatchStop | None = None  # cut the running rows once more steps do not pay
     split_on_oom: bool = False  # region crops: out of memory, the rows are retried in halves
 
     def halves(self) -> tuple[RowsRequest, RowsRequest]:
@@ -61,7 +61,7 @@ def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
         run_cost(target, spec) if spec.cost_aware and drafts is not None else None,
         target.repetition_penalty,
         session.prompt_ids,
-        request.give_up,
+        request.batch_stop,
     )
     if drafts is None:
         rows = ar_decode(session, first, rule, opts)

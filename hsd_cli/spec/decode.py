@@ -50,7 +50,7 @@ class DecodeOptions:
     cost: CostModel | None = None  # the device's forward cost; None: trees up to max_nodes
     penalty: float = 1.0  # the checkpoint's repetition penalty (1.0 = none)
     prompts: list[list[int]] | None = None  # per row: prompt token ids (needed with a penalty)
-    give_up: Callable[[DecodeStats, int], bool] | None = None  # (stats, tokens) -> stop this row
+    batch_stop: Callable[[list[DecodeStats]], bool] | None = None  # running rows' stats -> cut them all
 
 
 @dataclass(slots=True)
@@ -133,9 +133,11 @@ class SpecStepper:
             rows[i].accept.observe(tree, ks[b], acc.path)
             rows[i].origins += [tree.origin[n] for n in acc.path[1:]] + [MODEL]  # provenance only
             rows[i].push(acc.tokens + [acc.bonus], self.rule)
-            if rows[i].stop is StopReason.NONE and opts.give_up and opts.give_up(rows[i].stats, len(rows[i].tokens)):
-                rows[i].stop = StopReason.CUT
             keep.append(acc.path)
+        running = [rows[i] for i in active if rows[i].stop is StopReason.NONE]
+        if opts.batch_stop and opts.batch_stop([r.stats for r in running]):
+            for row in running:
+                row.stop = StopReason.CUT
         # 5. commit the accepted paths in the KV cache
         self.session.commit(keep)
         self.active = _drop_finished(self.session, active, rows)

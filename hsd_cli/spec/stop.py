@@ -11,7 +11,7 @@ class StopReason(str, Enum):
     EOS = "eos"
     BUDGET = "budget"
     REPEAT = "repeat"
-    CUT = "cut"  # Stage 1 gave up on the row: its drafts did not pay (never a page's stop)
+    CUT = "cut"  # Stage 1 stopped the row: more of it did not pay (never a page's stop)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ from fake_target import EOS, VOCAB, FakeSession
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.decode import DecodeOptions, ar_decode, spec_decode
-from hsd_cli.spec.stop import StopRule
+from hsd_cli.spec.stats import BatchStop, DecodeStats
+from hsd_cli.spec.stop import StopReason, StopRule
 
 PROMPTS = [[1, 2, 3], [4, 5], [6, 7, 8, 9]]
 # No cost model, a flat (GPU-like) one and a steep (CPU-like) one: tree sizes change, output never.
@@ -124,3 +125,23 @@ def test_penalty_covers_prompt_accepted_and_path_tokens():
     logits = torch.full((1, 4, 6), 2.0)
     logits = penalize(logits, [[0, 5]], [extra], 2.0)
     assert logits[0, 3].tolist() == [1.0, 2.0, 2.0, 1.0, 2.0, 1.0]
+
+
+def test_batch_stop_cuts_the_last_row_running_alone():
+    """Flat prices: rows run while two or more go on; the one left alone is cut, its tokens a prefix."""
+    rule = StopRule(frozenset(), max_new_tokens=40)
+    ref = _ar(PROMPTS[:2], rule)
+    s = FakeSession(PROMPTS[:2])
+    drafts = [[ref[0].tokens], []]  # row 0 finishes fast on its exact draft; row 1 crawls
+    stop = BatchStop(prices=(1.0, 1.0), saving=0.75)
+    got = spec_decode(s, s.first_logits(), drafts, SpecConfig(max_new_tokens=40), rule, DecodeOptions(batch_stop=stop))
+    assert got[1].stop is StopReason.CUT and got[1].tokens == ref[1].tokens[: len(got[1].tokens)]
+    assert s.calls < 40 - 1  # Not AR's 39 steps: row 1 was cut once it ran alone
+
+
+def test_batch_stop_prices_rows_against_their_saving():
+    stop = BatchStop(prices=(1.0, 1.2, 1.5, 3.5), saving=0.75)
+    assert [stop.pays(n) for n in (1, 2, 3, 4, 8)] == [False, True, True, False, True]
+    running = [DecodeStats(steps=1)]
+    assert not stop(running * 2) and not stop(running)  # before the warm-up: never
+    assert stop([DecodeStats(steps=2)])

@@ -12,7 +12,7 @@ from decoding import rows as decode_rows
 from decoding import run_ar, run_hsd, run_page
 from PIL import Image, ImageDraw
 
-from hsd_cli.config import RunConfig, SpecConfig
+from hsd_cli.config import COST_MODELS, RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind
 from hsd_cli.methods.crops import crop_region
 
@@ -63,6 +63,7 @@ def _random_spec(rng: random.Random) -> SpecConfig:
         max_depth=rng.randint(1, 24),
         max_candidates=rng.randint(1, 8),
         max_new_tokens=BUDGET,
+        cost_model=rng.choice(COST_MODELS),  # lossless under either policy
     )
 
 
@@ -90,7 +91,7 @@ def test_hsd_method_equals_ar(family, tiny_target):
         drafts = [_random_drafts(ref, rng, len(target.tokenizer)) for ref in crop_refs] + [[]]
         out = run_hsd(target, page, REGIONS, drafts, cfg)
         assert out.tokens == page_ref
-        assert out.stage1.regions == 3  # the figure is not verified
+        assert out.stage1 is None or out.stage1.regions <= 3  # the figure is never verified
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -119,9 +120,9 @@ def test_self_drafts_cut_forward_passes(family, tiny_target):
 
 @pytest.mark.parametrize("kind", ["random", "exact"])
 def test_stage1_forward_passes_are_bounded(kind, tiny_target):
-    """Stage 1 costs at most max over regions of stage1_budget(drafts) forward passes; regions
-    whose drafts are useless are cut after GIVE_UP_STEPS (Not: decoded to the full token budget)."""
-    from hsd_cli.methods.hsd import GIVE_UP, stage1_budget
+    """Stage 1 costs at most max over regions of stage1_budget(drafts) forward passes (Not: decoded
+    to the full token budget), and stops once fewer rows run than pay for a batched step."""
+    from hsd_cli.methods.hsd import stage1_budget
 
     target, page, rng = tiny_target("qwen2_5_vl"), _page(), random.Random(0)
     vocab = target.model.config.get_text_config().vocab_size
@@ -141,8 +142,7 @@ def test_stage1_forward_passes_are_bounded(kind, tiny_target):
             ]
             for r in regions
         ]
-    cfg = RunConfig(inputs=(), out_dir=Path("."), spec=SpecConfig(max_new_tokens=512))
+    cfg = RunConfig(inputs=(), out_dir=Path("."), spec=SpecConfig(max_new_tokens=512, cost_model="flat"))
     report = run_hsd(target, page, regions, drafts, cfg).stage1
     assert report.steps <= max(stage1_budget(d) for d in drafts)
-    if kind == "random":
-        assert report.steps <= GIVE_UP.steps  # measured: 4 here, 105 without the give-up rule
+    assert report.steps < len(report.accepted_hist)  # rows ran side by side (a batched step counts once)
