@@ -123,3 +123,11 @@ def test_an_unreadable_cache_is_measured_again(tmp_path):
     path = tmp_path / "c.json"
     path.write_text("{not json")
     assert cached_curve(path, "k", lambda: [(1, 1.0), (2, 1.0)], _never).points == ((1, 1.0), (2, 1.0))
+
+
+def test_unfitted_runs_keep_the_bumps():
+    """fit=False (benchmarks/gemm_layout.py): the raw fastest runs, so layout bumps stay visible."""
+    from hsd_cli.targets.runtime.curve import fastest
+
+    timer = Timer(always={4: 2.0})
+    assert dict(fastest(timer, SIZES, reps=2))[4] == TRUE[4] + 2.0 and set(timer.calls.values()) == {2}

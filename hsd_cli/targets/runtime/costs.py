@@ -12,13 +12,14 @@ import hashlib
 import math
 import os
 import time
+from functools import partial
 from pathlib import Path
 
 import torch
 
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.tree import build_tree, pack_trees
-from hsd_cli.targets.runtime.curve import CHECK_REPS, CHECK_SIZES, cached_curve, robust_curve
+from hsd_cli.targets.runtime.curve import CHECK_REPS, CHECK_SIZES, cached_curve, fastest, robust_curve
 from hsd_cli.targets.runtime.gemm import weight_layout
 from hsd_cli.targets.runtime.session import HFSession
 
@@ -43,15 +44,18 @@ def cost_model(model, n_axes: int) -> CostModel:
     )
 
 
-def measure(model, n_axes: int, sizes=SIZES, reps: int = REPS, prompt_tokens: int = PROMPT_TOKENS) -> list:
+def measure(
+    model, n_axes: int, sizes=SIZES, reps: int = REPS, prompt_tokens: int = PROMPT_TOKENS, fit: bool = True
+) -> list:
     """[(K, seconds)] for every tree size: the fastest of `reps` runs, round robin, fitted monotone."""
-    return measure_session(prefill_text(model, prompt_tokens, n_axes), sizes, reps)
+    return measure_session(prefill_text(model, prompt_tokens, n_axes), sizes, reps, fit)
 
 
-def measure_session(session: HFSession, sizes=SIZES, reps: int = REPS) -> list:
-    """`measure` on an already prefilled session; points that contradict their neighbours are retried."""
+def measure_session(session: HFSession, sizes=SIZES, reps: int = REPS, fit: bool = True) -> list:
+    """`measure` on an already prefilled session (fit=False: the raw fastest runs, bumps and all)."""
     time_step(session, 1)  # warm-up
-    return robust_curve(lambda k: time_step(session, k), sizes, reps)
+    timer = partial(time_step, session)
+    return robust_curve(timer, sizes, reps) if fit else fastest(timer, sizes, reps)
 
 
 def prefill_text(model, prompt_tokens: int, n_axes: int) -> HFSession:

@@ -30,10 +30,16 @@ CHECK_REPS = 2
 CHECK_TOL = 1.5
 
 
-def robust_curve(timer: Callable[[int], float], sizes, reps: int) -> Points:
-    """[(K, seconds)]: fastest of `reps` round-robin runs per size, suspects retried, fitted monotone."""
+def fastest(timer: Callable[[int], float], sizes, reps: int) -> Points:
+    """[(K, seconds)]: the fastest of `reps` round-robin runs per size, as measured (no retry, no fit)."""
     times: dict[int, float] = {k: float("inf") for k in sizes}
     _run(timer, list(sizes), reps, times)
+    return list(times.items())
+
+
+def robust_curve(timer: Callable[[int], float], sizes, reps: int) -> Points:
+    """[(K, seconds)]: fastest of `reps` round-robin runs per size, suspects retried, fitted monotone."""
+    times = dict(fastest(timer, sizes, reps))
     for _ in range(RETRY_ROUNDS):
         bad = suspects(sorted(times.items()))
         if not bad:
