@@ -11,6 +11,7 @@ from PIL import Image
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import StageReport
 from hsd_cli.methods.cost import run_cost
+from hsd_cli.spec.budget import AcceptPrior
 from hsd_cli.spec.decode import DecodeOptions, RowResult, ar_decode, spec_decode
 from hsd_cli.spec.stats import GiveUp
 from hsd_cli.spec.stop import StopRule
@@ -29,6 +30,7 @@ class RowsRequest:
     starts: bool = False  # offer draft beginnings after a boundary token (region starts)
     give_up: GiveUp | None = None  # cut rows whose drafts stop paying
     split_on_oom: bool = False  # region crops: out of memory, the rows are retried in halves
+    prior: AcceptPrior | None = None  # the drafts' acceptance before any is seen; None: the driver's choice
 
     def halves(self) -> tuple[RowsRequest, RowsRequest]:
         """The first and second half of the rows, each a request of its own."""
@@ -62,6 +64,7 @@ def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
         target.repetition_penalty,
         session.prompt_ids,
         request.give_up,
+        request.prior,
     )
     if drafts is None:
         rows = ar_decode(session, first, rule, opts)

@@ -18,7 +18,7 @@ from hsd_cli.spec.align import (
     build_index,
     starts_origins,
 )
-from hsd_cli.spec.budget import AcceptStats, CostModel, best_size, node_probs
+from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior, AcceptStats, CostModel, best_size, node_probs
 from hsd_cli.spec.penalty import path_tokens, penalize
 from hsd_cli.spec.stats import DecodeStats
 from hsd_cli.spec.stop import StopReason, StopRule
@@ -51,6 +51,7 @@ class DecodeOptions:
     penalty: float = 1.0  # the checkpoint's repetition penalty (1.0 = none)
     prompts: list[list[int]] | None = None  # per row: prompt token ids (needed with a penalty)
     give_up: Callable[[DecodeStats, int], bool] | None = None  # (stats, tokens) -> stop this row
+    prior: AcceptPrior | None = None  # acceptance believed before any is seen; None: DEFAULT_PRIOR
 
 
 @dataclass(slots=True)
@@ -97,7 +98,8 @@ class SpecStepper:
     ) -> None:
         assert first_logits.ndim == 2 and first_logits.shape[0] == len(drafts)
         self.session, self.cfg, self.rule, self.opts = session, cfg, rule, opts
-        self.rows = [_Row(build_index(d, cfg.window, cfg.min_window)) for d in drafts]
+        prior = opts.prior or DEFAULT_PRIOR
+        self.rows = [_Row(build_index(d, cfg.window, cfg.min_window), accept=AcceptStats(prior=prior)) for d in drafts]
         if opts.penalty != 1.0:
             for row, prompt in zip(self.rows, opts.prompts, strict=False):
                 row.seen.update(prompt)
