@@ -51,11 +51,13 @@ class DecodeStats:
     steps: int = 0  # this row's verification steps in the decode loop (prefill excluded)
     drafted: int = 0  # draft nodes offered to the target, summed over steps
     accepted_hist: list[int] = field(default_factory=list)  # accepted draft tokens per step
+    matched: int = 0  # steps on which the row had a draft candidate (whether or not its tree kept it)
 
-    def observe_step(self, num_drafted: int, num_accepted: int) -> None:
+    def observe_step(self, num_drafted: int, num_accepted: int, matched: bool = False) -> None:
         self.steps += 1
         self.drafted += num_drafted
         self.accepted_hist.append(num_accepted)
+        self.matched += matched
 
     @property
     def accepted(self) -> int:

@@ -6,7 +6,7 @@ from fake_target import BUSY, PROMPT, FakeSession, SizedSession, reference
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.budget import DEFAULT_PRIOR, PRIOR_WEIGHT, AcceptPrior, AcceptStats
-from hsd_cli.spec.decode import DecodeOptions, SpecStepper
+from hsd_cli.spec.decode import EXPLORE_EVERY, DecodeOptions, SpecStepper
 from hsd_cli.spec.stop import StopRule
 from hsd_cli.spec.tree import build_tree
 
@@ -44,7 +44,7 @@ def _first_sizes(prior, steps):
 
 def test_the_decode_sizes_trees_by_the_given_prior():
     """The busy curve: today's prior keeps exact drafts at the root, a near-exact prior verifies trees."""
-    before = 8
+    before = EXPLORE_EVERY  # steps before any exploration could start
     assert _first_sizes(None, before) == [1] * before
     assert _first_sizes(DEFAULT_PRIOR, before) == [1] * before
     assert max(_first_sizes(HIGH, before)) > 1
