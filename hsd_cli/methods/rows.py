@@ -80,6 +80,7 @@ def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
         regions=len(rows),
         accepted_hist=[a for r in rows for a in r.stats.accepted_hist],
         drafted=sum(r.stats.drafted for r in rows),
+        matched=sum(r.stats.matched for r in rows),
     )
     return RowsDone(tuple(rows), report)
 
@@ -96,6 +97,7 @@ def join(a: StageReport, b: StageReport) -> StageReport:
         t_decode=a.t_decode + b.t_decode,
         regions=a.regions + b.regions,
         drafted=a.drafted + b.drafted,
+        matched=a.matched + b.matched,
     )
 
 
