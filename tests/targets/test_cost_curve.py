@@ -13,6 +13,7 @@ from hsd_cli.targets.runtime.curve import (
     RETRY_REPS,
     RETRY_ROUNDS,
     cached_curve,
+    fastest,
     monotone,
     robust_curve,
     suspects,
@@ -127,7 +128,5 @@ def test_an_unreadable_cache_is_measured_again(tmp_path):
 
 def test_unfitted_runs_keep_the_bumps():
     """fit=False (benchmarks/gemm_layout.py): the raw fastest runs, so layout bumps stay visible."""
-    from hsd_cli.targets.runtime.curve import fastest
-
     timer = Timer(always={4: 2.0})
     assert dict(fastest(timer, SIZES, reps=2))[4] == TRUE[4] + 2.0 and set(timer.calls.values()) == {2}
