@@ -127,6 +127,7 @@ class StageReport:
     t_decode: float = 0.0
     regions: int = 0
     drafted: int = 0  # draft tokens (tree nodes below the root) sent to the target, all steps
+    matched: int = 0  # sequence-steps whose row had a draft candidate (its tree may have cut it)
 
     @property
     def aal(self) -> float:
@@ -171,6 +172,10 @@ class PageResult:
     error: str = ""
     draft_error: str = ""  # the draft pipeline crashed on this page; it was converted without drafts
     fault: str = ""  # a failure on the way that the page got around (e.g. Stage 1 out of memory)
+    # The page had drafts but its trees were (nearly) the root alone: it ran as plain AR
+    # (spec/stats.py, speculation_off); the note says why in one line
+    speculation_off: bool = False
+    speculation_note: str = ""
     width: int = 0  # page image size in pixels, rendered at `dpi` (0: unknown, a failed page)
     height: int = 0
     dpi: int = 0

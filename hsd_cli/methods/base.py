@@ -51,6 +51,7 @@ class PageWork:
     regions: list[Region]
     drafts: PageDrafts
     spec: SpecConfig
+    draft_source: str = ""  # what made the drafts ("text_layer", "rapidocr"; "" unknown): sets their prior
 
 
 PageJob = Generator["RowsRequest", "RowsDone", PageDecode]

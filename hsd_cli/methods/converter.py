@@ -61,7 +61,8 @@ class TargetConverter:
         return method
 
     def _work(self, prepared: PreparedPage, drafts: PageDrafts) -> PageWork:
-        return PageWork(self.target, prepared.page, list(prepared.regions), drafts, self.cfg.spec)
+        regions = list(prepared.regions)
+        return PageWork(self.target, prepared.page, regions, drafts, self.cfg.spec, prepared.draft_source)
 
 
 def _load(cfg: RunConfig) -> VisionTarget:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hsd_cli.config import SpecConfig
-from hsd_cli.datatypes import PageDecode, PageResult, PageStatus, PreparedPage
+from hsd_cli.datatypes import PageDecode, PageResult, PageStatus, PreparedPage, StageReport
 from hsd_cli.methods.blocks import coverage, model_blocks
 from hsd_cli.methods.provenance import token_regions
-from hsd_cli.spec.stats import full_time
+from hsd_cli.spec.stats import full_time, speculation_off
 from hsd_cli.targets.runtime.base import VisionTarget
 
 
@@ -48,7 +48,16 @@ def page_result(
         height=page.image.height,
         dpi=page.dpi,
         **_provenance(target, prepared, out),
+        **_speculation(prepared, stages, method, len(hist)),
     )
+
+
+def _speculation(prepared: PreparedPage, stages: list[StageReport], method: str, seq_steps: int) -> dict[str, object]:
+    """Whether a page that had drafts ran with its trees (nearly) the root alone, and why."""
+    had_drafts = method != "ar" and any(r.text.strip() for r in prepared.regions)
+    drafted, matched = sum(s.drafted for s in stages), sum(s.matched for s in stages)
+    note = speculation_off(drafted, matched, seq_steps) if had_drafts else ""
+    return {"speculation_off": bool(note), "speculation_note": note}
 
 
 def _provenance(target: VisionTarget, prepared: PreparedPage, out: PageDecode) -> dict[str, object]:

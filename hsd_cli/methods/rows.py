@@ -11,6 +11,7 @@ from PIL import Image
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import StageReport
 from hsd_cli.methods.cost import run_cost
+from hsd_cli.spec.budget import AcceptPrior
 from hsd_cli.spec.decode import DecodeOptions, RowResult, ar_decode, spec_decode
 from hsd_cli.spec.stats import BatchStop
 from hsd_cli.spec.stop import StopRule
@@ -29,6 +30,7 @@ class RowsRequest:
     starts: bool = False  # offer draft beginnings after a boundary token (region starts)
     batch_stop: BatchStop | None = None  # cut the running rows once more steps do not pay
     split_on_oom: bool = False  # region crops: out of memory, the rows are retried in halves
+    prior: AcceptPrior | None = None  # the drafts' acceptance before any is seen; None: the driver's choice
 
     def halves(self) -> tuple[RowsRequest, RowsRequest]:
         """The first and second half of the rows, each a request of its own."""
@@ -62,6 +64,7 @@ def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
         target.repetition_penalty,
         session.prompt_ids,
         request.batch_stop,
+        request.prior,
     )
     if drafts is None:
         rows = ar_decode(session, first, rule, opts)
@@ -77,6 +80,7 @@ def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
         regions=len(rows),
         accepted_hist=[a for r in rows for a in r.stats.accepted_hist],
         drafted=sum(r.stats.drafted for r in rows),
+        matched=sum(r.stats.matched for r in rows),
     )
     return RowsDone(tuple(rows), report)
 
@@ -93,6 +97,7 @@ def join(a: StageReport, b: StageReport) -> StageReport:
         t_decode=a.t_decode + b.t_decode,
         regions=a.regions + b.regions,
         drafted=a.drafted + b.drafted,
+        matched=a.matched + b.matched,
     )
 
 

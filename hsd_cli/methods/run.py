@@ -4,10 +4,13 @@ Batch 1 of a future scheduler that merges several pages' requests into one forwa
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageDecode, PageImage, Region
 from hsd_cli.methods.base import Method, PageDrafts, PageWork
 from hsd_cli.methods.crops import CropOutOfMemory
+from hsd_cli.methods.priors import prior_for
 from hsd_cli.methods.rows import RowsDone, RowsRequest, decode_rows, join
 from hsd_cli.targets.runtime.base import VisionTarget
 from hsd_cli.targets.runtime.memory import is_oom, release
@@ -16,9 +19,12 @@ from hsd_cli.targets.runtime.memory import is_oom, release
 def decode_page(method: Method, work: PageWork) -> PageDecode:
     """Run `method`'s job for the page to its end; a crop that does not fit alone is thrown into it."""
     job = method.start(work)
+    prior = prior_for(work.draft_source)
     try:
         request = next(job)
         while True:
+            if request.prior is None:  # the method did not choose: the page's draft source decides
+                request = replace(request, prior=prior)
             try:
                 done = serve(work.target, request)
             except CropOutOfMemory as e:
@@ -51,7 +57,8 @@ def decode(
     regions: list[Region],
     spec: SpecConfig,
     drafts: PageDrafts | None = None,
+    draft_source: str = "",
 ) -> PageDecode:
     """A page decoded outside a converter (benchmarks, tests); the method makes the drafts unless given."""
     drafts = method.drafts(target, regions) if drafts is None else drafts
-    return decode_page(method, PageWork(target, page, regions, drafts, spec))
+    return decode_page(method, PageWork(target, page, regions, drafts, spec, draft_source))

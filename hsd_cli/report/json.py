@@ -13,15 +13,18 @@ from typing import Any
 
 from hsd_cli.datatypes import Block, PageResult, PageStatus, StageReport
 from hsd_cli.pages.inputs import printable
-from hsd_cli.report.summary import DocSummary, RunSummary, Totals
+from hsd_cli.report.summary import DocSummary, RunSummary, Totals, speculation_line
 
 SCHEMA_VERSION = 1
 _STAGE_FIELDS = tuple(f.name for f in fields(StageReport))
+_STAGE_ADDED = {"matched": 0}  # stage fields newer than some reports: absent reads as the default
 _BLOCK_FIELDS = tuple(f.name for f in fields(Block))
 # The baseline's own numbers: in a report only when a baseline ran (a run without one writes
 # the same keys as before they existed); `sr_steps` is derived from them.
 _BASELINE = ("steps_ar", "t_decode_ar", "t_total_ar")
-_PAGE_FIELDS = tuple(f.name for f in fields(PageResult) if f.name not in _BASELINE)
+# Likewise only on a page that ran with speculation effectively off, after `fault`; absent reads as on.
+_SPEC_OFF = {"speculation_off": False, "speculation_note": ""}
+_PAGE_FIELDS = tuple(f.name for f in fields(PageResult) if f.name not in (*_BASELINE, *_SPEC_OFF))
 # A page report's keys in order, with the metrics aal, sr_decode, sr_e2e (PageResult properties) in
 # their places of old; markdown and blocks go last (page_to_json)
 _PAGE_KEYS = (
@@ -57,6 +60,8 @@ def page_to_json(result: PageResult, options: dict[str, object]) -> dict[str, An
         data[name] = value
         if name == "sr_e2e" and result.has_baseline:
             data.update({n: getattr(result, n) for n in (*_BASELINE, "sr_steps")})
+        if name == "fault" and result.speculation_off:
+            data.update({n: getattr(result, n) for n in _SPEC_OFF})
     data["source"] = printable(result.source)  # a non-UTF-8 name must not break the JSON
     data["options"] = normalize_options(options)
     data["blocks"] = data.pop("blocks")  # last: the long fields
@@ -70,6 +75,7 @@ def page_from_json(data: dict[str, Any]) -> PageResult:
         raise ValueError(f"schema_version {data.get('schema_version')!r} != {SCHEMA_VERSION}")
     kwargs = {name: data[name] for name in _PAGE_FIELDS}
     kwargs.update({name: data.get(name) for name in _BASELINE})
+    kwargs.update({name: data.get(name, default) for name, default in _SPEC_OFF.items()})
     if data["sr_decode"] is not None and kwargs["t_decode_ar"] is None:
         # an earlier version stored only the ratios; its pages are redone, not rebuilt from them
         raise ValueError("page report has speedups without the baseline's times")
@@ -95,7 +101,7 @@ def stage_to_json(stage: StageReport) -> dict[str, Any]:
 
 
 def stage_from_json(data: dict[str, Any]) -> StageReport:
-    return StageReport(**{name: data[name] for name in _STAGE_FIELDS})
+    return StageReport(**{name: data[name] if name in data else _STAGE_ADDED[name] for name in _STAGE_FIELDS})
 
 
 def totals_to_json(t: Totals) -> dict[str, Any]:
@@ -115,6 +121,7 @@ def totals_to_json(t: Totals) -> dict[str, Any]:
         "tokens_per_s": t.tokens / t.t_total if t.t_total > 0 else None,
         "baseline_pages": t.baseline_pages,
         "identical_to_ar": t.identical_pages if t.baseline_pages else None,
+        "speculation_off": t.speculation_off,
         "sr_decode": t.sr_decode,
         "sr_e2e": t.sr_e2e,
     }
@@ -157,6 +164,7 @@ def run_summary_to_json(s: RunSummary) -> dict[str, Any]:
         "statuses": statuses,
         "resumed": sum(d.resumed for d in docs),
         "totals": totals_to_json(s.totals),
+        "speculation_off": speculation_line(s.totals) or None,
     }
 
 

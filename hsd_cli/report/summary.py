@@ -36,6 +36,7 @@ class Totals:
     t_total: float = 0.0
     baseline_pages: int = 0  # pages where an AR baseline ran
     identical_pages: int = 0  # baseline pages whose output equals AR
+    speculation_off: int = 0  # pages that had drafts but ran as plain AR (PageResult.speculation_off)
     # Summed over baseline pages only, so each ratio compares the same pages
     steps_spec: int = 0
     steps_ar: int = 0  # the baseline's own forward passes
@@ -118,6 +119,7 @@ def page_totals(r: PageResult) -> Totals:
         t_total=r.t_total,
         baseline_pages=int(base),
         identical_pages=int(bool(r.identical_to_ar)),
+        speculation_off=int(r.speculation_off),
         steps_spec=r.steps if base else 0,
         steps_ar=r.steps_ar or 0,
         t_decode_spec=r.t_decode_spec if base else 0.0,
@@ -125,6 +127,14 @@ def page_totals(r: PageResult) -> Totals:
         t_total_spec=r.t_total if base else 0.0,
         t_total_ar=r.t_total_ar or 0.0,
     )
+
+
+def speculation_line(t: Totals) -> str:
+    """One line naming the pages that ran with speculation effectively off ("" when none did)."""
+    if not t.speculation_off:
+        return ""
+    pages = f"{t.speculation_off} of {t.pages} page{'s' if t.pages != 1 else ''}"
+    return f"speculation was effectively off on {pages}: drafts were made but hardly verified (see speculation_note)"
 
 
 def sum_totals(items: Iterable[Totals]) -> Totals:

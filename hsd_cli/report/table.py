@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from hsd_cli.report.summary import DocSummary, RunSummary, Totals, sum_totals
+from hsd_cli.report.summary import DocSummary, RunSummary, Totals, speculation_line, sum_totals
 
 _MODEL_COLUMNS = ("tokens", "steps", "AAL", "SR_decode", "SR_e2e")
 
@@ -31,6 +31,8 @@ def run_table(summary: RunSummary) -> Table:
         fresh = sum_totals(d.totals for d in summary.documents if not _all_resumed(d))
         numbers = _numbers(fresh, decoded) if fresh.pages else ["-"] * width
         table.add_row("total", "", str(summary.totals.pages), *numbers)
+    table.caption = speculation_line(summary.totals) or None
+    table.caption_justify = "left"
     return table
 
 

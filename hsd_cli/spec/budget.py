@@ -16,11 +16,20 @@ from dataclasses import dataclass, field
 
 from hsd_cli.spec.tree import DraftTree
 
-# Prior acceptance of a candidate's first token by the window length that found it (0: a
-# region start), and of a continuation; each prior weighs as PRIOR_WEIGHT observations.
-FIRST_PRIOR = {0: 0.3, 1: 0.2, 2: 0.4, 3: 0.6}
-CONT_PRIOR = 0.8
-PRIOR_WEIGHT = 4.0
+PRIOR_WEIGHT = 4.0  # a prior weighs as this many observations
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptPrior:
+    """Prior acceptance of a candidate's first token by window length (0: a region start), and of a continuation."""
+
+    first: tuple[float, float, float, float]  # window length 0, 1, 2, 3 or more
+    cont: float
+
+
+# What a row believes before it has seen a tree verified, whatever made its drafts (the
+# driver picks a draft source's own prior where it knows one: methods/priors.py).
+DEFAULT_PRIOR = AcceptPrior((0.3, 0.2, 0.4, 0.6), 0.8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +55,15 @@ class AcceptStats:
 
     first: dict[int, list[float]] = field(default_factory=dict)  # k -> [hits, trials]
     cont: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    prior: AcceptPrior = DEFAULT_PRIOR
 
     def p_first(self, k: int) -> float:
         k = min(k, 3)
         hits, trials = self.first.get(k, (0.0, 0.0))
-        return (hits + PRIOR_WEIGHT * FIRST_PRIOR[k]) / (trials + PRIOR_WEIGHT)
+        return (hits + PRIOR_WEIGHT * self.prior.first[k]) / (trials + PRIOR_WEIGHT)
 
     def p_cont(self) -> float:
-        return (self.cont[0] + PRIOR_WEIGHT * CONT_PRIOR) / (self.cont[1] + PRIOR_WEIGHT)
+        return (self.cont[0] + PRIOR_WEIGHT * self.prior.cont) / (self.cont[1] + PRIOR_WEIGHT)
 
     def observe(self, tree: DraftTree, k: int, path: list[int]) -> None:
         """Record which levels of `tree` (found with window length k) were accepted."""

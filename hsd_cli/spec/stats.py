@@ -18,6 +18,29 @@ def aal(accepted: int, seq_steps: int) -> float:
     return accepted / seq_steps if seq_steps else 0.0
 
 
+def drafted_per_step(drafted: int, seq_steps: int) -> float:
+    """Draft tokens (tree nodes below the root) sent to the target per sequence-step (0.0 without steps)."""
+    return drafted / seq_steps if seq_steps else 0.0
+
+
+# Below this many draft tokens per sequence-step, a page that had drafts ran as plain AR: its
+# trees were (nearly) the root alone. One 4-node exploration every 8 steps already gives 0.5.
+SPEC_OFF_DRAFTED = 0.1
+
+
+def speculation_off(drafted: int, matched: int, seq_steps: int) -> str:
+    """Why speculation was effectively off on decode steps that had drafts ("" when it was on)."""
+    per_step = drafted_per_step(drafted, seq_steps)
+    if not seq_steps or per_step >= SPEC_OFF_DRAFTED:
+        return ""
+    if matched < SPEC_OFF_DRAFTED * seq_steps:
+        return f"{per_step:.2f} draft tokens per step: the drafts matched the output on {matched} of {seq_steps} steps"
+    return (
+        f"{per_step:.2f} draft tokens per step: trees were cut to the root although the drafts matched on "
+        f"{matched} of {seq_steps} steps (the cost curve priced trees above their expected acceptance)"
+    )
+
+
 def sr_steps(steps_ar: int, steps: int) -> float | None:
     """SR_steps = AR forward passes / the method's forward passes (None without passes)."""
     return steps_ar / steps if steps > 0 else None
@@ -51,11 +74,13 @@ class DecodeStats:
     steps: int = 0  # this row's verification steps in the decode loop (prefill excluded)
     drafted: int = 0  # draft nodes offered to the target, summed over steps
     accepted_hist: list[int] = field(default_factory=list)  # accepted draft tokens per step
+    matched: int = 0  # steps on which the row had a draft candidate (whether or not its tree kept it)
 
-    def observe_step(self, num_drafted: int, num_accepted: int) -> None:
+    def observe_step(self, num_drafted: int, num_accepted: int, matched: bool = False) -> None:
         self.steps += 1
         self.drafted += num_drafted
         self.accepted_hist.append(num_accepted)
+        self.matched += matched
 
     @property
     def accepted(self) -> int:

@@ -10,6 +10,10 @@ import random
 
 import torch
 
+from hsd_cli.spec.budget import CostModel
+from hsd_cli.spec.decode import ar_decode
+from hsd_cli.spec.stop import StopRule
+
 VOCAB = 12
 EOS = 11
 
@@ -49,3 +53,26 @@ class FakeSession:
 
     def select_rows(self, rows):
         self.cached = [self.cached[r] for r in rows]
+
+
+class SizedSession(FakeSession):
+    """The toy target, recording each step's tree size (one row: the packed width)."""
+
+    def __init__(self, prompts: list[list[int]]):
+        super().__init__(prompts)
+        self.sizes: list[int] = []
+
+    def step(self, ids, ancestry, depth):
+        self.sizes.append(ids.shape[1])
+        return super().step(ids, ancestry, depth)
+
+
+PROMPT = [[1, 2, 3]]
+# The issue's curve, measured on a busy machine (K=2 three times K=1), growing linearly past K=8.
+BUSY = CostModel(((1, 1.05), (2, 3.2), (8, 5.0), (256, 160.0)))
+
+
+def reference(n: int) -> list[int]:
+    """The toy target's greedy tokens after PROMPT."""
+    s = FakeSession(PROMPT)
+    return ar_decode(s, s.first_logits(), StopRule(frozenset(), n))[0].tokens

@@ -9,16 +9,17 @@ once; trees are then sized by it (spec/budget.py) and `--method auto` reads it (
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import time
+from functools import partial
 from pathlib import Path
 
 import torch
 
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.tree import build_tree, pack_trees
+from hsd_cli.targets.runtime.curve import CHECK_REPS, CHECK_SIZES, cached_curve, fastest, robust_curve
 from hsd_cli.targets.runtime.gemm import weight_layout
 from hsd_cli.targets.runtime.session import HFSession
 
@@ -26,37 +27,35 @@ SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 PROMPT_TOKENS = 256
 REPS = 3
 BRANCH_DEPTH = 16  # measured trees are chains of this depth off the root, like merged candidates
+# Bumped when the way a curve is measured changes: 2 retries outliers and fits the curve monotone,
+# so a curve cached by version 1 (possibly measured under load and never checked) is measured again.
+CURVE_VERSION = 2
 
 
 def cost_model(model, n_axes: int) -> CostModel:
     """The cached curve of `model` on its device and dtype, measuring it on first use."""
-    path = _cache_path(model)
-    try:
-        return CostModel(tuple(tuple(p) for p in json.loads(path.read_text())["points"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    points = measure(model, n_axes)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"key": _key(model), "points": points}))
-    except OSError:  # an unwritable cache only costs a re-measurement next run
-        pass
-    return CostModel(tuple(tuple(p) for p in points))
+    # A cached curve is checked by a quick run of CHECK_SIZES first (curve.py): one measured while
+    # the machine was busy would otherwise price trees out of every later run.
+    return cached_curve(
+        _cache_path(model),
+        _key(model),
+        lambda: measure(model, n_axes),
+        lambda: measure(model, n_axes, sizes=CHECK_SIZES, reps=CHECK_REPS),
+    )
 
 
-def measure(model, n_axes: int, sizes=SIZES, reps: int = REPS, prompt_tokens: int = PROMPT_TOKENS) -> list:
-    """[(K, seconds)] for every tree size: the fastest of `reps` runs, round robin."""
-    return measure_session(prefill_text(model, prompt_tokens, n_axes), sizes, reps)
+def measure(
+    model, n_axes: int, sizes=SIZES, reps: int = REPS, prompt_tokens: int = PROMPT_TOKENS, fit: bool = True
+) -> list:
+    """[(K, seconds)] for every tree size: the fastest of `reps` runs, round robin, fitted monotone."""
+    return measure_session(prefill_text(model, prompt_tokens, n_axes), sizes, reps, fit)
 
 
-def measure_session(session: HFSession, sizes=SIZES, reps: int = REPS) -> list:
-    """`measure` on an already prefilled session."""
+def measure_session(session: HFSession, sizes=SIZES, reps: int = REPS, fit: bool = True) -> list:
+    """`measure` on an already prefilled session (fit=False: the raw fastest runs, bumps and all)."""
     time_step(session, 1)  # warm-up
-    times: dict[int, list[float]] = {k: [] for k in sizes}
-    for _ in range(reps):  # round robin: a burst of others' load hits every size alike
-        for k in sizes:
-            times[k].append(time_step(session, k))
-    return [(k, min(ts)) for k, ts in times.items()]
+    timer = partial(time_step, session)
+    return robust_curve(timer, sizes, reps) if fit else fastest(timer, sizes, reps)
 
 
 def prefill_text(model, prompt_tokens: int, n_axes: int) -> HFSession:
@@ -110,7 +109,8 @@ def _key(model) -> str:
     threads = torch.get_num_threads() if model.device.type == "cpu" else 0
     name = torch.cuda.get_device_name(model.device) if model.device.type == "cuda" else "cpu"
     layout = weight_layout(model)
-    return f"{config}|{name}|{model.dtype}|{layout}|{torch.__version__}|{threads}|{SIZES}|{PROMPT_TOKENS}"
+    sizes = f"{SIZES}|{PROMPT_TOKENS}|v{CURVE_VERSION}"
+    return f"{config}|{name}|{model.dtype}|{layout}|{torch.__version__}|{threads}|{sizes}"
 
 
 def _cache_path(model) -> Path:
