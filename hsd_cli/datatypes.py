@@ -46,6 +46,7 @@ class TextSpan:
     text: str
     size: float = 0.0  # font size in points; headings stand out by it
     bold: bool = False
+    score: float = 1.0  # recognition confidence (OCR lines); a text layer's own text is exact
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +86,7 @@ class Region:
     cells: tuple[TableCell, ...] = ()  # table regions: cells when the source found them
     level: int = 0  # title regions: heading level (1 = top), 0 = unknown
     source: str = ""  # which draft source produced the text ("text_layer", "rapidocr", ...)
+    confidence: float = 1.0  # the draft's recognition confidence, its lines' mean weighted by length
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,8 +83,8 @@ class RapidOcrSource:
         if not result or result.boxes is None:
             return []
         return [
-            TextSpan(_aabb(box), text.strip())
-            for box, text in zip(result.boxes, result.txts, strict=False)
+            TextSpan(_aabb(box), text.strip(), score=float(score))
+            for box, text, score in zip(result.boxes, result.txts, result.scores, strict=False)
             if text.strip()
         ]  # noqa: E501
 
@@ -196,7 +196,9 @@ def _region(bbox: BBox, kind: RegionKind, lines: list[TextSpan]) -> Region:
     text = geo.join_lines(lines)
     level = heading_level(text, 2) if kind is RegionKind.TITLE else 0
     cells = geo.cells_from_lines(lines) if kind is RegionKind.TABLE and lines else ()
-    return Region(bbox, kind, 0, text, cells, level, RapidOcrSource.name)
+    weight = sum(len(s.text) for s in lines)
+    confidence = sum(s.score * len(s.text) for s in lines) / weight if weight else 1.0
+    return Region(bbox, kind, 0, text, cells, level, RapidOcrSource.name, confidence)
 
 
 def _aabb(points) -> BBox:

@@ -32,20 +32,33 @@ def build_index(drafts: list[list[int]], n: int, min_n: int = 1) -> NgramIndex:
 
 
 def align_origins(
-    index: NgramIndex, prefix: list[int], max_depth: int, max_candidates: int
+    index: NgramIndex, prefix: list[int], max_depth: int, max_candidates: int, near: Origin | None = None
 ) -> tuple[list[list[int]], list[Origin], int]:
     """Continuations after the longest window (n, then shorter) found in a draft, their origins, its length.
 
     Continuations that several drafts agree on come back once per draft (the tree counts the
-    agreement); at most `max_candidates` distinct ones.
+    agreement); at most `max_candidates` distinct ones, nearest first to `near`, the draft
+    position the output is expected to continue from (a short window matches all over a long
+    page, and the page's first matches are rarely where the output stands).
     """
     for k in range(min(index.n, len(prefix)), index.min_n - 1, -1):
         hits = index.table.get(tuple(prefix[-k:]))
         if hits:
+            if near is not None and len(hits) > 1:
+                hits = sorted(hits, key=lambda hit: _distance(index, hit, near))
             found = ((index.drafts[d][j : j + max_depth], (index.ids[d], j)) for d, j in hits)
             cands, origins = _agreeing(found, max_candidates)
             return cands, origins, k
     return [], [], 0
+
+
+def _distance(index: NgramIndex, hit: tuple[int, int], near: Origin) -> tuple[int, int]:
+    """How far a hit lies from `near`: its own draft by positions, then the drafts after it in order."""
+    d, j = hit
+    draft = index.ids[d]
+    if draft == near[0]:
+        return (0, abs(j - near[1]))
+    return (1, (draft - near[0]) % (max(index.ids) + 1))
 
 
 def starts_origins(index: NgramIndex, max_depth: int, max_candidates: int) -> tuple[list[list[int]], list[Origin]]:

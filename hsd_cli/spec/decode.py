@@ -82,6 +82,18 @@ class _Row:
     seen: set[int] = field(default_factory=set)  # prompt + generated tokens (repetition penalty)
     origins: list[Origin] = field(default_factory=list)  # per token; may run past `tokens` at a stop
     cut_streak: int = 0  # steps in a row whose full-window candidates the cost cut to the root
+    # Where the output stands in the drafts: the last accepted draft token's origin, and the
+    # tokens written since (a window match near it is the likeliest continuation).
+    last: Origin | None = None
+    since: int = 0
+
+    def expected(self) -> Origin | None:
+        """The draft position the next token most likely continues from."""
+        return None if self.last is None else (self.last[0], self.last[1] + 1 + self.since)
+
+    def track(self, accepted: Origin | None) -> None:
+        """Move the draft position on: to the last accepted draft token, plus the bonus token."""
+        self.last, self.since = (accepted, 1) if accepted is not None else (self.last, self.since + 1)
 
     def push(self, new: list[int], rule: StopRule) -> None:
         # Token by token, so every method stops at exactly the same place.
@@ -144,6 +156,7 @@ class SpecStepper:
             rows[i].stats.observe_step(tree.num_nodes - 1, len(acc.tokens), offered[b] > 0)
             rows[i].accept.observe(tree, ks[b], acc.path)
             rows[i].origins += [tree.origin[n] for n in acc.path[1:]] + [MODEL]  # provenance only
+            rows[i].track(tree.origin[acc.path[-1]] if len(acc.path) > 1 and tree.origin else None)
             rows[i].push(acc.tokens + [acc.bonus], self.rule)
             keep.append(acc.path)
         running = [rows[i] for i in active if rows[i].stop is StopReason.NONE]
@@ -214,7 +227,7 @@ def _explore(row: _Row, n: int, offered: int, k: int, cfg: SpecConfig) -> int:
 def _candidates(row: _Row, cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[list[int]], list[Origin], int]:
     """Continuations after the longest matching window, their origins, and the window length k
     (0 = region starts)."""
-    cands, origins, k = align_origins(row.index, row.tokens, cfg.max_depth, cfg.max_candidates)
+    cands, origins, k = align_origins(row.index, row.tokens, cfg.max_depth, cfg.max_candidates, row.expected())
     room = cfg.max_candidates - len(cands)
     if opts.starts and room > 0 and (not cands or row.tokens[-1] in opts.boundary_ids):
         starts, at = starts_origins(row.index, cfg.max_depth, room)

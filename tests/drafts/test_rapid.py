@@ -140,3 +140,12 @@ def test_chart_beside_a_text_column_is_not_a_table() -> None:
     ]
     statement = [at(30 * r, 40 + 200 * c, t) for r, row in enumerate(rows) for c, t in enumerate(row)]
     assert _loose_lines(RegionKind.TABLE, statement) == []
+
+
+def test_region_confidence_is_its_lines_scores_weighted_by_length():
+    from hsd_cli.datatypes import RegionKind, TextSpan
+    from hsd_cli.drafts.rapid import _region
+
+    lines = [TextSpan((0, 0, 90, 10), "a long sure line", score=0.99), TextSpan((0, 12, 20, 22), "0l", score=0.5)]
+    region = _region((0, 0, 90, 22), RegionKind.TEXT, lines)
+    assert region.confidence == pytest.approx((16 * 0.99 + 2 * 0.5) / 18)

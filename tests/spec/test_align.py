@@ -60,3 +60,14 @@ def test_empty_drafts_are_ignored_but_keep_their_numbers():
     index = build_index([[], [3, 4]], n=1)
     assert align_origins(index, [3], 4, 8) == ([[4]], [(1, 1)], 1)
     assert starts_origins(index, 4, 8) == ([[3, 4]], [(1, 0)])
+
+
+def test_short_windows_rank_matches_by_distance_from_where_the_output_stands():
+    """A 1-token window matches all over a long draft: the match next to the expected position
+    comes first (Not: the page's first matches), so a small candidate limit keeps it."""
+    draft = [5, 1, 2, 5, 3, 4, 5, 6, 7, 5, 8, 9]
+    index = build_index([draft], n=1)
+    cands, origins, k = align_origins(index, [5], max_depth=2, max_candidates=1, near=(0, 7))
+    assert (cands, origins, k) == ([[6, 7]], [(0, 7)], 1)
+    far, _, _ = align_origins(index, [5], max_depth=2, max_candidates=1)
+    assert far == [[1, 2]]  # without a position: document order
