@@ -48,6 +48,10 @@ ROW_TREE = 8  # tree tokens per row in a typical Stage-1 step (prices a batched 
 TOKENS_PER_STEP = 2.0  # a Stage-1 row's expected tokens per step (AAL ~1) before any is measured
 PIXELS_PER_TOKEN = 28 * 28  # a merged vision token's pixels (Qwen-style 14-px patches, 2 x 2 merge)
 PROMPT_TOKENS = 32  # chat template and region prompt around each crop
+# A crop's vision token also passes the vision tower (about 4 patches per merged token): for the
+# OCR families (HunyuanOCR: a 0.4B ViT beside a 1B LM; Qwen2.5-VL-3B: 0.67B beside 3B) it costs
+# about 1.5-2.5 text tokens more. Without it a CPU took a 16-crop Stage 1 at 7x the page's time.
+VISION_FACTOR = 2.5
 STAGE1_OOM = "Stage 1 ran out of memory even one region at a time; verified the page with the page method"
 
 
@@ -139,11 +143,11 @@ def _worth_a_row(region: Region, drafts: list[list[int]], target: VisionTarget) 
 
 
 def _crop_tokens(region: Region, target: VisionTarget) -> float:
-    """About the tokens a region crop's prefill holds (vision tokens and prompt)."""
+    """About the text tokens a region crop's prefill costs as (vision tokens weighted, prompt)."""
     x0, y0, x1, y1 = region.bbox
     pixels = (x1 - x0 + 2 * CROP_MARGIN) * (y1 - y0 + 2 * CROP_MARGIN)
     cap = target.spec.max_pixels or pixels
-    return min(pixels, cap) / PIXELS_PER_TOKEN + PROMPT_TOKENS
+    return VISION_FACTOR * min(pixels, cap) / PIXELS_PER_TOKEN + PROMPT_TOKENS
 
 
 def _longest(drafts: list[list[int]]) -> int:
