@@ -62,3 +62,9 @@ def test_a_text_layer_table_is_worth_stage1_where_batches_are_free():
     page = _page("text_layer")
     regions = tuple(replace(r, kind=RegionKind.TABLE) if r.order < 2 else r for r in page.regions)
     assert choose_method(replace(page, regions=regions), _target(GPU), CFG) == "hsd"
+
+
+def test_regions_past_the_page_token_budget_are_not_worth_stage1():
+    page = _page("rapidocr")
+    short = replace(CFG, max_new_tokens=4)  # only the first region starts within it
+    assert choose_method(page, _target(GPU), short) == "page"

@@ -96,7 +96,7 @@ def stage1_plan(
     target: VisionTarget, regions: list[Region], drafts: list[list[list[int]]], spec: SpecConfig
 ) -> list[tuple[str, list[int]]]:
     """The Stage-1 batches worth running: (prompt, region indices), longest drafts first."""
-    chosen = [i for i, r in enumerate(regions) if _worth_a_row(r, drafts[i], target)]
+    chosen = [i for i in _within_budget(drafts, spec.max_new_tokens) if _worth_a_row(regions[i], drafts[i], target)]
     chosen.sort(key=lambda i: -_longest(drafts[i]))  # a batch runs as long as its longest row
     cost, stop = run_cost(target, spec), batch_stop(target, spec)
     plan = []
@@ -134,6 +134,18 @@ def stage1(work: PageWork, plan: list[tuple[str, list[int]]]):
 def stage1_budget(drafts: list[list[int]]) -> int:
     """Most tokens Stage 1 spends on a region: its longest draft, with room for the model's edits."""
     return int(STAGE1_SLACK * _longest(drafts)) + STAGE1_EXTRA
+
+
+def _within_budget(drafts: list[list[list[int]]], budget: int) -> list[int]:
+    """Regions (in reading order) that start before the page's token budget runs out: the page
+    never reaches the ones after, so their Stage-1 outputs would go unused."""
+    out, at = [], 0
+    for i, d in enumerate(drafts):
+        if at >= budget:
+            break
+        out.append(i)
+        at += _longest(d)
+    return out
 
 
 def _worth_a_row(region: Region, drafts: list[list[int]], target: VisionTarget) -> bool:
