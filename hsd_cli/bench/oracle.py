@@ -72,6 +72,14 @@ class OracleSession:
         self.refs = [self.refs[i] for i in rows]
         self.n_gen = [self.n_gen[i] for i in rows]
 
+    def extend(self, other: OracleSession) -> None:
+        self.inner.extend(other.inner)
+        self.refs = self.refs + other.refs
+        self.n_gen = self.n_gen + other.n_gen
+
+    def rollback(self) -> None:
+        self.inner.rollback()
+
     def _ref(self, b: int, i: int) -> int:
         ref = self.refs[b]
         return ref[i] if i < len(ref) else self.eos

@@ -1,18 +1,19 @@
-"""The shared stepper: a batch of rows (images + one prompt, each row with its drafts) is
-prefilled and decoded; every method hands its work to it as `RowsRequest`s."""
+"""Row requests: a batch of rows (images + one prompt, each row with its drafts) that a method
+wants decoded, its prefill, and what decoding it cost; methods/batch.py decodes them together."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
 
+import torch
 from PIL import Image
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import StageReport
 from hsd_cli.methods.cost import run_cost
 from hsd_cli.spec.budget import AcceptPrior
-from hsd_cli.spec.decode import DecodeOptions, RowResult, ar_decode, spec_decode
+from hsd_cli.spec.decode import DecodeOptions, RowResult, SpecStepper, TargetSession
 from hsd_cli.spec.stats import BatchStop
 from hsd_cli.spec.stop import StopRule
 from hsd_cli.targets.runtime.base import VisionTarget
@@ -48,41 +49,70 @@ class RowsDone:
     report: StageReport
 
 
-def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
-    """Prefill a batch and decode it (AR when drafts are None); time both parts (device-synced)."""
+@dataclass(frozen=True, slots=True)
+class Prefilled:
+    """A request's rows after their prefill: ready to join a running batch."""
+
+    session: TargetSession
+    first: torch.Tensor  # [B, V] first-token logits
+    drafts: list[list[list[int]]]  # per row; empty lists for AR rows
+    cfg: SpecConfig
+    rule: StopRule
+    opts: DecodeOptions
+    t_prefill: float
+
+
+def prefill(target: VisionTarget, request: RowsRequest) -> Prefilled:
+    """Prefill a request's rows (device-synced timing) with the loop settings they decode by."""
     spec, drafts = request.spec, request.drafts
     rule = StopRule(target.eos_ids, spec.max_new_tokens, spec.repeat_guard)
     sync(target.device)
     t0 = time.perf_counter()
     session, first = target.prefill(list(request.images), request.prompt)
     sync(target.device)
-    t1 = time.perf_counter()
+    t_prefill = time.perf_counter() - t0
+    if drafts is None:  # AR: the same loop with no drafts
+        cfg = SpecConfig(window=1, max_new_tokens=spec.max_new_tokens)
+        opts = DecodeOptions(penalty=target.repetition_penalty, prompts=session.prompt_ids)
+        return Prefilled(session, first, [[] for _ in request.images], cfg, rule, opts, t_prefill)
     opts = DecodeOptions(
         request.starts,
         target.boundary_ids,
-        run_cost(target, spec) if spec.cost_aware and drafts is not None else None,
+        run_cost(target, spec) if spec.cost_aware else None,
         target.repetition_penalty,
         session.prompt_ids,
         request.batch_stop,
         request.prior,
     )
-    if drafts is None:
-        rows = ar_decode(session, first, rule, opts)
-    else:
-        rows = spec_decode(session, first, list(drafts), spec, rule, opts)
+    return Prefilled(session, first, list(drafts), spec, rule, opts, t_prefill)
+
+
+def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
+    """One request's rows decoded alone (out of memory in a batch, halves of region crops)."""
+    p = prefill(target, request)
+    stepper = SpecStepper(p.session, p.first, p.drafts, p.cfg, p.rule, p.opts)
+    t0, steps = time.perf_counter(), 0
+    while not stepper.done:
+        stepper.step()
+        steps += 1
     sync(target.device)
-    report = StageReport(
-        steps=session.forward_calls,
+    rows = stepper.results()
+    return RowsDone(tuple(rows), stage_report(rows, steps, p.t_prefill, time.perf_counter() - t0))
+
+
+def stage_report(rows: list[RowResult], steps: int, t_prefill: float, t_decode: float) -> StageReport:
+    """What decoding a request's rows took: `steps` forward passes it took part in."""
+    return StageReport(
+        steps=steps,
         tokens=sum(len(r.tokens) for r in rows),
         accepted=sum(r.stats.accepted for r in rows),
-        t_prefill=t1 - t0,
-        t_decode=time.perf_counter() - t1,
+        t_prefill=t_prefill,
+        t_decode=t_decode,
         regions=len(rows),
         accepted_hist=[a for r in rows for a in r.stats.accepted_hist],
         drafted=sum(r.stats.drafted for r in rows),
         matched=sum(r.stats.matched for r in rows),
     )
-    return RowsDone(tuple(rows), report)
 
 
 def join(a: StageReport, b: StageReport) -> StageReport:

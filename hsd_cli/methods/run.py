@@ -1,38 +1,23 @@
-"""The driver: one page's job, its requests decoded one by one with the shared stepper.
-
-Batch 1 of a future scheduler that merges several pages' requests into one forward."""
+"""One page decoded on its own (a batch of one), and a lone request served with its out-of-memory fallbacks."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageDecode, PageImage, Region
 from hsd_cli.methods.base import Method, PageDrafts, PageWork
+from hsd_cli.methods.batch import Batcher
 from hsd_cli.methods.crops import CropOutOfMemory
-from hsd_cli.methods.priors import prior_for
 from hsd_cli.methods.rows import RowsDone, RowsRequest, decode_rows, join
 from hsd_cli.targets.runtime.base import VisionTarget
 from hsd_cli.targets.runtime.memory import is_oom, release
 
 
 def decode_page(method: Method, work: PageWork) -> PageDecode:
-    """Run `method`'s job for the page to its end; a crop that does not fit alone is thrown into it."""
-    job = method.start(work)
-    prior = prior_for(work.draft_source)
-    try:
-        request = next(job)
-        while True:
-            if request.prior is None:  # the method did not choose: the page's draft source decides
-                request = replace(request, prior=prior)
-            try:
-                done = serve(work.target, request)
-            except CropOutOfMemory as e:
-                request = job.throw(e)  # hsd falls back to the page method; others let it rise
-                continue
-            request = job.send(done)
-    except StopIteration as stop:
-        return stop.value
+    """Run `method`'s job for the page to its end: a batch of one page."""
+    ((_, out),) = Batcher(work.target).run([(0, method, work)])
+    if isinstance(out, Exception):
+        raise out
+    return out
 
 
 def serve(target: VisionTarget, request: RowsRequest) -> RowsDone:

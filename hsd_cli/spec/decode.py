@@ -10,28 +10,13 @@ import torch
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.accept import accept_nodes
-from hsd_cli.spec.align import (
-    MODEL,
-    NgramIndex,
-    Origin,
-    align_origins,
-    build_index,
-    starts_origins,
-)
-from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior, AcceptStats, CostModel, best_size, node_probs
+from hsd_cli.spec.align import MODEL, NgramIndex, Origin, build_index
+from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior, AcceptStats, CostModel
 from hsd_cli.spec.penalty import path_tokens, penalize
+from hsd_cli.spec.propose import propose
 from hsd_cli.spec.stats import DecodeStats
 from hsd_cli.spec.stop import StopReason, StopRule
-from hsd_cli.spec.tree import DraftTree, build_trie, linearize, pack_trees
-
-# A row whose trees the cost model cut to the root while a full window matched (k >= window)
-# verifies a tree of EXPLORE_NODES every EXPLORE_EVERY-th such step: otherwise a prior or a cost
-# curve too pessimistic is never corrected, since only verified trees record acceptance. The price
-# is at most one 5-token step in 8 while the trees stay cut: 1.1x the AR time per step on a 1B
-# model's CPU curve (RESULTS.md gemm-layout, K=4 1.85x K=1), 1.4x on the issue's busy curve
-# (K=1 1.05 s, K=8 5.0 s); each token an explored tree gets accepted pays part of it back.
-EXPLORE_EVERY = 8
-EXPLORE_NODES = 4
+from hsd_cli.spec.tree import pack_trees
 
 
 class TargetSession(Protocol):
@@ -47,6 +32,14 @@ class TargetSession(Protocol):
 
     def select_rows(self, rows: list[int]) -> None:
         """Drop finished rows; `rows` are the positions of the rows that go on."""
+        ...
+
+    def extend(self, other: TargetSession) -> None:
+        """Append another prefilled batch's rows after these."""
+        ...
+
+    def rollback(self) -> None:
+        """Undo a step whose forward pass failed midway."""
         ...
 
 
@@ -86,6 +79,7 @@ class _Row:
     # tokens written since (a window match near it is the likeliest continuation).
     last: Origin | None = None
     since: int = 0
+    group: int = 0  # the request (SpecStepper.groups) the row belongs to
 
     def expected(self) -> Origin | None:
         """The draft position the next token most likely continues from."""
@@ -105,9 +99,19 @@ class _Row:
                 return
 
 
+@dataclass(frozen=True, slots=True)
+class RowGroup:
+    """The settings the rows of one request share (a page, or one batch of region crops)."""
+
+    cfg: SpecConfig
+    rule: StopRule
+    opts: DecodeOptions
+
+
 class SpecStepper:
-    """The loop of `spec_decode`, one verification step per `step()`, so that a scheduler can
-    drive the steps of several batches; `results()` once `done`."""
+    """The loop of `spec_decode`, one verification step per `step()`, over rows of any number of
+    requests: a request's rows join a running batch with `add` (continuous batching) and leave it
+    when they stop, so one loop serves one page or many; `results()` once `done`."""
 
     def __init__(
         self,
@@ -118,57 +122,127 @@ class SpecStepper:
         rule: StopRule,
         opts: DecodeOptions = DecodeOptions(),
     ) -> None:
-        assert first_logits.ndim == 2 and first_logits.shape[0] == len(drafts)
-        self.session, self.cfg, self.rule, self.opts = session, cfg, rule, opts
-        prior = opts.prior or DEFAULT_PRIOR
-        self.rows = [_Row(build_index(d, cfg.window, cfg.min_window), accept=AcceptStats(prior=prior)) for d in drafts]
-        if opts.penalty != 1.0:
-            for row, prompt in zip(self.rows, opts.prompts, strict=False):
-                row.seen.update(prompt)
-            seen = [sorted(r.seen) for r in self.rows]
-            first_logits = penalize(first_logits[:, None], seen, [[[]] for _ in self.rows], opts.penalty)[:, 0]
-        for row, tok in zip(self.rows, first_logits.argmax(-1).tolist(), strict=False):
-            row.origins.append(MODEL)
-            row.push([tok], rule)
-        self.active = _drop_finished(session, list(range(len(self.rows))), self.rows)
+        self.session = session
+        self.rows: dict[int, _Row] = {}  # by row id; a group's rows leave with `pop`
+        self.groups: list[RowGroup] = []
+        self._next_id = 0
+        self.active: list[int] = []  # the rows still decoding, in the session's row order
+        self._admit(first_logits, drafts, RowGroup(cfg, rule, opts))
 
     @property
     def done(self) -> bool:
         return not self.active
 
+    def add(
+        self,
+        session: TargetSession,
+        first_logits: torch.Tensor,
+        drafts: list[list[list[int]]],
+        cfg: SpecConfig,
+        rule: StopRule,
+        opts: DecodeOptions = DecodeOptions(),
+    ) -> int:
+        """A newly prefilled request's rows join the batch; returns their group."""
+        if self.groups and opts.penalty != self.groups[0].opts.penalty:
+            raise ValueError("rows of one batch share the target's repetition penalty")
+        if self.active:
+            self.session.extend(session)
+        else:  # nothing runs: the newcomer's session is the batch
+            self.session = session
+        return self._admit(first_logits, drafts, RowGroup(cfg, rule, opts))
+
+    def running(self, group: int) -> bool:
+        """Some row of `group` is still decoding."""
+        return any(self.rows[i].group == group for i in self.active)
+
+    def evict(self, group: int) -> None:
+        """Drop `group`'s rows from the batch unfinished (their request is to be run again)."""
+        keep = [j for j, i in enumerate(self.active) if self.rows[i].group != group]
+        if keep and len(keep) < len(self.active):
+            self.session.select_rows(keep)
+        self.active = [self.active[j] for j in keep]
+
     def step(self) -> None:
         """One forward pass over every active row's draft tree, then accept and commit."""
-        rows, active, cfg, opts = self.rows, self.active, self.cfg, self.opts
+        rows, active = self.rows, self.active
+        live = [rows[i] for i in active]
         # 1. align + 2. build trees sized by the step's cost
-        trees, ks, offered = _propose([rows[i] for i in active], cfg, opts)
+        trees, ks, offered = propose(live, self.groups)
         # 3. one forward pass over all rows' trees
         logits = self.session.step(*pack_trees(trees))
-        if opts.penalty != 1.0:
-            seen = [sorted(rows[i].seen) for i in active]
-            extra = [path_tokens(t, rows[i].seen) for i, t in zip(active, trees, strict=False)]
-            logits = penalize(logits, seen, extra, opts.penalty)
+        penalty = self.groups[live[0].group].opts.penalty
+        if penalty != 1.0:
+            seen = [sorted(r.seen) for r in live]
+            extra = [path_tokens(t, r.seen) for r, t in zip(live, trees, strict=False)]
+            logits = penalize(logits, seen, extra, penalty)
         u_hat = logits.argmax(-1).tolist()  # [B, K]: the step's one device sync
-        logp = torch.log_softmax(logits.float(), -1) if cfg.tau < 1.0 else None
+        sampled = any(self.groups[r.group].cfg.tau < 1.0 for r in live)
+        logp = torch.log_softmax(logits.float(), -1) if sampled else None
         # 4. accept, per row
         keep = []
-        for b, (i, tree) in enumerate(zip(active, trees, strict=False)):
-            acc = accept_nodes(tree, u_hat[b], cfg.tau, None if logp is None else logp[b])
-            rows[i].stats.observe_step(tree.num_nodes - 1, len(acc.tokens), offered[b] > 0)
-            rows[i].accept.observe(tree, ks[b], acc.path)
-            rows[i].origins += [tree.origin[n] for n in acc.path[1:]] + [MODEL]  # provenance only
-            rows[i].track(tree.origin[acc.path[-1]] if len(acc.path) > 1 and tree.origin else None)
-            rows[i].push(acc.tokens + [acc.bonus], self.rule)
+        for b, (row, tree) in enumerate(zip(live, trees, strict=False)):
+            group = self.groups[row.group]
+            acc = accept_nodes(tree, u_hat[b], group.cfg.tau, None if logp is None else logp[b])
+            row.stats.observe_step(tree.num_nodes - 1, len(acc.tokens), offered[b] > 0)
+            row.accept.observe(tree, ks[b], acc.path)
+            row.origins += [tree.origin[n] for n in acc.path[1:]] + [MODEL]  # provenance only
+            row.track(tree.origin[acc.path[-1]] if len(acc.path) > 1 and tree.origin else None)
+            row.push(acc.tokens + [acc.bonus], group.rule)
             keep.append(acc.path)
-        running = [rows[i] for i in active if rows[i].stop is StopReason.NONE]
-        if opts.batch_stop and opts.batch_stop([r.stats for r in running]):
-            for row in running:
-                row.stop = StopReason.CUT
+        self._cut(live)
         # 5. commit the accepted paths in the KV cache
         self.session.commit(keep)
-        self.active = _drop_finished(self.session, active, rows)
+        self.active = self._drop(active)
 
-    def results(self) -> list[RowResult]:
-        return [RowResult(r.tokens, r.stop, r.stats, r.origins[: len(r.tokens)]) for r in self.rows]
+    def results(self, group: int | None = None) -> list[RowResult]:
+        """The rows' results (of one group, or all), in the order they were added."""
+        rows = [r for r in self.rows.values() if group is None or r.group == group]
+        return [RowResult(r.tokens, r.stop, r.stats, r.origins[: len(r.tokens)]) for r in rows]
+
+    def pop(self, group: int) -> list[RowResult]:
+        """A stopped group's results; its rows are forgotten (a long run keeps no finished rows)."""
+        out = self.results(group)
+        self.rows = {i: r for i, r in self.rows.items() if r.group != group}
+        return out
+
+    def _admit(self, first_logits: torch.Tensor, drafts: list[list[list[int]]], group: RowGroup) -> int:
+        """Take a prefilled request's rows: their first tokens, then into the active set."""
+        assert first_logits.ndim == 2 and first_logits.shape[0] == len(drafts)
+        g, cfg, opts = len(self.groups), group.cfg, group.opts
+        self.groups.append(group)
+        prior = opts.prior or DEFAULT_PRIOR
+        new = [
+            _Row(build_index(d, cfg.window, cfg.min_window), accept=AcceptStats(prior=prior), group=g) for d in drafts
+        ]
+        if opts.penalty != 1.0:
+            for row, prompt in zip(new, opts.prompts, strict=False):
+                row.seen.update(prompt)
+            seen = [sorted(r.seen) for r in new]
+            first_logits = penalize(first_logits[:, None], seen, [[[]] for _ in new], opts.penalty)[:, 0]
+        for row, tok in zip(new, first_logits.argmax(-1).tolist(), strict=False):
+            row.origins.append(MODEL)
+            row.push([tok], group.rule)
+        ids = list(range(self._next_id, self._next_id + len(new)))
+        self._next_id += len(new)
+        self.rows.update(zip(ids, new, strict=True))
+        self.active = self._drop(self.active + ids)
+        return g
+
+    def _cut(self, live: list[_Row]) -> None:
+        """Per group with a batch-stop rule: cut its running rows once more steps do not pay."""
+        for g in dict.fromkeys(r.group for r in live):
+            stop = self.groups[g].opts.batch_stop
+            running = [r for r in live if r.group == g and r.stop is StopReason.NONE]
+            if stop and stop([r.stats for r in running]):
+                for row in running:
+                    row.stop = StopReason.CUT
+
+    def _drop(self, active: list[int]) -> list[int]:
+        """The rows that go on; the session keeps only theirs."""
+        still = [j for j, i in enumerate(active) if self.rows[i].stop is StopReason.NONE]
+        if len(still) < len(active) and still:
+            self.session.select_rows(still)
+        return [active[j] for j in still]
 
 
 def spec_decode(
@@ -195,48 +269,3 @@ def ar_decode(
     return spec_decode(
         session, first_logits, empty, cfg, rule, DecodeOptions(penalty=opts.penalty, prompts=opts.prompts)
     )
-
-
-def _propose(rows: list[_Row], cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[DraftTree], list[int], list[int]]:
-    """Per row: its trie pruned to the node count the step's cost favours, window length k, candidate nodes."""
-    tries, ks, probs = [], [], []
-    for row in rows:
-        cands, origins, k = _candidates(row, cfg, opts)
-        trie = build_trie(row.tokens[-1], cands, origins)
-        tries.append(trie)
-        ks.append(k)
-        probs.append(node_probs(trie, row.accept.p_first(k), row.accept.p_cont()))
-    order = [sorted(range(1, len(p)), key=lambda i: -p[i]) for p in probs]
-    gains = [[p[i] for i in o] for p, o in zip(probs, order, strict=False)]
-    n = best_size(gains, opts.cost if cfg.cost_aware else None, cfg.max_nodes)
-    sizes = [_explore(row, n, len(o), k, cfg) for row, o, k in zip(rows, order, ks, strict=False)]
-    trees = [linearize(t, {0, *o[:m]}) for t, o, m in zip(tries, order, sizes, strict=False)]
-    return trees, ks, [len(o) for o in order]
-
-
-def _explore(row: _Row, n: int, offered: int, k: int, cfg: SpecConfig) -> int:
-    """The row's draft nodes: the batch's n, or now and then a small tree where n cut a full-window match."""
-    if n > 0 or not offered or k < cfg.window:
-        row.cut_streak = 0 if n > 0 else row.cut_streak
-        return n
-    row.cut_streak += 1
-    # Lossless: it only changes which tree is verified; deterministic: a count, no randomness.
-    return min(EXPLORE_NODES, cfg.max_nodes) if row.cut_streak % EXPLORE_EVERY == 0 else 0
-
-
-def _candidates(row: _Row, cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[list[int]], list[Origin], int]:
-    """Continuations after the longest matching window, their origins, and the window length k
-    (0 = region starts)."""
-    cands, origins, k = align_origins(row.index, row.tokens, cfg.max_depth, cfg.max_candidates, row.expected())
-    room = cfg.max_candidates - len(cands)
-    if opts.starts and room > 0 and (not cands or row.tokens[-1] in opts.boundary_ids):
-        starts, at = starts_origins(row.index, cfg.max_depth, room)
-        cands, origins, k = cands + starts, origins + at, (k if cands else 0)
-    return cands, origins, k
-
-
-def _drop_finished(session: TargetSession, active: list[int], rows: list[_Row]) -> list[int]:
-    still = [j for j, i in enumerate(active) if rows[i].stop is StopReason.NONE]
-    if len(still) < len(active) and still:
-        session.select_rows(still)
-    return [active[j] for j in still]

@@ -54,6 +54,12 @@ class FakeSession:
     def select_rows(self, rows):
         self.cached = [self.cached[r] for r in rows]
 
+    def extend(self, other):
+        self.cached += other.cached
+
+    def rollback(self):
+        self.pending = []
+
 
 class SizedSession(FakeSession):
     """The toy target, recording each step's tree size (one row: the packed width)."""

@@ -8,7 +8,8 @@ from fake_target import BUSY, EOS, PROMPT, FakeSession, SizedSession, reference
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.align import build_index
-from hsd_cli.spec.decode import EXPLORE_EVERY, EXPLORE_NODES, DecodeOptions, SpecStepper, _explore, _Row, ar_decode
+from hsd_cli.spec.decode import DecodeOptions, SpecStepper, _Row, ar_decode
+from hsd_cli.spec.propose import EXPLORE_EVERY, EXPLORE_NODES, _explore
 from hsd_cli.spec.stop import StopRule
 
 

@@ -6,7 +6,8 @@ from fake_target import BUSY, PROMPT, FakeSession, SizedSession, reference
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.budget import DEFAULT_PRIOR, PRIOR_WEIGHT, AcceptPrior, AcceptStats
-from hsd_cli.spec.decode import EXPLORE_EVERY, DecodeOptions, SpecStepper
+from hsd_cli.spec.decode import DecodeOptions, SpecStepper
+from hsd_cli.spec.propose import EXPLORE_EVERY
 from hsd_cli.spec.stop import StopRule
 from hsd_cli.spec.tree import build_tree
 
@@ -55,4 +56,4 @@ def test_every_row_of_a_batch_gets_the_prior():
     stepper = SpecStepper(
         s, s.first_logits(), [[], []], SpecConfig(), StopRule(frozenset(), 5), DecodeOptions(prior=HIGH)
     )
-    assert [r.accept.prior for r in stepper.rows] == [HIGH, HIGH]
+    assert [r.accept.prior for r in stepper.rows.values()] == [HIGH, HIGH]

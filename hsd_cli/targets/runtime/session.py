@@ -80,6 +80,26 @@ class HFSession:
         self.next_pos = self.next_pos.index_select(0, sel)
         self._compact()
 
+    def extend(self, other: HFSession) -> None:
+        """Place another prefilled batch's rows after these (continuous batching).
+
+        The shorter cache is padded on the left with masked slots: a row's positions and mask
+        are its own, so its logits do not change with the rows beside it."""
+        width = max(self.valid.shape[1], other.valid.shape[1])
+        for mine, theirs in zip(self.cache.layers, other.cache.layers, strict=True):
+            mine.keys = torch.cat([_pad_left(mine.keys, width), _pad_left(theirs.keys, width)])
+            mine.values = torch.cat([_pad_left(mine.values, width), _pad_left(theirs.values, width)])
+        valid = [_pad_left(v[:, None, :, None], width)[:, 0, :, 0] for v in (self.valid, other.valid)]
+        self.valid = torch.cat(valid)
+        self.next_pos = torch.cat([self.next_pos, other.next_pos.to(self.next_pos.device)])
+        self.prompt_ids = self.prompt_ids + other.prompt_ids
+
+    def rollback(self) -> None:
+        """Undo a forward pass that failed midway (out of memory): caches back to their committed slots."""
+        n = self.valid.shape[1]
+        for layer in self.cache.layers:
+            layer.keys, layer.values = layer.keys[:, :, :n], layer.values[:, :, :n]
+
     def _gather(self, idx: torch.Tensor) -> None:
         if idx.shape[0] == 1:  # one row: a plain index_select (or a slice) is cheaper than gather
             self._select(2, idx[0])
@@ -111,3 +131,12 @@ class HFSession:
         keep = used.nonzero().squeeze(1)
         self._select(2, keep)
         self.valid = self.valid.index_select(1, keep)
+
+
+def _pad_left(t: torch.Tensor, width: int) -> torch.Tensor:
+    """[B, H, S, D] padded with zeros (False) to S = width at the front of dim 2."""
+    missing = width - t.shape[2]
+    if not missing:
+        return t
+    pad = torch.zeros(t.shape[0], t.shape[1], missing, t.shape[3], dtype=t.dtype, device=t.device)
+    return torch.cat([pad, t], dim=2)

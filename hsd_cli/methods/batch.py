@@ -1,0 +1,197 @@
+"""The driver: page jobs decoded together, their requests' rows sharing every forward pass.
+
+Up to `pages` page jobs are in the batch at once. Each job yields one request at a time
+(`RowsRequest`: hsd's Stage-1 crops, then its page); the request is prefilled on its own and its
+rows join the running batch (spec/decode.SpecStepper.add); when they stop, the job gets them back
+and its next request joins, and a job that returns leaves room for the next page at once
+(continuous batching). Batch 1 is the same loop with one page.
+
+Out of memory: a prefill that fails beside running pages waits for room, and the batch limit
+halves; a step that fails is undone and the newest half of the pages leave the batch to be run
+again from their request's start (the output does not change: decoding is deterministic). A
+page alone that still does not fit is served as before batching (methods/run.serve: region crops
+in halves, a single crop thrown into its job); past that the page fails alone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from dataclasses import dataclass, replace
+
+from hsd_cli.datatypes import PageDecode
+from hsd_cli.methods.base import Method, PageJob, PageWork
+from hsd_cli.methods.crops import CropOutOfMemory
+from hsd_cli.methods.priors import prior_for
+from hsd_cli.methods.rows import RowsDone, RowsRequest, prefill, stage_report
+from hsd_cli.spec.budget import AcceptPrior
+from hsd_cli.spec.decode import SpecStepper
+from hsd_cli.targets.runtime.base import VisionTarget
+from hsd_cli.targets.runtime.memory import is_oom, release
+
+Outcome = PageDecode | Exception  # a page's decode, or what made it fail
+
+
+@dataclass(slots=True)
+class _Live:
+    """A page job in the batch and its current request's accounting."""
+
+    key: Hashable
+    job: PageJob
+    prior: AcceptPrior
+    request: RowsRequest | None = None
+    group: int = -1
+    t_prefill: float = 0.0
+    t_decode: float = 0.0
+    steps: int = 0
+
+    def ask(self, request: RowsRequest) -> None:
+        """The job's next request, with the page's prior where the method chose none."""
+        self.request = request if request.prior is not None else replace(request, prior=self.prior)
+        self.group, self.t_prefill, self.t_decode, self.steps = -1, 0.0, 0.0, 0
+
+
+class Batcher:
+    """Decodes page jobs `pages` at a time on one target; outcomes come in the order pages finish."""
+
+    def __init__(self, target: VisionTarget, pages: int = 1) -> None:
+        self.target, self.limit = target, max(1, pages)
+        self.stepper: SpecStepper | None = None
+        self.live: list[_Live] = []  # pages whose request's rows are in the batch
+        self.waiting: deque[_Live] = deque()  # pages whose request waits for room (out of memory)
+        self.finished: deque[tuple[Hashable, Outcome]] = deque()
+        self.rows_per_step: list[int] = []  # rows of each forward pass (batch occupancy)
+
+    def run(self, works: Iterable[tuple[Hashable, Method, PageWork]]) -> Iterator[tuple[Hashable, Outcome]]:
+        """Each work's (key, outcome), as soon as its page is done."""
+        todo = iter(works)
+        while True:
+            more = self._fill(todo)
+            if self.stepper is not None and not self.stepper.done:
+                self._step()
+            self._hand_back()
+            yield from self._drain()
+            if not (more or self.live or self.waiting):
+                return
+
+    def _fill(self, todo: Iterator[tuple[Hashable, Method, PageWork]]) -> bool:
+        """Admit waiting requests, then new pages, while there is room; False once `todo` is empty."""
+        while len(self.live) < self.limit:
+            if self.waiting:
+                self._admit(self.waiting.popleft())
+                continue
+            work = next(todo, None)
+            if work is None:
+                return False
+            key, method, page = work
+            live = _Live(key, method.start(page), prior_for(page.draft_source))
+            self._resume(live, lambda j: next(j))
+        return True
+
+    def _resume(self, live: _Live, move: Callable[[PageJob], RowsRequest]) -> None:
+        """Move the job on (first request, rows back, an error thrown in); admit what it asks next."""
+        try:
+            live.ask(move(live.job))
+        except StopIteration as stop:
+            self._leave(live, stop.value)
+        except Exception as e:  # the page fails alone
+            self._leave(live, e)
+        else:
+            self._admit(live)
+
+    def _admit(self, live: _Live) -> None:
+        """Prefill the page's request and put its rows beside the running ones."""
+        try:
+            p = prefill(self.target, live.request)
+        except Exception as e:
+            self._not_admitted(live, e)
+            return
+        if self.stepper is None:
+            self.stepper = SpecStepper(p.session, p.first, p.drafts, p.cfg, p.rule, p.opts)
+            live.group = len(self.stepper.groups) - 1
+        else:
+            live.group = self.stepper.add(p.session, p.first, p.drafts, p.cfg, p.rule, p.opts)
+        live.t_prefill = p.t_prefill
+        if live not in self.live:
+            self.live.append(live)
+
+    def _not_admitted(self, live: _Live, e: Exception) -> None:
+        others = [x for x in self.live if x is not live]
+        if live in self.live:
+            self.live.remove(live)
+        if not is_oom(e):
+            self._leave(live, e)
+            return
+        release()
+        if others:  # room comes when a running page finishes; the batch halves meanwhile
+            self.limit = max(1, (len(others) + 1) // 2)
+            self.waiting.appendleft(live)
+        else:
+            self._alone(live)
+
+    def _step(self) -> None:
+        """One forward pass over the batch, charged to every request with rows in it."""
+        stepper, t0 = self.stepper, time.perf_counter()
+        running = [x for x in self.live if stepper.running(x.group)]
+        rows = len(stepper.active)
+        try:
+            stepper.step()
+        except Exception as e:
+            if is_oom(e):
+                stepper.session.rollback()
+                release()
+                self._shrink()
+            else:  # not one page's fault: the batch's pages fail with it, the run goes on
+                self.stepper = None
+                for x in list(self.live):
+                    self._leave(x, e)
+            return
+        dt = time.perf_counter() - t0
+        self.rows_per_step.append(rows)
+        for x in running:
+            x.steps += 1
+            x.t_decode += dt
+
+    def _shrink(self) -> None:
+        """Out of memory in a step: the newest half of the pages leave, to run again later."""
+        keep = len(self.live) // 2
+        leaving = self.live[keep:] if keep else self.live[:]
+        for x in leaving:
+            self.stepper.evict(x.group)
+            self.stepper.pop(x.group)
+            self.live.remove(x)
+        if keep:
+            self.limit = keep
+            self.waiting.extendleft(reversed(leaving))
+        else:
+            self._alone(leaving[0])
+
+    def _alone(self, live: _Live) -> None:
+        """A request that does not fit even alone: served the way a lone request always was."""
+        from hsd_cli.methods.run import serve
+
+        try:
+            done = serve(self.target, live.request)
+        except CropOutOfMemory as e:
+            self._resume(live, lambda j, e=e: j.throw(e))  # hsd verifies the page with the page method
+        except Exception as e:
+            self._leave(live, e)
+        else:
+            self._resume(live, lambda j: j.send(done))
+
+    def _hand_back(self) -> None:
+        """Requests whose rows all stopped go back to their jobs."""
+        for x in [x for x in self.live if not self.stepper.running(x.group)]:
+            rows = self.stepper.pop(x.group)
+            done = RowsDone(tuple(rows), stage_report(rows, x.steps, x.t_prefill, x.t_decode))
+            self._resume(x, lambda j, d=done: j.send(d))
+
+    def _leave(self, live: _Live, outcome: Outcome) -> None:
+        if live in self.live:
+            self.live.remove(live)
+        self.finished.append((live.key, outcome))
+
+    def _drain(self) -> Iterator[tuple[Hashable, Outcome]]:
+        while self.finished:
+            yield self.finished.popleft()
