@@ -1,0 +1,74 @@
+"""Lossless under batching: a page's tau = 1 output equals its own batch-1 AR output, whatever
+pages share its forward passes (other documents' sizes and prompts, rows joining and leaving)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from conftest import FAMILIES
+from decoding import run_ar
+from PIL import Image, ImageDraw
+from test_lossless import REGIONS, _random_drafts, _random_spec
+
+from hsd_cli.datatypes import PageImage
+from hsd_cli.methods.ar import AR
+from hsd_cli.methods.base import PageDrafts, PageWork
+from hsd_cli.methods.batch import Batcher
+from hsd_cli.methods.hsd import HSD
+from hsd_cli.methods.page import Page
+from hsd_cli.methods.run import decode_page
+
+BUDGET = 40
+SIZES = [(480, 640), (400, 520), (560, 420), (320, 480), (500, 700)]
+
+
+def _page(i: int) -> PageImage:
+    img = Image.new("RGB", SIZES[i], "white")
+    draw = ImageDraw.Draw(img)
+    draw.text((30, 20), f"Document {i}", fill="black")
+    for j in range(4 + 2 * i):
+        draw.text((30, 60 + 36 * j), f"Row {j * i}: figures {i + j} and {j * 7}", fill="black")
+    return PageImage(Path(f"doc{i}.png"), 0, img, 72)
+
+
+def _work(target, page: PageImage, ref: list[int], rng: random.Random) -> tuple:
+    """A random method on the page with random drafts and settings."""
+    spec = replace(_random_spec(rng), max_new_tokens=BUDGET)
+    vocab = len(target.tokenizer)
+    kind = rng.choice(["ar", "page", "hsd"])
+    if kind == "ar":
+        return AR(), PageWork(target, page, [], PageDrafts([]), spec)
+    if kind == "page":
+        return Page(), PageWork(target, page, [], PageDrafts([_random_drafts(ref, rng, vocab)]), spec)
+    drafts = [_random_drafts(ref, rng, vocab) for _ in REGIONS] + [[ref[: rng.randint(0, len(ref))]]]
+    return HSD(), PageWork(target, page, list(REGIONS), PageDrafts(drafts), spec)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_batched_pages_equal_their_own_ar(family, tiny_target):
+    target, rng = tiny_target(family), random.Random(f"batch-{family}")
+    pages = [_page(i) for i in range(len(SIZES))]
+    refs = [run_ar(target, p, replace(_random_spec(rng), max_new_tokens=BUDGET)).tokens for p in pages]
+    for _ in range(3):
+        order = rng.sample(range(len(pages)), len(pages))
+        works = [(i, *_work(target, pages[i], refs[i], rng)) for i in order]
+        batcher = Batcher(target, rng.randint(2, 4))
+        got = dict(batcher.run(works))
+        assert {i: out.tokens for i, out in got.items()} == dict(enumerate(refs))
+        assert max(batcher.rows_per_step) > 1  # pages really shared forward passes
+
+
+def test_ar_batched_equals_ar_alone(tiny_target):
+    """Plain AR over a batch of different pages: every row as it is decoded alone, step for step."""
+    target = tiny_target("qwen2_5_vl")
+    pages = [_page(i) for i in range(4)]
+    spec = replace(_random_spec(random.Random(0)), max_new_tokens=BUDGET)
+    alone = [decode_page(AR(), PageWork(target, p, [], PageDrafts([]), spec)) for p in pages]
+    batcher = Batcher(target, 4)
+    got = dict(batcher.run([(i, AR(), PageWork(target, p, [], PageDrafts([]), spec)) for i, p in enumerate(pages)]))
+    assert [got[i].tokens for i in range(4)] == [a.tokens for a in alone]
+    assert [got[i].page.steps for i in range(4)] == [a.page.steps for a in alone]
+    assert batcher.rows_per_step[0] == 4
