@@ -138,6 +138,7 @@ class RunConfig:
     shard: tuple[int, int] = (1, 1)  # (i, N), 1-based
     glob: str | None = None  # folder inputs: file-name pattern (None: the known extensions)
     workers: int = 0  # background processes preparing (render + draft) the next pages; 0 = inline
+    batch_pages: int | None = None  # pages verified together per forward pass; None: the device's default
     # No model was asked for (no --model/HSD_MODEL, method auto or draft): when the default model
     # cannot be loaded, convert with the draft pipeline and say so, instead of failing the run.
     draft_fallback: bool = False
@@ -159,6 +160,8 @@ class RunConfig:
             raise ValueError(f"dpi must be in [36, 600], got {self.dpi}")
         if self.workers < 0:
             raise ValueError(f"workers must be >= 0, got {self.workers}")
+        if self.batch_pages is not None and self.batch_pages < 1:
+            raise ValueError(f"batch pages must be >= 1, got {self.batch_pages}")
         if not self.formats or any(f not in FORMATS for f in self.formats):
             raise ValueError(
                 f"format must be a comma-separated list of {', '.join(FORMATS)}, got {','.join(self.formats)!r}"

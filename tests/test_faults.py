@@ -137,6 +137,8 @@ def test_a_batch_with_every_fault_finishes_every_other_page(tmp_path, monkeypatc
             "24",
             "--repeat-guard",
             "16",
+            "--batch-pages",
+            "1",  # the oracle's forced pages and free ones do not share a batch (test_batch_faults)
         ],
     )
     assert result.exit_code == 1  # one page failed

@@ -67,7 +67,9 @@ def loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Model loading succeeds (a FakeConverter), and "auto" resolves as on a GPU: bfloat16."""
     monkeypatch.setattr(registry, "check_model", lambda model: ({}, "hunyuan_vl"))
     fake = FakeConverter()
-    monkeypatch.setattr(converter.TargetConverter, "convert", lambda self, prepared: fake.convert(prepared))
+    monkeypatch.setattr(
+        converter.TargetConverter, "convert_many", lambda self, items: ((k, fake.convert(p)) for k, p in items)
+    )
     dtypes = {"auto": torch.bfloat16, "bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
     monkeypatch.setattr(registry, "resolve_dtype", lambda dtype, device: dtypes[dtype])
 

@@ -90,6 +90,15 @@ Workers = Annotated[
         min=0,
     ),
 ]
+BatchPages = Annotated[
+    int | None,
+    opt(
+        "--batch-pages",
+        "Pages verified together, their rows sharing each forward pass (continuous batching; "
+        "the output does not change) [default: 4 on a CPU; on a GPU what half its free memory holds].",
+        min=1,
+    ),
+]
 Engine = Annotated[
     Literal["local", "ray"],
     opt(
@@ -184,6 +193,7 @@ def convert(
     dtype: Dtype = "auto",
     baseline: Baseline = False,
     workers: Workers = None,
+    batch_pages: BatchPages = None,
     engine: Engine = "local",
     ray_address: RayAddress = None,
     ray_verify_actors: RayActors = None,
@@ -241,6 +251,7 @@ _PLAIN = (
     "glob",
     "engine",
     "images",
+    "batch_pages",
 )
 
 

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Hashable, Iterable, Iterator
+from dataclasses import replace
 
 from hsd_cli.config import RunConfig, spec_options
 from hsd_cli.datatypes import PageDecode, PageResult, PreparedPage
 from hsd_cli.methods.ar import AR
 from hsd_cli.methods.base import Method, PageDrafts, PageWork
+from hsd_cli.methods.batch import Batcher
 from hsd_cli.methods.elements import Elements
+from hsd_cli.methods.ordered import InOrder
 from hsd_cli.methods.result import add_baseline, page_result
-from hsd_cli.methods.run import decode_page
 from hsd_cli.targets.runtime.base import VisionTarget
+
+Item = PreparedPage | BaseException  # a prepared page, or what its preparation raised
 
 
 class TargetConverter:
@@ -40,18 +45,71 @@ class TargetConverter:
         return self.verify(prepared)[0]
 
     def verify(self, prepared: PreparedPage) -> tuple[PageResult, PageDecode]:
-        """Decode the page with this converter's method; the tokens come back for comparisons."""
-        target = self.target
-        method = self._for_page(self.method_obj.for_page(prepared, target, self.cfg.spec), prepared)
-        t0 = time.perf_counter()
-        drafts = method.drafts(target, list(prepared.regions))
-        t_tokenize = time.perf_counter() - t0  # tokenizing drafts is a drafting cost too
-        out = decode_page(method, self._work(prepared, drafts))
+        """Decode one page with this converter's method; the tokens come back for comparisons."""
+        ((_, out),) = self.verify_many([(0, prepared)], pages=1)
+        if isinstance(out, BaseException):
+            raise out
+        return out
+
+    def convert_many(
+        self, items: Iterable[tuple[Hashable, Item]]
+    ) -> Iterator[tuple[Hashable, PageResult | BaseException]]:
+        """Pages decoded `batch_pages` at a time; each (key, result or what failed it), in the order given."""
+        for key, out in self.verify_many(items):
+            yield key, out if isinstance(out, BaseException) else out[0]
+
+    def verify_many(
+        self, items: Iterable[tuple[Hashable, Item]], pages: int | None = None
+    ) -> Iterator[tuple[Hashable, tuple[PageResult, PageDecode] | BaseException]]:
+        """(key, (result, decode) or what failed it), in the order given; pages share forward passes.
+
+        An item may be the exception its preparation raised: it passes through in its place."""
+        target = self.target  # loads the model (ModelNotFoundError is the run's, not a page's)
+        batcher = Batcher(target, pages or self.batch_pages)
+        order = InOrder()
+        for key, out in batcher.run(self._works(items, order)):
+            order.done(key, out)
+            yield from order.ready(self._finish)
+        yield from order.ready(self._finish)  # pages that failed before decoding, at the end
+
+    @property
+    def batch_pages(self) -> int:
+        """--batch-pages, or the device's default (targets/runtime/memory.default_batch_pages)."""
+        if self.cfg.batch_pages is None:
+            from hsd_cli.targets.runtime.memory import default_batch_pages
+
+            return default_batch_pages(self.target, self.cfg.spec)
+        return self.cfg.batch_pages
+
+    def _works(self, items: Iterable[tuple[Hashable, Item]], order: InOrder) -> Iterator[tuple]:
+        """Each page's job (and its AR baseline's); a page that fails before decoding is done at once."""
+        for key, item in items:
+            if isinstance(item, BaseException):
+                order.expect(key)
+                order.fail(key, item)
+                continue
+            try:
+                method = self._for_page(self.method_obj.for_page(item, self.target, self.cfg.spec), item)
+                t0 = time.perf_counter()
+                work = self._work(item, method.drafts(self.target, list(item.regions)))
+            except Exception as e:
+                order.expect(key)
+                order.fail(key, e)
+                continue
+            baseline = self.cfg.baseline and method.name != "ar"
+            # tokenizing the drafts is a drafting cost too
+            order.expect(key, item, method.name, time.perf_counter() - t0, parts=("page", "ar")[: 1 + baseline])
+            yield (key, "page"), method, work
+            if baseline:
+                ar = self._for_page(AR(), item)
+                yield (key, "ar"), ar, replace(work, drafts=ar.drafts(self.target, []))
+
+    def _finish(self, prepared: PreparedPage, method: str, t_tokenize: float, decodes: dict) -> tuple:
+        out = decodes["page"]
         t_draft = prepared.t_draft + t_tokenize if self.uses_drafts else 0.0
-        result = page_result(target, self.cfg.spec, prepared, out, method.name, t_draft)
-        if self.cfg.baseline and method.name != "ar":
-            ar = self._for_page(AR(), prepared)
-            result = add_baseline(result, out, decode_page(ar, self._work(prepared, ar.drafts(target, []))))
+        result = page_result(self.target, self.cfg.spec, prepared, out, method, t_draft)
+        if "ar" in decodes:
+            result = add_baseline(result, out, decodes["ar"])
         return result, out
 
     def _for_page(self, method: Method, prepared: PreparedPage) -> Method:

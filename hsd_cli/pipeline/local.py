@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from hsd_cli.config import RunConfig
-from hsd_cli.datatypes import PreparedPage
 from hsd_cli.errors import OutputError
 from hsd_cli.methods.base import PageConverter
 from hsd_cli.pages import inputs
@@ -37,7 +36,7 @@ from hsd_cli.pages.inputs import InputDoc
 from hsd_cli.pipeline.lazy import LazyConverter
 from hsd_cli.pipeline.plan import DocPlan, plan_document
 from hsd_cli.pipeline.prepare import PrepareConfig, PrepareQueue
-from hsd_cli.pipeline.verify import cause, verify_page
+from hsd_cli.pipeline.verify import cause, verify_stream
 from hsd_cli.pipeline.write import DocumentWriter, write_failed_document
 from hsd_cli.report import store
 from hsd_cli.report.json import run_summary_to_json
@@ -79,11 +78,12 @@ def run(
         # Rendering alone is cheap; worker processes pay off where drafts are made.
         queue = PrepareQueue(prep, cfg.workers if prep.drafts is not None else 0)
         prepared = queue.run((p.doc.path, page) for p in plans for page in p.todo)
+        verified = _Ahead(verify_stream(converter, _pages(plans, prepared, stop), _InPage(stop)))
         try:
             for plan in plans:
-                if stop.signum:
-                    break
-                summaries.append(_convert_document(plan, prepared, ctx))
+                if stop.signum and not verified.more():
+                    break  # interrupted: the pages in flight were written
+                summaries.append(_convert_document(plan, verified, ctx))
                 progress.doc_done(plan.doc.name, summaries[-1])
         finally:
             queue.close()
@@ -146,7 +146,33 @@ class _Context:
     debug: bool
 
 
-def _convert_document(plan: DocPlan, prepared: Iterator, ctx: _Context) -> DocSummary:
+def _pages(plans: list[DocPlan], prepared: Iterator, stop: Stop) -> Iterator:
+    """Every planned page with its prepare stage, in order; none starts after a signal."""
+    for plan in plans:
+        for page in plan.todo:
+            if stop.signum:
+                return
+            yield plan.doc.name, plan.doc.path, page, next(prepared)
+
+
+class _Ahead:
+    """The verified pages, in order, with a look at whether another one comes."""
+
+    def __init__(self, stream: Iterator) -> None:
+        self.stream, self.next = stream, None
+
+    def more(self) -> bool:
+        if self.next is None:
+            self.next = next(self.stream, None)
+        return self.next is not None
+
+    def take(self):
+        """The next verified page, or None once the stream ended (interrupted)."""
+        item, self.next = (self.next if self.more() else None), None
+        return item
+
+
+def _convert_document(plan: DocPlan, verified: _Ahead, ctx: _Context) -> DocSummary:
     """One document under its lock; an output error fails it alone (the batch goes on)."""
     doc = plan.doc
     if plan.error:
@@ -161,32 +187,33 @@ def _convert_document(plan: DocPlan, prepared: Iterator, ctx: _Context) -> DocSu
 
     try:
         with writer.locked(on_wait):
-            return _write_document(writer, todo, prepared, ctx)
+            return _write_document(writer, todo, verified, ctx)
     except (OutputError, OSError) as e:
-        for _ in todo:  # keep the prepare queue in step with the plans
-            next(prepared)
+        for _ in todo:  # keep the verified pages in step with the plans
+            verified.take()
         return _failed_document(doc, cause(e), ctx)
 
 
-def _write_document(writer: DocumentWriter, todo: Iterator[int], prepared: Iterator, ctx: _Context) -> DocSummary:
-    """All selected pages, skipping finished ones; writes the Markdown and summary.json."""
+def _write_document(writer: DocumentWriter, todo: Iterator[int], verified: _Ahead, ctx: _Context) -> DocSummary:
+    """All selected pages, skipping finished ones; writes the Markdown and summary.json.
+
+    Pages are verified ahead of this loop (several share each forward pass), so a page another
+    run finished meanwhile is dropped here, when its turn to be written comes."""
     plan = writer.plan
     ctx.progress.start_doc(plan.doc.name, len(plan.pages), len(plan.done))
     for page in todo:
-        item = next(prepared)  # this page's prepare stage, possibly done ahead by a worker
-        if writer.take_fresh(page):
-            continue
-        if ctx.stop.signum:
-            break  # interrupted
         try:
-            verified = verify_page(ctx.converter, plan.doc.name, plan.doc.path, page, item, _InPage(ctx.stop))
+            item = verified.take()
         except _Abort:
             break
-        for line in verified.lines:
+        if item is None:
+            break  # interrupted
+        if writer.take_fresh(page):
+            continue
+        for line in item.lines:
             ctx.progress.show(line, ctx.debug)
-        image = item.page.image if isinstance(item, PreparedPage) else None
-        writer.write(verified.result, image)
-        ctx.progress.page_done(verified.result)
+        writer.write(item.result, item.image)
+        ctx.progress.page_done(item.result)
     return writer.finish()
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 import traceback
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -35,6 +36,10 @@ class Verified:
 
     result: PageResult
     lines: tuple[Line, ...] = ()
+    image: object = None  # the rendered page (PIL), for figure crops; engines that ship results drop it
+
+
+PageItem = tuple[str, Path, int, "PreparedPage | BaseException"]  # (document name, path, page number, prepared)
 
 
 def verify_page(
@@ -45,40 +50,83 @@ def verify_page(
     item: PreparedPage | BaseException,
     in_page: contextlib.AbstractContextManager | None = None,
 ) -> Verified:
-    """Verify one prepared page; a failure is a failed PageResult (BaseExceptions pass through).
+    """Verify one prepared page; a failure is a failed PageResult (BaseExceptions pass through)."""
+    return next(verify_stream(converter, [(name, path, page, item)], in_page))
 
-    `in_page` wraps the converter call alone (the local runner marks a page as in flight there).
+
+def verify_stream(
+    converter: PageConverter,
+    pages: Iterable[PageItem],
+    in_page: contextlib.AbstractContextManager | None = None,
+) -> Iterator[Verified]:
+    """Verify pages in order; a converter that batches decodes several at once (`convert_many`).
+
+    `pages` is read lazily, as room in the batch frees up, so a consumer that stops reading it
+    stops new pages from starting. `in_page` wraps the converter's work for each result (the
+    local runner marks pages in flight there).
     """
+    meta: dict[int, PageItem] = {}
+
+    def items() -> Iterator[tuple[int, PreparedPage | BaseException]]:
+        for i, entry in enumerate(pages):
+            meta[i] = entry
+            yield i, entry[3]
+
+    many = getattr(converter, "convert_many", None)
+    outcomes = iter(many(items()) if many else _one_by_one(converter, items()))
+    while True:
+        with in_page or contextlib.nullcontext():
+            got = next(outcomes, None)
+        if got is None:
+            return
+        key, outcome = got
+        yield _verified(converter, *meta.pop(key), outcome)
+
+
+def _one_by_one(converter: PageConverter, items: Iterable[tuple[int, object]]) -> Iterator[tuple[int, object]]:
+    """convert_many for converters that take one page at a time (the draft pipeline)."""
+    for key, item in items:
+        if isinstance(item, BaseException):
+            yield key, item
+            continue
+        try:
+            yield key, converter.convert(item)
+        except ModelNotFoundError:
+            raise
+        except Exception as e:
+            yield key, e
+
+
+def _verified(converter: PageConverter, name: str, path: Path, page: int, item: object, outcome: object) -> Verified:
+    """The page's result and its lines, from what converting it gave (a result or an exception)."""
     lines: list[Line] = []
     t_render = item.t_render if isinstance(item, PreparedPage) else 0.0
-    try:
-        if isinstance(item, BaseException):
-            raise item
-        if item.draft_error:
-            lines.append(
-                Line(
-                    "warning",
-                    f"{name}: page {page}: draft pipeline failed ({item.draft_error}); converting without drafts",
-                )
-            )
-        with in_page or contextlib.nullcontext():
-            result = converter.convert(item)
-    except ModelNotFoundError:
-        raise  # the model loads on the first page (methods/choose.py): failing to is the run's error
-    except Exception as e:  # per-page isolation: record, report, go on
-        text = cause(e)
-        if is_oom(e):
+    if isinstance(item, PreparedPage) and item.draft_error:
+        text = f"{name}: page {page}: draft pipeline failed ({item.draft_error}); converting without drafts"
+        lines.append(Line("warning", text))
+    if isinstance(outcome, ModelNotFoundError):
+        raise outcome  # the model loads on the first page (methods/choose.py): failing to is the run's error
+    if isinstance(outcome, BaseException):
+        if not isinstance(outcome, Exception):
+            raise outcome
+        text = cause(outcome)
+        if is_oom(outcome):
             release()
-            text = oom_line(e)
-        trace = "".join(traceback.format_exception(e)).rstrip()
+            text = oom_line(outcome)
+        trace = "".join(traceback.format_exception(outcome)).rstrip()
         lines.append(Line("error", page_line(name, page, text), trace))
         failed = PageResult(str(path), page, PageStatus.FAILED, method=converter.method, error=text, t_render=t_render)
-        return Verified(failed, tuple(lines))
+        return Verified(failed, tuple(lines), _image(item))
+    result = outcome
     if result.status == PageStatus.FAILED:  # the converter's own failure value
         lines.append(Line("error", page_line(name, page, result.error or "failed")))
     if result.fault:
         lines.append(Line("warning", page_line(name, page, result.fault)))
-    return Verified(replace(result, source=str(path), page=page, t_render=t_render), tuple(lines))
+    return Verified(replace(result, source=str(path), page=page, t_render=t_render), tuple(lines), _image(item))
+
+
+def _image(item: object) -> object:
+    return item.page.image if isinstance(item, PreparedPage) else None
 
 
 def cause(e: BaseException) -> str:

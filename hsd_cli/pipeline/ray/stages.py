@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import pickle
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import numpy as np
 from hsd_cli.config import RunConfig
 from hsd_cli.errors import HsdError
 from hsd_cli.pipeline.prepare import PrepareConfig, Preparer, strip_layer
-from hsd_cli.pipeline.verify import cause, verify_page
+from hsd_cli.pipeline.verify import cause, verify_stream
 
 Batch = dict[str, np.ndarray]
 FAULT_ENV = "HSD_RAY_FAULT"  # tests: "NAME:PAGE[:ONCE_FILE]" kills the verify worker on that page
@@ -59,12 +60,15 @@ class VerifyStage:
         self.converter = converter_for(self.cfg)  # the model loads on the actor's first page
 
     def __call__(self, batch: Batch) -> Batch:
-        out = []
-        for name, path, page, blob in zip(batch["name"], batch["path"], batch["page"], batch["prepared"], strict=True):
-            source = Path(os.fsdecode(path))
-            _fault(source.name, int(page))
-            item = pickle.loads(blob)
-            out.append(pickle.dumps(verify_page(self.converter, str(name), source, int(page), item)))
+        def pages():  # read as the actor's batch has room: its pages share forward passes
+            rows = zip(batch["name"], batch["path"], batch["page"], batch["prepared"], strict=True)
+            for name, path, page, blob in rows:
+                source = Path(os.fsdecode(path))
+                _fault(source.name, int(page))
+                yield str(name), source, int(page), pickle.loads(blob)
+
+        # The driver writes no figures: the page images stay here.
+        out = [pickle.dumps(replace(v, image=None)) for v in verify_stream(self.converter, pages())]
         return {"doc": batch["doc"], "page": batch["page"], "verified": _objects(out)}
 
 

@@ -31,3 +31,23 @@ def release() -> None:
     gc.collect()
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
+
+
+CPU_BATCH_PAGES = 4  # a CPU step's cost grows far slower than its tokens up to ~64 (RESULTS.md cost curves)
+MAX_BATCH_PAGES = 32
+PAGE_PROMPT_TOKENS = 2048  # a page's vision tokens and prompt, at the default --max-pixels caps
+
+
+def default_batch_pages(target, spec) -> int:
+    """Pages per forward pass: 4 on a CPU; on a GPU as many as half its free memory holds in KV cache."""
+    import torch
+
+    if target.device.type != "cuda":
+        return CPU_BATCH_PAGES
+    text = target.model.config.get_text_config()
+    heads = getattr(text, "num_key_value_heads", None) or text.num_attention_heads
+    head_dim = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
+    per_token = 2 * text.num_hidden_layers * heads * head_dim * target.model.dtype.itemsize
+    per_page = per_token * (PAGE_PROMPT_TOKENS + spec.max_new_tokens + spec.max_nodes)
+    free, _ = torch.cuda.mem_get_info(target.device)
+    return max(1, min(MAX_BATCH_PAGES, int(free / 2 / per_page)))
