@@ -31,7 +31,10 @@ class DraftStyle:
             raise ValueError(f"formula must be 'dollars' or 'brackets', got {self.formula!r}")
 
 
-MARKDOWN = DraftStyle()  # GitHub Markdown, as `--method draft` writes it
+# A figure leaves docling's placeholder where it stands (a comment: Markdown viewers hide it,
+# readers of the file and tools that look for pictures see it); `--images` puts the link there.
+FIGURE_PLACEHOLDER = "<!-- image -->"
+MARKDOWN = DraftStyle(figure=FIGURE_PLACEHOLDER)  # GitHub Markdown, as `--method draft` writes it
 
 
 PAGE_SEP = "\n\n"
