@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hsd_cli.drafts.formula import Glyph, Rule, to_latex
-from hsd_cli.drafts.inline_math import line_segments, splice
+from hsd_cli.drafts.inline_math import delimited, line_segments, splice
 
 
 def g(c: str, x: float, base: float = 100.0, size: float = 10.0, font: str = "CMMI10", **kw) -> Glyph:
@@ -75,3 +75,10 @@ def test_inline_formula_in_a_line():
     segments = line_segments(line)
     assert splice("Then x2 = y.", segments) == "Then $x^{2}=y$."
     assert line_segments([g(c, 6 * i, font=text_font) for i, c in enumerate("Plain words only")]) is None
+
+
+def test_inline_delimiters_follow_the_target():
+    """Targets that write `\\[..\\]` get inline `\\(..\\)`; a price's dollar signs stay as they are."""
+    text = "Then $\\lambda_{g}=x$ costs $5 and $10."
+    assert delimited(text, "brackets") == "Then \\(\\lambda_{g}=x\\) costs $5 and $10."
+    assert delimited(text, "dollars") == text
