@@ -29,7 +29,7 @@ def with_figures(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Regio
     """`regions` with a figure region per picture and drawing cluster, and their captions."""
     to_pt = ~to_px
     text = [pymupdf.Rect(r.bbox) * to_pt for r in regions if r.kind is not RegionKind.FIGURE]
-    boxes = [b for b in _pictures(page) + _drawings(page) if _covered(b, text) <= MAX_TEXT_SHARE]
+    boxes = [b for b in _pictures(page) + _drawings(page) if not _holds_text(b, text)]
     layout = [pymupdf.Rect(r.bbox) * to_pt for r in regions if r.kind is RegionKind.FIGURE]
     lines = [(box, t) for box, t in _lines(page) if not any(_share(box, x) > 0.5 for x in text)]
     figures = _grown(_merged(boxes + layout), lines)
@@ -148,6 +148,12 @@ def _paragraph(first: pymupdf.Rect, lines: list[tuple[pymupdf.Rect, str]], figur
         if follows and not any(f.intersects(line) for f in figures):
             box |= line
     return box
+
+
+def _holds_text(box: pymupdf.Rect, text: list[pymupdf.Rect]) -> bool:
+    """A background or a frame: the layout's text boxes cover much of it, or one lies inside it
+    (a heading on a banner); a crop lost costs less than the page's text lost."""
+    return _covered(box, text) > MAX_TEXT_SHARE or any(_share(t, box) > 0.5 for t in text)
 
 
 def _covered(box: pymupdf.Rect, others: list[pymupdf.Rect]) -> float:
