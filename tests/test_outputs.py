@@ -20,7 +20,6 @@ from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import Block, PageImage, PreparedPage, Region, RegionKind
 from hsd_cli.drafts.markup import page_markdown
-from hsd_cli.drafts.text_layer import TextLayerSource
 from hsd_cli.methods.blocks import attach, coverage
 from hsd_cli.methods.choose import converter_with
 from hsd_cli.methods.crops import crop_region
@@ -63,24 +62,10 @@ def test_sample_docs_draft_outputs_validate(tmp_path):
         assert doc["markdown"] == f"{path.stem}.md" and doc["pages"][0]["size_px"]
 
 
-@pytest.fixture
-def figure_layout(monkeypatch):
-    """Text-layer drafts plus a figure region over the chart (the layout model misses plain charts)."""
-    regions = TextLayerSource.regions
-
-    def with_figure(self, page):
-        found = regions(self, page)
-        s = page.dpi / 72
-        box = tuple(v * s for v in FIGURE_RECT)
-        after = [r for r in found if r.bbox[1] >= box[3]]
-        moved = [replace(r, order=r.order + 1) if r in after else r for r in found]
-        return moved + [Region(box, RegionKind.FIGURE, len(found) - len(after), "")]
-
-    monkeypatch.setattr(TextLayerSource, "regions", with_figure)
-
-
 @pytest.mark.slow
-def test_figure_is_cropped_and_linked_in_reading_order(tmp_path, figure_layout):
+def test_figure_is_cropped_and_linked_in_reading_order(tmp_path):
+    """The embedded picture is the figure (the layout model gives it no box): cropped whole, linked
+    after the paragraph before it, paired with its caption; without --images a placeholder stands."""
     pdf = make_figure_pdf(tmp_path / "fig.pdf")
     _convert([pdf], tmp_path / "out")
     doc = _check_document(tmp_path / "out", "fig")
@@ -95,7 +80,9 @@ def test_figure_is_cropped_and_linked_in_reading_order(tmp_path, figure_layout):
     assert before < md.index("![Figure 1: Accepted tokens") < after
     plain = tmp_path / "plain"
     CliRunner().invoke(app, ["convert", str(pdf), "-o", str(plain), "--method", "draft", "--quiet"])
-    assert "![" not in (plain / "fig.md").read_text() and not (plain / "fig.json").exists()
+    plain_md = (plain / "fig.md").read_text()
+    assert "![" not in plain_md and not (plain / "fig.json").exists()
+    assert plain_md.index("each step accepts.") < plain_md.index("<!-- image -->") < plain_md.index("Figure 1:")
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell
+from hsd_cli.drafts.inline_math import delimited
 
 # Bullet glyphs; private-use code points are symbol-font bullets (Wingdings "l" is U+F06C).
 _BULLET = re.compile(r"^[\u2022\u25cf\u25aa\u25e6\u2023\u2043\u00b7\ue000-\uf8ff\-*]\s*")
@@ -31,7 +32,10 @@ class DraftStyle:
             raise ValueError(f"formula must be 'dollars' or 'brackets', got {self.formula!r}")
 
 
-MARKDOWN = DraftStyle()  # GitHub Markdown, as `--method draft` writes it
+# A figure leaves docling's placeholder where it stands (a comment: Markdown viewers hide it,
+# readers of the file and tools that look for pictures see it); `--images` puts the link there.
+FIGURE_PLACEHOLDER = "<!-- image -->"
+MARKDOWN = DraftStyle(figure=FIGURE_PLACEHOLDER)  # GitHub Markdown, as `--method draft` writes it
 
 
 PAGE_SEP = "\n\n"
@@ -70,8 +74,8 @@ def region_markup(region: Region, style: DraftStyle = MARKDOWN) -> str:
     if kind is RegionKind.CODE:
         return f"```\n{region.text.strip(chr(10))}\n```" if text else ""
     if kind is RegionKind.LIST:
-        return _BULLET.sub("- ", text, count=1)
-    return text
+        return delimited(_BULLET.sub("- ", text, count=1), style.formula)
+    return delimited(text, style.formula)
 
 
 def table_markup(cells: tuple[TableCell, ...], table: str) -> str:

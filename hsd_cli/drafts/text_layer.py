@@ -68,6 +68,8 @@ def _fill(region: Region, lines: list[TextSpan]) -> Region:
     """A layout region with the text of its lines."""
     if region.kind is RegionKind.CODE:
         text = "\n".join(line.text for line in geo.sort_lines(lines))
+    elif region.kind is RegionKind.EQUATION and region.text and lines:
+        text = region.text  # LaTeX the page's glyphs were rebuilt into (pages/pdfmath.py)
     else:
         text = geo.join_lines(lines)
     level = heading_level(text, region.level) if region.kind is RegionKind.TITLE else 0

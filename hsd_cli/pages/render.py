@@ -16,7 +16,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from hsd_cli.datatypes import PageImage
 from hsd_cli.errors import InputError
-from hsd_cli.pages import pdftext
+from hsd_cli.pages import pdffigures, pdfmath, pdftext
 
 MAX_PIXELS = 60_000_000  # a rendered page above this is refused rather than risking memory
 MIN_DPI = 36  # RunConfig's lower bound for --dpi
@@ -129,7 +129,9 @@ def with_text_layer(doc: Document, page: PageImage) -> PageImage:
         return page
     try:
         pdf_page = doc.pdf[page.index]
-        spans = pdftext.visible_lines(pdf_page, _to_px(pdf_page, page.dpi))
+        to_px = _to_px(pdf_page, page.dpi)
+        spans = pdftext.visible_lines(pdf_page, to_px)
+        spans = pdfmath.with_inline_math(pdf_page, to_px, spans)
     except Exception:  # noqa: BLE001 - a broken text layer only costs the text-layer drafts
         return page
     return replace(page, text_spans=spans)
@@ -226,9 +228,13 @@ def _render_pdf_page(doc: Document, index: int, dpi: int) -> PageImage:
 def _analyze(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple:
     """Layout regions, or none: the analysis only sharpens drafts, so it never fails a page."""
     try:
-        return pdftext.layout_regions(page, to_px)
+        regions = pdftext.layout_regions(page, to_px)
     except Exception:  # pymupdf-layout missing, or its model tripping on an odd page
-        return ()
+        regions = ()
+    try:  # formulas as LaTeX, figures from the page's images and drawings
+        return pdffigures.with_figures(page, to_px, pdfmath.with_equations(page, to_px, regions))
+    except Exception:  # noqa: BLE001 - they only sharpen drafts, like the layout itself
+        return regions
 
 
 def _image_page(doc: Document, index: int, dpi: int) -> PageImage:

@@ -6,11 +6,13 @@ Placement rule, the same for the draft method and every model method: a figure's
 after the paragraph where the text of the block before it in reading order ends (blocks carry
 the text provenance attributed to their region, blocks.py); a block whose text is not found
 in the Markdown is passed over, and a figure with no block found before it goes first.
+The draft Markdown's figure placeholders (`<!-- image -->`, drafts/markup.py) give way to the links.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote
@@ -22,6 +24,7 @@ from hsd_cli.report import store
 
 FIGURES = "figures"
 _FIGURE = RegionKind.FIGURE.value
+_PLACEHOLDER = re.compile(r"^<!-- image -->\n*", re.M)
 
 
 def save_figures(result: PageResult, image: Image.Image | None, report_dir: Path, link_dir: str) -> PageResult:
@@ -42,7 +45,7 @@ def save_figures(result: PageResult, image: Image.Image | None, report_dir: Path
 
 def insert_links(markdown: str, blocks: list[Block]) -> str:
     """The Markdown with each figure block's link placed by the rule in the module docstring."""
-    text = markdown.strip("\n")
+    text = _PLACEHOLDER.sub("", markdown).strip("\n")
     inserts: list[tuple[int, str]] = []
     cursor = pos = 0
     for n, b in enumerate(blocks):

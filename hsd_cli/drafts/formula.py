@@ -1,0 +1,291 @@
+"""LaTeX of a formula rebuilt from its glyphs: baselines, sizes, fonts and horizontal rules.
+
+Read as TeX sets it: a row of base atoms on one baseline; smaller glyphs raised or lowered
+after an atom are its scripts; glyphs above and below a big operator are its limits; glyphs
+above and below a rule make a fraction; glyphs under a rule that starts at a radical sign are
+its radicand. Coordinates: any one unit (PDF points here), y growing downwards.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from hsd_cli.datatypes import BBox
+from hsd_cli.drafts import mathchars as mc
+
+_PRIMES = frozenset("′″")
+_FENCES = {"(": ")", "[": "]", "\\{": "}"}
+_TAG = re.compile(r"^\((\d+(\.\d+)*[a-z]?)\)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Glyph:
+    """One glyph (or a built piece: a fraction, a radical) with its box and baseline."""
+
+    c: str
+    bbox: BBox
+    baseline: float
+    size: float
+    font: str = ""
+    italic: bool = False
+    bold: bool = False
+    latex: str = ""  # built pieces: their LaTeX; glyphs: "" (from `c`)
+    big: bool = False  # a sized delimiter or a big operator drawn from an extension font
+
+    @property
+    def cx(self) -> float:
+        return (self.bbox[0] + self.bbox[2]) / 2
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A horizontal line: a fraction bar or a radical's vinculum."""
+
+    x0: float
+    x1: float
+    y: float
+
+
+def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
+    """The formula's LaTeX, a trailing equation number as `\\tag{n}`."""
+    glyphs, tag = split_tag([g for g in glyphs if g.c.strip() or g.latex])
+    latex = _row(glyphs, list(rules))
+    return f"{latex} \\tag{{{tag}}}" if tag else latex
+
+
+def split_tag(glyphs: list[Glyph]) -> tuple[list[Glyph], str]:
+    """(glyphs, number) when the formula ends in an equation number like `(12)` set well apart."""
+    ordered = sorted(glyphs, key=lambda g: g.bbox[0])
+    for k in range(3, min(len(ordered), 9) + 1):
+        tail, head = ordered[-k:], ordered[:-k]
+        match = _TAG.match("".join(g.c for g in tail))
+        if match and head and tail[0].bbox[0] - max(g.bbox[2] for g in head) > 1.5 * tail[0].size:
+            return head, match[1]
+    return glyphs, ""
+
+
+def _row(items: list[Glyph], rules: list[Rule]) -> str:
+    if not items:
+        return ""
+    bars = [r for r in rules if any(g.c == "√" and _starts(g, r) for g in items)]
+    items = _fractions(items, [r for r in rules if r not in bars], rules)
+    items = _accented(_radicals(items, bars, rules))
+    size = max((g.size for g in items if not _is_big(g)), default=items[0].size)
+    baseline = _baseline(items, size)
+    primes = [g for g in items if g.c in _PRIMES] if len(items) > 1 else []
+    bases = sorted((g for g in items if _is_base(g, baseline, size) and g not in primes), key=lambda g: g.bbox[0])
+    satellites = [g for g in items if not _is_base(g, baseline, size) and g not in primes]
+    limits = {id(op): _limits(op, satellites) for op in bases if op.c in mc.BIG_OPERATORS}
+    claimed = {id(g) for lo, hi in limits.values() for g in lo + hi}
+    scripts = _scripts(bases, [g for g in satellites if id(g) not in claimed] + primes, baseline, size)
+    tokens = []
+    for run, attached in _words(bases, scripts):
+        lo, hi = limits.get(id(run[0]), ([], []))
+        tokens.append(_atom(run) + _scripted(lo + attached[0], hi + attached[1], rules))
+    return _balanced(_join(_fenced(tokens)))
+
+
+def _fractions(items: list[Glyph], rules: list[Rule], all_rules: list[Rule]) -> list[Glyph]:
+    """Items with each fraction (outer bars first) replaced by one built item."""
+    for r in sorted(rules, key=lambda r: r.x1 - r.x0, reverse=True):
+        reach = 2.5 * max(g.size for g in items)
+        near = [g for g in items if r.x0 - 1 <= g.cx <= r.x1 + 1 and abs(g.baseline - r.y) <= reach]
+        num = [g for g in near if g.baseline < r.y]
+        den = [g for g in near if g.baseline > r.y and g.baseline - 0.6 * g.size > r.y - 0.3 * g.size]
+        if not num or not den:
+            continue
+        latex = f"\\frac{{{_row(num, all_rules)}}}{{{_row(den, all_rules)}}}"
+        size = max(g.size for g in num + den)
+        built = Glyph("", _union(num + den), r.y + 0.25 * size, size, latex=latex)
+        items = [g for g in items if g not in num and g not in den] + [built]
+    return items
+
+
+def _radicals(items: list[Glyph], bars: list[Rule], all_rules: list[Rule]) -> list[Glyph]:
+    """Items with each radical sign and the radicand under its bar replaced by one built item."""
+    for r in sorted(bars, key=lambda r: r.x1 - r.x0, reverse=True):
+        sign = next((g for g in items if g.c == "√" and _starts(g, r)), None)
+        if sign is None:
+            continue
+        under = [g for g in items if r.x0 - 1 <= g.cx <= r.x1 + 1 and r.y < g.baseline <= r.y + 2.5 * g.size]
+        inner = [x for x in all_rules if x is not r]
+        built = replace(sign, c="", latex=f"\\sqrt{{{_row(under, inner)}}}", big=False)
+        built = replace(built, bbox=_union([sign, *under]), baseline=max((g.baseline for g in under), default=r.y))
+        items = [g for g in items if g is not sign and g not in under] + [built]
+    return items
+
+
+def _accented(items: list[Glyph]) -> list[Glyph]:
+    """Items with each accent glyph set over a letter folded into it (`\\hat{u}`)."""
+    for acc in [g for g in items if g.c in mc.ACCENTS]:
+        base = next((g for g in items if g.c.isalpha() and g.bbox[0] <= acc.cx <= g.bbox[2] and g is not acc), None)
+        if base is not None and base in items:
+            built = replace(base, c="", latex=f"{mc.ACCENTS[acc.c]}{{{_atom([base])}}}")
+            items = [built if g is base else g for g in items if g is not acc]
+    return items
+
+
+def _starts(sign: Glyph, r: Rule) -> bool:
+    return sign.bbox[0] <= r.x0 <= sign.bbox[2] + 0.6 * sign.size and r.y <= sign.baseline + 0.2 * sign.size
+
+
+def _baseline(items: list[Glyph], size: float) -> float:
+    """The row's baseline: where most of its full-size glyphs sit."""
+    votes = Counter(round(g.baseline * 2) / 2 for g in items if g.size >= 0.85 * size and not _is_big(g))
+    if not votes:
+        votes = Counter(round(g.baseline * 2) / 2 for g in items)
+    return votes.most_common(1)[0][0]
+
+
+def _is_big(g: Glyph) -> bool:
+    return g.big or g.c in mc.BIG_OPERATORS
+
+
+def _is_base(g: Glyph, baseline: float, size: float) -> bool:
+    if _is_big(g) or g.latex:
+        return True
+    shift = abs(g.baseline - baseline)
+    return shift <= 0.08 * size or (g.size >= 0.85 * size and shift <= 0.3 * size)
+
+
+def _limits(op: Glyph, satellites: list[Glyph]) -> tuple[list[Glyph], list[Glyph]]:
+    """(below, above) a big operator: glyphs over or under it, and those set in line with them."""
+    height = op.bbox[3] - op.bbox[1]
+    lower = [g for g in satellites if _overlaps(op, g) and g.baseline > op.bbox[3] - 0.1 * height]
+    upper = [g for g in satellites if _overlaps(op, g) and g.baseline < op.bbox[1] + 0.3 * height]
+    return _grow(lower, satellites), _grow(upper, satellites)
+
+
+def _grow(seed: list[Glyph], pool: list[Glyph]) -> list[Glyph]:
+    """The seed and every glyph joined to it side by side (small gap, shared height)."""
+    group = list(seed)
+    changed = bool(group)
+    while changed:
+        box = _union(group)
+        more = [g for g in pool if g not in group and _beside(box, g)]
+        group += more
+        changed = bool(more)
+    return group
+
+
+def _beside(box: BBox, g: Glyph) -> bool:
+    gap = max(box[0] - g.bbox[2], g.bbox[0] - box[2])
+    shared = min(box[3], g.bbox[3]) - max(box[1], g.bbox[1])
+    return gap <= 0.45 * g.size and shared > 0.3 * (g.bbox[3] - g.bbox[1])
+
+
+def _overlaps(a: Glyph, b: Glyph) -> bool:
+    return min(a.bbox[2], b.bbox[2]) - max(a.bbox[0], b.bbox[0]) > 0
+
+
+def _scripts(bases: list[Glyph], rest: list[Glyph], baseline: float, size: float) -> dict[int, tuple[list, list]]:
+    """Per base item (by id): the glyphs lowered (subscript) and raised (superscript) after it."""
+    out: dict[int, tuple[list, list]] = {}
+    # Primes last: a prime is a superscript of the glyph before it, whatever its baseline says.
+    for g in sorted(rest, key=lambda g: g.c in _PRIMES):
+        home = _prime_home(g, out) if g.c in _PRIMES else None
+        if home is not None:
+            home.append(g)
+            continue
+        before = [b for b in bases if b.bbox[0] < g.cx - 0.1 * g.size]
+        owner = before[-1] if before else (bases[0] if bases else None)
+        if owner is None:
+            continue
+        sub, sup = out.setdefault(id(owner), ([], []))
+        raised = g.c in _PRIMES or g.baseline < baseline - 0.1 * size
+        (sup if raised else sub).append(g)
+    return out
+
+
+def _prime_home(prime: Glyph, out: dict[int, tuple[list, list]]) -> list | None:
+    """The script list holding the glyph just left of a prime: `g'` inside a subscript stays there."""
+    placed = [(g, lst) for sub, sup in out.values() for lst in (sub, sup) for g in lst if g.c not in _PRIMES]
+    left = [(g, lst) for g, lst in placed if g.bbox[2] <= prime.cx and prime.bbox[0] - g.bbox[2] < 0.3 * g.size]
+    return max(left, key=lambda p: p[0].bbox[2])[1] if left else None
+
+
+def _words(bases: list[Glyph], scripts: dict) -> list[tuple[list[Glyph], tuple[list, list]]]:
+    """Base items in runs: upright letters set together form one word (`Ann`, `sin`)."""
+    runs: list[list[Glyph]] = []
+    for g in bases:
+        prev = runs[-1][-1] if runs else None
+        joined = prev is not None and _upright(prev) and _upright(g) and id(prev) not in scripts
+        if joined and g.bbox[0] - prev.bbox[2] < 0.3 * g.size:
+            runs[-1].append(g)
+            continue
+        runs.append([g])
+    return [(run, scripts.get(id(run[-1]), ([], []))) for run in runs]
+
+
+def _upright(g: Glyph) -> bool:
+    return len(g.c) == 1 and g.c.isascii() and g.c.isalpha() and not g.italic and not mc.family(g.font)
+
+
+def _atom(run: list[Glyph]) -> str:
+    if len(run) > 1:
+        word = "".join(g.c for g in run)
+        return f"\\{word}" if word in mc.FUNCTIONS else f"\\operatorname{{{word}}}"
+    g = run[0]
+    if g.latex:
+        return g.latex
+    if g.big and g.c and g.c in mc.OPENERS + mc.CLOSERS:
+        side = "\\left" if g.c in mc.OPENERS and g.c not in "|‖" else "\\right"
+        return f"{side}{mc.symbol(g.c)}"
+    text = mc.symbol(g.c)
+    alphabet = mc.family(g.font) if g.c.isascii() and g.c.isalpha() else ""
+    if g.bold and (g.c.isalnum() or text != g.c):
+        return f"\\boldsymbol{{{text}}}" if text.startswith("\\") else f"\\mathbf{{{text}}}"
+    return f"{alphabet}{{{text}}}" if alphabet else text
+
+
+def _scripted(sub: list[Glyph], sup: list[Glyph], rules: list[Rule]) -> str:
+    out = f"_{{{_row(sub, rules)}}}" if sub else ""
+    return out + (f"^{{{_row(sup, rules)}}}" if sup else "")
+
+
+def _fenced(tokens: list[str]) -> list[str]:
+    """Brackets around scripts or built pieces as `\\left(`..`\\right)`, as the targets write them."""
+    out, stack = list(tokens), []
+    for i, t in enumerate(tokens):
+        if t in _FENCES:
+            stack.append(i)
+        elif stack and _closer(t) == _FENCES[tokens[stack[-1]]]:
+            j = stack.pop()
+            if any(re.search(r"[_^]\{|\\frac|\\sqrt|\\left", x) for x in tokens[j + 1 : i]):
+                out[j], out[i] = "\\left" + tokens[j], "\\right" + t
+    return out
+
+
+def _closer(token: str) -> str:
+    """The bracket a token closes with, its scripts aside (`)^{\\times}` closes `)`); "" if none."""
+    head = token[1:2] if token.startswith("\\}") else token[:1]
+    return head if head in _FENCES.values() else ""
+
+
+def _join(tokens: list[str]) -> str:
+    """Tokens side by side, a space only where a command name would run into a letter."""
+    out = ""
+    for t in tokens:
+        if out and re.search(r"\\[A-Za-z]+$", out) and t[:1].isalnum():
+            out += " "
+        out += t
+    return out
+
+
+def _balanced(latex: str) -> str:
+    """`\\left`/`\\right` kept only when they pair up in this row (an unpaired one breaks KaTeX)."""
+    opened = len(re.findall(r"\\left(?![a-z])", latex))
+    if opened == len(re.findall(r"\\right(?![a-z])", latex)):
+        return latex
+    return re.sub(r"\\(left|right)(?![a-z])", "", latex)
+
+
+def _union(items: list[Glyph]) -> BBox:
+    return (
+        min(g.bbox[0] for g in items),
+        min(g.bbox[1] for g in items),
+        max(g.bbox[2] for g in items),
+        max(g.bbox[3] for g in items),
+    )

@@ -1,0 +1,153 @@
+"""Inline formulas in a text line: which words are mathematics, and their `$latex$`.
+
+A word is mathematics when it holds a glyph only mathematics uses (a math font, a Greek
+letter or operator symbol, a raised or lowered smaller glyph) and no run of four or more text
+letters (a real word); single italic letters, digits and operators join a formula beside them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+
+from hsd_cli.drafts import mathchars as mc
+from hsd_cli.drafts.formula import Glyph, Rule, to_latex
+
+_WEAK = frozenset("=+-−<>/|()[],.'*0123456789")
+_TRAIL = frozenset(".,;:")  # sentence punctuation after a formula stays in the text
+_NOT_MATH = frozenset("•◦▪▸►–—·")  # bullets and dashes in symbol fonts
+# `$..$` holding LaTeX markup (a price like "$5 and $10" holds none, so it is left alone).
+_INLINE = re.compile(r"\$([^$\n]*?[\\_^{][^$\n]*?)\$")
+
+
+def delimited(text: str, formula: str) -> str:
+    """Inline formulas in the target's delimiters: `\\(..\\)` where it writes display math as `\\[..\\]`."""
+    return _INLINE.sub(lambda m: f"\\({m[1]}\\)", text) if formula == "brackets" and "$" in text else text
+
+
+def line_segments(glyphs: list[Glyph], rules: list[Rule] = ()) -> list[tuple[str, str]] | None:
+    """(plain text, latex or "") pieces of the line; None when it holds no formula."""
+    words = _words(glyphs)
+    size, baseline = _body(glyphs)
+    kinds = [_kind(w, size, baseline) for w in words]
+    math = _spread([k == "math" for k in kinds], [k == "weak" for k in kinds])
+    if not any(math):
+        return None
+    segments: list[tuple[str, str]] = []
+    i = 0
+    while i < len(words):
+        j = i
+        while j < len(words) and math[j] == math[i]:
+            j += 1
+        run = [g for w in words[i:j] for g in w]
+        segments += _math_segments(run, rules) if math[i] else [(_text(run), "")]
+        i = j
+    return segments
+
+
+def splice(text: str, segments: list[tuple[str, str]]) -> str:
+    """`text` (the line as the text layer reads it) with each math segment's span as `$latex$`."""
+    plain = "".join(p for p, _ in segments)
+    blocks = difflib.SequenceMatcher(None, plain, text, autojunk=False).get_matching_blocks()
+    out, pos, at = [], 0, 0
+    for part, latex in segments:
+        start, end = at, at + len(part)
+        at = end
+        if not latex or not part.strip():
+            continue
+        a, b = _mapped(blocks, start), _mapped(blocks, end)
+        a, b = a + _lead(text[a:b]), b - _tail(text[a:b])
+        if b > a >= pos:
+            out += [text[pos:a], f"${latex}$"]
+            pos = b
+    return "".join(out) + text[pos:]
+
+
+def _mapped(blocks, i: int) -> int:
+    """Position in the second text of position `i` of the first (between matched blocks: the start of the next)."""
+    for a, b, n in blocks:
+        if i <= a + n:
+            return b + max(0, i - a) if i >= a else b
+    return blocks[-1][1] if blocks else 0
+
+
+def _lead(s: str) -> int:
+    return len(s) - len(s.lstrip())
+
+
+def _tail(s: str) -> int:
+    return len(s) - len(s.rstrip())
+
+
+def _words(glyphs: list[Glyph]) -> list[list[Glyph]]:
+    """Glyphs in words: split at spaces and at gaps wider than a fifth of the font size."""
+    words: list[list[Glyph]] = [[]]
+    for g in glyphs:
+        prev = words[-1][-1] if words[-1] else None
+        if g.c.isspace() or (prev is not None and g.bbox[0] - prev.bbox[2] > 0.2 * g.size):
+            words.append([])
+        words[-1].append(g)
+    return [w for w in words if w]
+
+
+def _body(glyphs: list[Glyph]) -> tuple[float, float]:
+    sizes = Counter(round(g.size, 1) for g in glyphs if not g.c.isspace())
+    size = sizes.most_common(1)[0][0] if sizes else 10.0
+    bases = Counter(round(g.baseline, 1) for g in glyphs if abs(g.size - size) < 0.1 * size)
+    return size, bases.most_common(1)[0][0] if bases else 0.0
+
+
+def _kind(word: list[Glyph], size: float, baseline: float) -> str:
+    """ "math", "weak" (may join a formula beside it) or "text"."""
+    marks = [g for g in word if not g.c.isspace()]
+    if not marks or _has_real_word(marks):
+        return "text"
+    if any(_strong(g, size, baseline) for g in marks):
+        return "math"
+    italic = [g for g in marks if g.c.isalpha()]
+    if all(g.c in _WEAK or (g.italic and g.c.isalpha()) for g in marks) and len(italic) <= 2:
+        return "weak" if any(g.c not in _TRAIL for g in marks) else "text"
+    return "text"
+
+
+def _strong(g: Glyph, size: float, baseline: float) -> bool:
+    if g.c in _NOT_MATH:
+        return False
+    if mc.MATH_ONLY.search(g.font) or g.c in mc.GREEK or (g.c in mc.SYMBOLS and not g.c.isascii()):
+        return True
+    return g.size < 0.9 * size and abs(g.baseline - baseline) > 0.12 * size
+
+
+def _has_real_word(marks: list[Glyph]) -> bool:
+    run = 0
+    for g in marks:
+        run = run + 1 if g.c.isalpha() and not g.italic and not mc.MATH_ONLY.search(g.font) else 0
+        if run >= 4:
+            return True
+    return False
+
+
+def _spread(math: list[bool], weak: list[bool]) -> list[bool]:
+    """Weak words next to a formula join it, outward until a text word."""
+    out = list(math)
+    for order in (range(len(out)), range(len(out) - 1, -1, -1)):
+        for i in order:
+            if weak[i] and not out[i] and any(0 <= j < len(out) and out[j] for j in (i - 1, i + 1)):
+                out[i] = True
+    return out
+
+
+def _math_segments(run: list[Glyph], rules: list[Rule]) -> list[tuple[str, str]]:
+    """A formula's glyphs as (plain, latex), sentence punctuation at its end split off as text."""
+    k = len(run)
+    while k > 0 and (run[k - 1].c in _TRAIL or run[k - 1].c.isspace()) and not mc.MATH_ONLY.search(run[k - 1].font):
+        k -= 1
+    latex = to_latex(run[:k], rules).strip()
+    if not latex:
+        return [(_text(run), "")]
+    return [(_text(run[:k]), latex)] + ([(_text(run[k:]), "")] if k < len(run) else [])
+
+
+def _text(glyphs: list[Glyph]) -> str:
+    return "".join(g.c for g in glyphs)

@@ -1,0 +1,124 @@
+"""Characters of a PDF's math fonts as LaTeX: symbols, Greek, TeX's CMEX codes, font families."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_GREEK = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho varsigma sigma tau"
+_GREEK += " upsilon phi chi psi omega"
+GREEK = {chr(0x3B1 + i): "\\" + name for i, name in enumerate(_GREEK.split()) if name != "omicron"}
+GREEK.update({"ο": "o", "ϵ": "\\epsilon", "ε": "\\varepsilon", "ϑ": "\\vartheta", "ϕ": "\\phi", "φ": "\\varphi"})
+GREEK.update({"ϱ": "\\varrho", "ϖ": "\\varpi", "ϰ": "\\varkappa"})
+# Capitals without a command of their own are Latin letters in TeX (Alpha is A).
+_CAPITALS = "Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega"
+GREEK.update({c: "\\" + n for c, n in zip("ΓΔΘΛΞΠΣΥΦΨΩ", _CAPITALS.split(" "), strict=True)})
+GREEK.update(dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΧ", "ABEZHIKMNOPTX", strict=True)))
+
+SYMBOLS = {
+    "∈": "\\in", "∉": "\\notin", "∋": "\\ni", "⊂": "\\subset", "⊆": "\\subseteq", "⊃": "\\supset",
+    "⊇": "\\supseteq", "∪": "\\cup", "∩": "\\cap", "∧": "\\wedge", "∨": "\\vee", "¬": "\\neg",
+    "∀": "\\forall", "∃": "\\exists", "∅": "\\emptyset", "∞": "\\infty", "∂": "\\partial",
+    "∇": "\\nabla", "≤": "\\leq", "≥": "\\geq", "≦": "\\leqq", "≧": "\\geqq", "≠": "\\neq",
+    "≈": "\\approx", "≡": "\\equiv", "∼": "\\sim", "≃": "\\simeq", "≅": "\\cong", "∝": "\\propto",
+    "±": "\\pm", "∓": "\\mp", "×": "\\times", "÷": "\\div", "·": "\\cdot", "⋅": "\\cdot",
+    "∘": "\\circ", "∗": "\\ast", "⊕": "\\oplus", "⊗": "\\otimes", "⊙": "\\odot", "→": "\\to",
+    "←": "\\leftarrow", "↔": "\\leftrightarrow", "⇒": "\\Rightarrow", "⇐": "\\Leftarrow",
+    "⇔": "\\Leftrightarrow", "↦": "\\mapsto", "⟶": "\\longrightarrow", "↑": "\\uparrow", "↓": "\\downarrow",
+    "…": "\\ldots", "⋯": "\\cdots", "⋮": "\\vdots", "⋱": "\\ddots", "⟨": "\\langle", "⟩": "\\rangle",
+    "‖": "\\|", "{": "\\{", "}": "\\}", "∑": "\\sum", "∏": "\\prod", "∐": "\\coprod", "∫": "\\int",
+    "∬": "\\iint", "∭": "\\iiint", "∮": "\\oint", "⋃": "\\bigcup", "⋂": "\\bigcap", "⨁": "\\bigoplus",
+    "⨂": "\\bigotimes", "√": "\\sqrt", "−": "-", "∖": "\\setminus", "ℓ": "\\ell", "ℏ": "\\hbar",
+    "ℜ": "\\Re", "ℑ": "\\Im", "ℵ": "\\aleph", "⊥": "\\perp", "∥": "\\parallel", "≪": "\\ll",
+    "≫": "\\gg", "⊢": "\\vdash", "⊤": "\\top", "†": "\\dagger", "‡": "\\ddagger", "∠": "\\angle",
+    "△": "\\triangle", "□": "\\square", "⌊": "\\lfloor", "⌋": "\\rfloor", "⌈": "\\lceil",
+    "⌉": "\\rceil", "#": "\\#", "%": "\\%", "&": "\\&", "_": "\\_", "′": "\\prime", "″": "\\prime\\prime",
+    "∣": "\\mid", "≺": "\\prec", "≻": "\\succ", "⪯": "\\preceq", "⪰": "\\succeq", "∵": "\\because",
+    "∴": "\\therefore", "⊊": "\\subsetneq", "⊎": "\\uplus", "⊔": "\\sqcup", "⋆": "\\star", "•": "\\bullet",
+    "⟹": "\\Longrightarrow", "⟸": "\\Longleftarrow", "⟺": "\\Longleftrightarrow", "∶": ":", "∕": "/",
+    "\u2013": "-", "\u2061": "", "\u2062": "", "\u2009": "", "\u200b": "",
+}  # fmt: skip
+BIG_OPERATORS = frozenset("∑∏∐∫∬∭∮⋃⋂⨁⨂⋀⋁")
+OPENERS, CLOSERS = "([{⟨⌊⌈|‖", ")]}⟩⌋⌉|‖"
+ACCENTS = {"ˆ": "\\hat", "^": "\\hat", "˜": "\\tilde", "~": "\\tilde", "¯": "\\bar", "˙": "\\dot", "¨": "\\ddot"}
+ACCENTS.update({"ˇ": "\\check", "˘": "\\breve", "´": "\\acute", "`": "\\grave", "⃗": "\\vec"})
+FUNCTIONS = frozenset(
+    [
+        "sin",
+        "cos",
+        "tan",
+        "cot",
+        "sec",
+        "csc",
+        "log",
+        "ln",
+        "exp",
+        "lim",
+        "max",
+        "min",
+        "sup",
+        "inf",
+        "det",
+        "dim",
+        "ker",
+        "deg",
+        "arg",
+        "gcd",
+        "Pr",
+    ]
+)
+
+# TeX's CMEX10 in its raw encoding (PDFs without a ToUnicode map for it): delimiter sizes and
+# big operators. Pieces of extensible delimiters are left out: they carry no meaning alone.
+_CMEX_DELIMS = "()[]⌊⌋⌈⌉{}⟨⟩|‖"
+CMEX = {chr(i): c for i, c in enumerate(_CMEX_DELIMS)}
+CMEX.update({chr(0x10 + i): c for i, c in enumerate("()()[]⌊⌋⌈⌉{}⟨⟩")})
+CMEX.update({chr(0x20 + i): c for i, c in enumerate("()[]⌊⌋⌈⌉{}⟨⟩")})
+CMEX.update({chr(0x44): "⟨", chr(0x45): "⟩", chr(0x48): "∮", chr(0x49): "∮", chr(0x4C): "⊕", chr(0x4E): "⊗"})
+CMEX.update({chr(0x50 + i): c for i, c in enumerate("∑∏∫⋃⋂⊎⋀⋁∑∏∫⋃⋂⊎⋀⋁∐∐")})
+CMEX.update({chr(0x68 + i): c for i, c in enumerate("[]⌊⌋⌈⌉{}")})
+CMEX.update({chr(0x70 + i): "√" for i in range(5)})
+# Delimiters in Unicode keep their meaning when a ToUnicode map names them.
+_UNICODE_KEEP = frozenset("()[]{}|/\\⟨⟩⌊⌋⌈⌉‖∑∏∫√")
+
+_ITALIC = re.compile(r"ital|oblique|cmmi|cmti|mathit|-it\b|-bi\b|it$", re.I)
+_BOLD = re.compile(r"bold|cmbx|cmmib|cmbsy|black|heavy|-bd|-b$", re.I)
+# Fonts that only set mathematics (not CMR: LaTeX's body text is Computer Modern Roman too).
+MATH_ONLY = re.compile(r"cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|math|euclid|mtmi|mtsy|mtex|"
+                       r"txsy|txex|pxsy|pxex|xits|esint|wasy|stix.*(math|integrals|sizes)", re.I)  # fmt: skip
+
+
+def is_italic(font: str, flags: int) -> bool:
+    return bool(flags & 2) or bool(_ITALIC.search(font))
+
+
+def is_bold(font: str, flags: int) -> bool:
+    return bool(flags & 16) or bool(_BOLD.search(font))
+
+
+def glyph_char(c: str, font: str) -> str:
+    """The character a glyph means: raw CMEX codes decoded, math alphanumerics (U+1D400...) as letters."""
+    if "cmex" in font.lower() and c in CMEX and c not in _UNICODE_KEEP:
+        return CMEX[c]
+    if "\U0001d400" <= c <= "\U0001d7ff":
+        return unicodedata.normalize("NFKC", c)
+    return c
+
+
+def family(font: str) -> str:
+    """The LaTeX alphabet command a letter of this font is written with ("" for the default)."""
+    low = font.lower()
+    if "msbm" in low or "bbold" in low or "doublestruck" in low:
+        return "\\mathbb"
+    if "eufm" in low or "fraktur" in low:
+        return "\\mathfrak"
+    if re.search(r"cmsy|cmbsy|eusm|calligraphic|script|rsfs", low):
+        return "\\mathcal"
+    return ""
+
+
+def symbol(c: str) -> str:
+    """LaTeX for one math character (letters and digits as themselves)."""
+    if c in GREEK:
+        return GREEK[c]
+    return SYMBOLS.get(c, c)

@@ -1,0 +1,145 @@
+"""Formulas of a born-digital page as LaTeX, from the glyphs and rules of its text layer.
+
+Display formulas: the layout model's formula boxes (and centred lines it missed, dominated by
+math) get their LaTeX as region text. Inline formulas: runs of math inside text lines are
+written `$...$` in those lines. Pages without a math font are left as they are (and cost
+nothing: only the font list is read).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pymupdf
+
+from hsd_cli.datatypes import Region, RegionKind, TextSpan
+from hsd_cli.drafts import geometry as geo
+from hsd_cli.drafts import inline_math
+from hsd_cli.drafts import mathchars as mc
+from hsd_cli.drafts.formula import Glyph, Rule, to_latex
+
+_RULE_HEIGHT = 1.5  # points: thicker "rules" are boxes, not fraction bars
+
+
+def has_math_fonts(page: pymupdf.Page) -> bool:
+    return any(mc.MATH_ONLY.search(f[3]) for f in page.get_fonts())
+
+
+def page_glyph_lines(page: pymupdf.Page) -> list[tuple[tuple, list[Glyph]]]:
+    """Every visible text line of the page: (its box, its glyphs), in PDF points."""
+    lines = []
+    for block in page.get_text("rawdict", flags=pymupdf.TEXTFLAGS_RAWDICT)["blocks"]:
+        for line in block.get("lines", ()):
+            glyphs = [g for s in line["spans"] if s.get("alpha", 255) > 0 for g in _span_glyphs(s)]
+            if glyphs:
+                lines.append((tuple(line["bbox"]), glyphs))
+    return lines
+
+
+def _span_glyphs(span: dict) -> list[Glyph]:
+    font, size, flags = span["font"], span["size"], span["flags"]
+    italic, bold = mc.is_italic(font, flags), mc.is_bold(font, flags)
+    is_ext = "cmex" in font.lower()
+    out = []
+    for ch in span["chars"]:
+        c = mc.glyph_char(ch["c"], font)
+        bbox, base = tuple(ch["bbox"]), ch["origin"][1]
+        if is_ext:  # extension glyphs hang below their origin; MuPDF's box is the font's, not theirs
+            bbox = (bbox[0], base - 0.1 * size, bbox[2], base + 1.2 * size)
+        out.append(Glyph(c, bbox, base, size, font, italic, bold, big=is_ext))
+    return out
+
+
+def page_rules(page: pymupdf.Page) -> list[Rule]:
+    """Thin horizontal lines and filled bars: candidate fraction bars and radical vincula."""
+    rules = []
+    for path in page.get_drawings():
+        for item in path["items"]:
+            if item[0] == "l" and abs(item[1].y - item[2].y) < 0.5 and abs(item[1].x - item[2].x) > 2:
+                rules.append(Rule(min(item[1].x, item[2].x), max(item[1].x, item[2].x), item[1].y))
+            elif item[0] == "re" and 0 < item[1].height <= _RULE_HEIGHT and item[1].width > 2:
+                r = item[1]
+                rules.append(Rule(r.x0, r.x1, (r.y0 + r.y1) / 2))
+    return rules
+
+
+def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Region, ...]) -> tuple[Region, ...]:
+    """Formula regions with their LaTeX as text (no delimiters: the markup adds them)."""
+    formulas = [r for r in regions if r.kind is RegionKind.EQUATION]
+    if not formulas or not has_math_fonts(page):
+        return regions
+    lines, rules = page_glyph_lines(page), page_rules(page)
+    to_pt = ~to_px
+    out = []
+    for r in regions:
+        if r.kind is RegionKind.EQUATION:
+            clip = pymupdf.Rect(r.bbox) * to_pt + (-1, -1, 1, 1)
+            r = replace(r, text=region_latex(lines, rules, clip))
+        out.append(r)
+    return tuple(out)
+
+
+def region_latex(lines: list[tuple[tuple, list[Glyph]]], rules: list[Rule], clip: pymupdf.Rect) -> str:
+    """LaTeX of the glyphs inside `clip`, prose lines (a sentence in the box) left out."""
+    glyphs = []
+    for _, line in lines:
+        inside = [g for g in line if clip.contains(pymupdf.Point(g.cx, (g.bbox[1] + g.bbox[3]) / 2))]
+        if inside and not geo.is_prose("".join(g.c for g in inside)):
+            glyphs += inside
+    glyphs = sorted(glyphs, key=lambda g: g.bbox[2])
+    while glyphs and glyphs[-1].c in ".,;":  # sentence punctuation after a display formula
+        glyphs.pop()
+    inside_rules = [x for x in rules if clip.x0 <= x.x0 and x.x1 <= clip.x1 and clip.y0 <= x.y <= clip.y1]
+    return to_latex(glyphs, inside_rules)
+
+
+def with_inline_math(page: pymupdf.Page, to_px: pymupdf.Matrix, spans: tuple[TextSpan, ...]) -> tuple[TextSpan, ...]:
+    """Text lines with their runs of mathematics written as `$latex$`; lines MuPDF split at a
+    formula's shifted baseline (a sum's limits) are joined back into one."""
+    if not spans or not has_math_fonts(page):
+        return spans
+    rules = page_rules(page)
+    out: list[TextSpan | None] = list(spans)
+    for row in _rows(page_glyph_lines(page)):
+        segments = inline_math.line_segments([g for _, glyphs in row for g in glyphs], rules)
+        found = [_same_line(out, pymupdf.Rect(box) * to_px) for box, _ in row] if segments else []
+        found = [i for i in dict.fromkeys(found) if i is not None]
+        if found:
+            text = inline_math.splice(" ".join(out[i].text for i in found), segments)
+            box = geo.union_box([out[i].bbox for i in found])
+            out[found[0]] = replace(out[found[0]], text=text, bbox=box)
+            for i in found[1:]:
+                out[i] = None
+    return tuple(s for s in out if s is not None)
+
+
+def _rows(lines: list[tuple[tuple, list[Glyph]]]) -> list[list[tuple[tuple, list[Glyph]]]]:
+    """Lines grouped into visual rows: sharing most of their height and touching side by side."""
+    rows: list[list[tuple[tuple, list[Glyph]]]] = []
+    for line in sorted(lines, key=lambda x: x[0][0]):
+        box, glyphs = line
+        size = max(g.size for g in glyphs)
+        home = next((r for r in rows if _same_row(geo.union_box([b for b, _ in r]), box, size)), None)
+        if home is None:
+            rows.append([line])
+        else:
+            home.append(line)
+    return rows
+
+
+def _same_row(a: tuple, b: tuple, size: float) -> bool:
+    shared = min(a[3], b[3]) - max(a[1], b[1])
+    gap = b[0] - a[2]
+    return shared >= 0.5 * min(a[3] - a[1], b[3] - b[1]) and gap < 1.0 * size
+
+
+def _same_line(spans: list[TextSpan | None], box: pymupdf.Rect) -> int | None:
+    """The text line that covers most of `box` (at least half of each other's area)."""
+    best, best_i = 0.5 * max(box.get_area(), 1e-6), None
+    for i, s in enumerate(spans):
+        if s is None:
+            continue
+        shared = (pymupdf.Rect(s.bbox) & box).get_area()
+        if shared >= best and shared >= 0.5 * pymupdf.Rect(s.bbox).get_area():
+            best, best_i = shared, i
+    return best_i

@@ -1,0 +1,84 @@
+"""LaTeX rebuilt from glyph boxes, baselines and rules (drafts/formula.py, drafts/inline_math.py)."""
+
+from __future__ import annotations
+
+from hsd_cli.drafts.formula import Glyph, Rule, to_latex
+from hsd_cli.drafts.inline_math import delimited, line_segments, splice
+
+
+def g(c: str, x: float, base: float = 100.0, size: float = 10.0, font: str = "CMMI10", **kw) -> Glyph:
+    """A glyph of width 0.6 em at x on baseline `base`."""
+    return Glyph(c, (x, base - 0.75 * size, x + 0.6 * size, base + 0.25 * size), base, size, font, **kw)
+
+
+def test_scripts_from_size_and_baseline_shift():
+    """A smaller glyph raised after its base is a superscript, lowered a subscript; both stack."""
+    glyphs = [g("x", 0), g("2", 6.2, 96, 7), g("i", 6.2, 102, 7), g("+", 12, font="CMR10"), g("y", 19)]
+    assert to_latex(glyphs) == "x_{i}^{2}+y"  # not "x2i+y"
+
+
+def test_fraction_from_rule():
+    """Glyphs above and below a rule under both are a fraction; the rule alone is no glyph."""
+    glyphs = [g("a", 3, 94), g("b", 3, 110), g("=", 14, 102, font="CMR10"), g("c", 22, 102)]
+    assert to_latex(glyphs, [Rule(1, 10, 99.5)]) == "\\frac{a}{b}=c"
+
+
+def test_sum_with_limits_and_greek():
+    """Glyphs over and under a big operator are its limits; Greek letters become commands."""
+    glyphs = [
+        g("∑", 0, 104, 14, "CMEX10"),
+        g("i", 2, 116, 7),
+        g("=", 4, 116, 7, "CMR10"),
+        g("1", 8, 116, 7, "CMR10"),
+        g("n", 3, 88, 7),
+        g("α", 12, 102),
+        g("i", 18.2, 104, 7),
+    ]
+    glyphs[0] = Glyph("∑", (0, 88, 12, 108), 104, 14, "PazoMath")
+    assert to_latex(glyphs) == "\\sum_{i=1}^{n}\\alpha_{i}"
+
+
+def test_radical_under_its_bar():
+    """Glyphs under a rule that starts at a radical sign are its radicand."""
+    glyphs = [g("√", 0, font="CMSY10"), g("x", 7), g("+", 13, font="CMR10"), g("1", 19, font="CMR10")]
+    assert to_latex(glyphs, [Rule(6, 26, 91)]) == "\\sqrt{x+1}"
+
+
+def test_bold_calligraphic_and_operators():
+    """Bold letters are \\mathbf, CMSY capitals \\mathcal; operators map to their commands."""
+    glyphs = [g("v", 0, font="CMMIB10", bold=True), g("∈", 7, font="CMSY10"), g("V", 14, font="CMSY10")]
+    glyphs += [g("≤", 21, font="CMSY10"), g("∞", 28, font="CMSY10"), g("∇", 35, font="CMSY10")]
+    assert to_latex(glyphs) == "\\mathbf{v}\\in\\mathcal{V}\\leq\\infty\\nabla"
+
+
+def test_prime_stays_in_its_subscript_and_brackets_fence_scripts():
+    """`λ_{g'}`: the prime follows g inside the subscript; brackets around scripts get \\left/\\right."""
+    glyphs = [g("λ", 0), g("g", 6.2, 102, 7), g("′", 10.5, 100.2, 5, "CMSY7")]
+    assert to_latex(glyphs) == "\\lambda_{g^{\\prime}}"  # not \lambda_{g}^{\prime}
+    fenced = [g("(", 0, font="CMR10"), g("x", 5), g("i", 11.2, 102, 7), g(")", 16, font="CMR10")]
+    assert to_latex(fenced) == "\\left(x_{i}\\right)"
+
+
+def test_equation_number_becomes_a_tag():
+    """A `(12)` set far right of a display formula is its number, kept with it."""
+    glyphs = [g("x", 0), g("=", 8, font="CMR10"), g("1", 16, font="CMR10")]
+    glyphs += [g(c, 100 + 6 * i, font="CMR10") for i, c in enumerate("(12)")]
+    assert to_latex(glyphs) == "x=1 \\tag{12}"
+
+
+def test_inline_formula_in_a_line():
+    """A run with math glyphs becomes `$..$` in the line's own text; prose and the full stop stay."""
+    text_font = "Times-Roman"
+    words = [g(c, 6 * i, font=text_font) for i, c in enumerate("Then ")]
+    line = words + [g("x", 30), g("2", 36.2, 96, 7), g(" ", 40, font=text_font), g("=", 44, font="CMR10")]
+    line += [g(" ", 50, font=text_font), g("y", 56), g(".", 62, font=text_font)]
+    segments = line_segments(line)
+    assert splice("Then x2 = y.", segments) == "Then $x^{2}=y$."
+    assert line_segments([g(c, 6 * i, font=text_font) for i, c in enumerate("Plain words only")]) is None
+
+
+def test_inline_delimiters_follow_the_target():
+    """Targets that write `\\[..\\]` get inline `\\(..\\)`; a price's dollar signs stay as they are."""
+    text = "Then $\\lambda_{g}=x$ costs $5 and $10."
+    assert delimited(text, "brackets") == "Then \\(\\lambda_{g}=x\\) costs $5 and $10."
+    assert delimited(text, "dollars") == text
