@@ -42,6 +42,7 @@ class BenchConfig:
     cost_prompt: int = 1024  # full-size timing: prompt tokens in the cache
     cost_reps: int = 3
     max_pixels: int | None = None  # cap on the page image the target sees (drafts still use the full render)
+    batch_pages: tuple[int, ...] = ()  # throughput: every page at each of these batch sizes
 
     def __post_init__(self) -> None:
         bad = [m for m in self.methods if m not in BENCH_METHODS]
@@ -106,6 +107,7 @@ class BenchConfig:
         if self.device != "auto" or self.dtype != "auto":
             parts += ["--device", self.device, "--dtype", self.dtype]
         parts += _flag("--threads", self.threads)
+        parts += _flag("--batch-pages", ",".join(map(str, self.batch_pages)) or None)
         return " ".join(parts) + _path_flags(self)
 
 

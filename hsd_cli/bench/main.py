@@ -47,6 +47,10 @@ def bench(cfg: BenchConfig) -> int:
         from hsd_cli.bench.sweep import run_sweep
 
         return run_sweep(cfg, target, pages, skipped, started)
+    if cfg.batch_pages:
+        from hsd_cli.bench.throughput import run_throughput
+
+        return run_throughput(cfg, target, pages, skipped, started)
     return run_single(cfg, target, pages, skipped, started)
 
 

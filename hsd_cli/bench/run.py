@@ -90,7 +90,8 @@ class Bench:
         page = bp.page
         record = PageBench(str(page.source), page.number, bp.kind, drafts.prepared.draft_source)
         if self.cfg.oracle:
-            self._expect(bp, drafts, record)
+            self.target.clear()
+            self.expect(bp, drafts, record)
         methods = ("ar", *(m for m in self.cfg.methods if m != "ar"))
         for _ in range(self.cfg.repeat):  # interleaved, so a load change hits every method alike
             for method in methods:
@@ -101,10 +102,9 @@ class Bench:
                 record.runs[method] = replace(run, identical_to_ar=run.token_ids == ar.token_ids)
         return record
 
-    def _expect(self, bp: BenchPage, drafts: Drafts, record: PageBench) -> None:
+    def expect(self, bp: BenchPage, drafts: Drafts, record: PageBench) -> None:
         """Tell the oracle what the target writes for the page and for every region crop."""
         enc = self.target.encode
-        self.target.clear()
         ref_tokens = enc(bp.reference)
         self.target.expect(bp.page.image, ref_tokens)
         for region, text in zip(drafts.regions, drafts.region_refs or [], strict=False):
@@ -128,7 +128,8 @@ class Bench:
         except Exception as exc:  # noqa: BLE001 - a failing method is a table row, not a crash
             return MethodRun(method, error=f"{type(exc).__name__}: {exc}"[:160])
 
-    def _run_spec(self, method: str, bp: BenchPage, drafts: Drafts, spec: SpecConfig) -> MethodRun:
+    def converter(self, method: str, spec: SpecConfig):
+        """The converter `hsd convert` would run for `method`, on the bench's target."""
         run_cfg = RunConfig(
             inputs=(),
             out_dir=Path("."),
@@ -140,8 +141,10 @@ class Bench:
             device=self.cfg.device,
             dtype=self.cfg.dtype,
         )
-        conv = converter_with(self.target, run_cfg)
-        result, out = conv.verify(drafts.prepared)
+        return converter_with(self.target, run_cfg)
+
+    def _run_spec(self, method: str, bp: BenchPage, drafts: Drafts, spec: SpecConfig) -> MethodRun:
+        result, out = self.converter(method, spec).verify(drafts.prepared)
         return MethodRun(
             method,
             chosen=result.method,

@@ -59,6 +59,14 @@ MaxPixels = Annotated[
         min=784,
     ),
 ]
+BatchPagesList = Annotated[
+    str | None,
+    opt(
+        "--batch-pages",
+        "Throughput instead: every page through ar and each method at these batch sizes (e.g. 1,4,8,16), "
+        "decode tokens/s and pages/min per method and batch size.",
+    ),
+]
 Threads = Annotated[int | None, opt("--threads", "Torch CPU threads [default: every core].", min=1)]
 
 
@@ -87,6 +95,7 @@ def bench(
     device: Device = "auto",
     dtype: Dtype = "auto",
     threads: Threads = None,
+    batch_pages: BatchPagesList = None,
     json_output: JsonOut = False,
     debug: Debug = False,
 ) -> None:
@@ -114,6 +123,7 @@ def _bench_config(o: dict[str, Any], report: Path | None):  # noqa: ANN202 - a B
         methods=tuple(o["methods"].split(",")),
         knobs=SpecConfig(**o["knobs"]),
         noise_sweep=tuple(float(x) for x in (o["noise_sweep"] or "").split(",") if x),
+        batch_pages=tuple(int(x) for x in (o["batch_pages"] or "").split(",") if x),
         json_path=report,
         markdown_path=o["markdown"],
         plot_path=o["plot"],

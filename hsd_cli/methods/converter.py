@@ -26,6 +26,7 @@ class TargetConverter:
         self, method: Method, cfg: RunConfig, target: VisionTarget | None = None, element_level: bool | None = None
     ) -> None:
         self.method_obj, self.cfg, self._target = method, cfg, target
+        self.last_batcher: Batcher | None = None
         self.method = method.name
         if element_level is None:  # without a target, the caller knows it from the model's family
             element_level = target.spec.element_level
@@ -65,7 +66,7 @@ class TargetConverter:
 
         An item may be the exception its preparation raised: it passes through in its place."""
         target = self.target  # loads the model (ModelNotFoundError is the run's, not a page's)
-        batcher = Batcher(target, pages or self.batch_pages)
+        batcher = self.last_batcher = Batcher(target, pages or self.batch_pages)  # its occupancy: benchmarks
         order = InOrder()
         for key, out in batcher.run(self._works(items, order)):
             order.done(key, out)
