@@ -242,3 +242,18 @@ def test_cost_trees_have_exactly_the_asked_size():
         ids, anc, depth = tree_of(k, vocab=5000)
         assert ids.shape == (1, k) and anc.shape == (1, k, k)
         assert int(depth.max()) <= 16
+
+
+def test_throughput_at_several_batch_sizes(tiny_model_dir, tmp_path):
+    """--batch-pages: one totals row per method and batch size, pages really batched, outputs equal AR."""
+    out = tmp_path / "tp.json"
+    args = [str(REPO / "sample_docs"), "--model", str(tiny_model_dir("qwen2_5_vl")), "--methods", "ar,page"]
+    args += ["--max-new-tokens", "16", "--max-pages", "1", "--warmup", "0", "--batch-pages", "1,3"]
+    code, output = _bench([*args, "--cost-model", "flat", "--out-json", str(out)])
+    assert code == 0, output
+    totals = json.loads(out.read_text())["totals"]
+    assert [(t["method"], t["batch_pages"]) for t in totals] == [("ar", 1), ("page", 1), ("ar", 3), ("page", 3)]
+    assert all(t["identical_to_ar"] == t["pages"] >= 3 for t in totals)
+    assert all(t["decode_tokens_per_s"] > 0 and t["pages_per_min"] > 0 for t in totals)
+    ar1, ar3 = totals[0], totals[2]
+    assert ar1["rows_per_step"] == 1.0 < ar3["rows_per_step"] and ar3["forward_passes"] < ar1["forward_passes"]
