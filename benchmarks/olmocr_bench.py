@@ -46,6 +46,8 @@ def main(argv: list[str] | None = None) -> dict:
     if args.score:
         return _score_child(args.score, args.outcomes)
     bench, work = args.bench.resolve(), args.work.resolve() / "scored"  # the scorer's --dir
+    if not any(bench.glob("pdfs/**/*.pdf")):
+        sys.exit(f"no PDFs under {bench / 'pdfs'} (--bench: a folder with pdfs/ and *.jsonl)")
     prepare(bench, work)
     pdfs = sorted(p.relative_to(work / "pdfs") for p in (work / "pdfs").rglob("*.pdf"))
     seconds = {

@@ -14,6 +14,7 @@ from PIL import Image
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import geometry as geo
+from hsd_cli.drafts import tablegrid
 from hsd_cli.drafts.base import heading_level
 
 CDLA_KINDS = {
@@ -195,7 +196,7 @@ def _is_text_area(box: BBox, lines: list[TextSpan], size: tuple[int, int]) -> bo
 def _region(bbox: BBox, kind: RegionKind, lines: list[TextSpan]) -> Region:
     text = geo.join_lines(lines)
     level = heading_level(text, 2) if kind is RegionKind.TITLE else 0
-    cells = geo.cells_from_lines(lines) if kind is RegionKind.TABLE and lines else ()
+    cells = tablegrid.cells_from_lines(lines) if kind is RegionKind.TABLE and lines else ()
     weight = sum(len(s.text) for s in lines)
     confidence = sum(s.score * len(s.text) for s in lines) / weight if weight else 1.0
     return Region(bbox, kind, 0, text, cells, level, RapidOcrSource.name, confidence)
