@@ -17,6 +17,6 @@ def test_draft_converter_page_result() -> None:
     result = converter.convert(Preparer(PrepareConfig(dpi=72))(SAMPLES / "two_columns.pdf", 1))
     assert result.status is PageStatus.OK and result.method == "draft"
     assert result.draft_source == "text_layer" and result.page == 1 and result.t_draft > 0
-    assert result.markdown.startswith("## Reading Order in Two Columns\n\nTwo-column layouts")
+    assert result.markdown.startswith("# Reading Order in Two Columns\n\nTwo-column layouts")
     assert result.markdown.index("left column first") < result.markdown.index("gaps between")
     assert converter.options_key()["draft_source"] == "auto"

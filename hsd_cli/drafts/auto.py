@@ -2,34 +2,26 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 from hsd_cli.datatypes import PageImage, Region
+from hsd_cli.drafts import overlay
 from hsd_cli.drafts.base import DraftSource
+from hsd_cli.drafts.overlay import unreadable_share
 from hsd_cli.drafts.rapid import RapidOcrSource
 from hsd_cli.drafts.text_layer import TextLayerSource
 
 MODES = ("auto", "text", "ocr")
 MIN_TEXT_CHARS = 100  # below this a text layer is a stamp or a few labels, not the page
-# Above this share of unreadable characters the layer is broken (fonts without a Unicode map)
+# Above this share of unreadable characters (U+FFFD for a glyph without Unicode, controls,
+# private-use and unassigned code points) the layer is broken (fonts without a Unicode map)
 # and OCR reads the page better. Symbol-font bullets stay far below it: at most 1.1% of a
-# page on the dev corpus.
-MAX_UNREADABLE = 0.2
-# U+FFFD (glyph without Unicode), controls, private-use and unassigned code points.
-_UNREADABLE = frozenset(("Cc", "Co", "Cn", "Cs"))
+# page on the dev corpus. Lines of a valid layer also win on pages OCR reads (drafts.overlay).
+MAX_UNREADABLE = overlay.MAX_UNREADABLE
 
 
 def has_text_layer(page: PageImage) -> bool:
     """True when the page carries enough readable visible text to draft from."""
     text = "".join(s.text for s in page.text_spans)
     return len(text) >= MIN_TEXT_CHARS and unreadable_share(text) <= MAX_UNREADABLE
-
-
-def unreadable_share(text: str) -> float:
-    """Share of the non-space characters that name no letter a reader could see."""
-    chars = [c for c in text if not c.isspace()]
-    bad = sum(c == "\ufffd" or unicodedata.category(c) in _UNREADABLE for c in chars)
-    return bad / len(chars) if chars else 0.0
 
 
 class AutoSource:

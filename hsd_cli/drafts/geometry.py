@@ -122,13 +122,10 @@ def _same_row(a: BBox, b: BBox) -> bool:
     return shared > 0.5 * min(a[3] - a[1], b[3] - b[1])
 
 
-def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
-    """A rough table: rows of lines sharing a height, each line a cell, left to right."""
-    cells = []
-    for r, row in enumerate(split_rows(lines)):
-        for c, line in enumerate(sorted(row, key=lambda s: s.bbox[0])):
-            cells.append(TableCell(r, c, line.text, is_header=r == 0))
-    return tuple(cells)
+def _line_cells(lines: list[TextSpan]) -> tuple[TableCell, ...]:
+    from hsd_cli.drafts.tablegrid import cells_from_lines  # tablegrid builds on this module
+
+    return cells_from_lines(lines)
 
 
 def split_repeated_headers(cells: tuple[TableCell, ...]) -> list[list[int]]:
@@ -176,7 +173,7 @@ def is_text_table(lines: list[TextSpan], cells: tuple[TableCell, ...] = ()) -> b
     Layout models take ordinary columns of prose (an abstract beside article info, a
     numbered list, a caption) for tables; as a grid their text comes out row by row.
     """
-    filled = [c for c in cells or cells_from_lines(lines) if c.text.strip()]
+    filled = [c for c in cells or _line_cells(lines) if c.text.strip()]
     if not filled:
         return False
     if len({c.col for c in filled}) == 1:

@@ -14,6 +14,7 @@ from PIL import Image
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import geometry as geo
+from hsd_cli.drafts import overlay, tablegrid
 from hsd_cli.drafts.base import heading_level
 
 CDLA_KINDS = {
@@ -58,22 +59,23 @@ class RapidOcrSource:
     def regions(self, page: PageImage) -> list[Region]:
         image = page.image.convert("RGB")
         scale = ocr_scale(image.size)
+        layer = overlay.valid_lines(page.text_spans, scale)
         if scale == 1.0:
-            return self._read_upright(image)
+            return self._read_upright(image, layer)
         # Small pages are read enlarged (text a few pixels high defeats the detector) and the
         # boxes are mapped back onto the page image.
         size = (round(image.width * scale), round(image.height * scale))
-        regions = self._read_upright(image.resize(size, Image.Resampling.BICUBIC))
+        regions = self._read_upright(image.resize(size, Image.Resampling.BICUBIC), layer)
         return [replace(r, bbox=tuple(v / scale for v in r.bbox)) for r in regions]
 
-    def _read_upright(self, image: Image.Image) -> list[Region]:
+    def _read_upright(self, image: Image.Image, layer: list[TextSpan]) -> list[Region]:
         lines = self.read_lines(image)
         angle = self.orientation(image, lines)
-        if angle:
+        if angle:  # a text layer's boxes are upright page boxes: it cannot help a turned page
             upright = image.rotate(angle, expand=True)
             regions = self._regions(upright, self.read_lines(upright))
             return [_rotate_back(r, angle, image.size) for r in regions]
-        return self._regions(image, lines)
+        return self._regions(image, overlay.prefer_text_layer(lines, layer))
 
     def read_lines(self, image: Image.Image) -> list[TextSpan]:
         """OCR lines as axis-aligned boxes with their text."""
@@ -195,7 +197,7 @@ def _is_text_area(box: BBox, lines: list[TextSpan], size: tuple[int, int]) -> bo
 def _region(bbox: BBox, kind: RegionKind, lines: list[TextSpan]) -> Region:
     text = geo.join_lines(lines)
     level = heading_level(text, 2) if kind is RegionKind.TITLE else 0
-    cells = geo.cells_from_lines(lines) if kind is RegionKind.TABLE and lines else ()
+    cells = tablegrid.cells_from_lines(lines) if kind is RegionKind.TABLE and lines else ()
     weight = sum(len(s.text) for s in lines)
     confidence = sum(s.score * len(s.text) for s in lines) / weight if weight else 1.0
     return Region(bbox, kind, 0, text, cells, level, RapidOcrSource.name, confidence)

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import replace
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
+from hsd_cli.drafts import furniture, headings, tablegrid
 from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts.base import heading_level
 
@@ -35,11 +36,12 @@ class TextLayerSource:
             if loose:  # prose the layout model put in a table or formula: blocks of their own
                 groups.append(loose)
                 inside[i] = [s for s in inside[i] if s not in loose]
-        found = [_fill(r, ls) for r, ls in zip(layout, inside, strict=False)]
-        found = [r for r in found if r.text or r.cells or r.kind is RegionKind.FIGURE]
         body = body_size(lines)
         height = page.image.height
-        extra = [_block_region(b, body, height) for g in groups for b in geo.group_lines(g)]
+        found = [_typed(_fill(r, ls), ls, body, height) for r, ls in zip(layout, inside, strict=False)]
+        found = [r for r in found if r.text or r.cells or r.kind is RegionKind.FIGURE]
+        blocks = [b for g in groups for b in geo.group_lines(g)]
+        extra = [_typed(_block_region(b, body, height), b, body, height) for b in blocks]
         return _in_reading_order(found + extra)
 
 
@@ -73,10 +75,17 @@ def _fill(region: Region, lines: list[TextSpan]) -> Region:
     else:
         text = geo.join_lines(lines)
     level = heading_level(text, region.level) if region.kind is RegionKind.TITLE else 0
-    cells = region.cells if lines else ()  # a table whose lines all left keeps no cells
+    # A table whose lines all left keeps no cells; a grid finder's headings get their spans.
+    cells = tablegrid.spread_centred_headings(region.cells) if lines else ()
     if region.kind is RegionKind.TABLE and not cells and lines:
-        cells = geo.cells_from_lines(lines)
+        cells = tablegrid.cells_from_lines(lines)
     return replace(region, text=text, level=level, cells=cells, source=TextLayerSource.name)
+
+
+def _typed(region: Region, lines: list[TextSpan], body: float, page_height: float) -> Region:
+    """Page furniture by position and pattern; short large-type text as a heading."""
+    region = furniture.relabel(region, lines, body, page_height)
+    return headings.promote(region, lines, body)
 
 
 def _block_region(lines: list[TextSpan], body: float, page_height: float) -> Region:

@@ -14,15 +14,18 @@ import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell, TextSpan
 from hsd_cli.drafts.geometry import split_repeated_headers
+from hsd_cli.pages import glyphs
 
 # Text drawn with render mode 3 (OCR layers over scans) is neither filled nor stroked.
 _DRAWN = pymupdf.mupdf.FZ_STEXT_FILLED | pymupdf.mupdf.FZ_STEXT_STROKED
 _SYNTHETIC_BOLD = pymupdf.mupdf.FZ_STEXT_BOLD
-# Ligatures are expanded ("ﬁ" -> "fi"): models write the letters. Glyphs without a Unicode
-# mapping come out as U+FFFD, not as their raw character codes (MuPDF's default for the dict
-# flags), which read as plausible letters; `drafts.auto` can then tell a broken layer.
-_TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~(
-    pymupdf.TEXT_PRESERVE_IMAGES | pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
+# Glyphs without a Unicode mapping come out as U+FFFD, not as their raw character codes
+# (MuPDF's default for the dict flags), which read as plausible letters; `drafts.auto` can then
+# tell a broken layer. Ligatures stay one glyph (MuPDF's own expansion splits words, "infl
+# ammation", and reverses Arabic lam-alef): `glyphs` spells them out. MuPDF's spaces stay (it
+# knows the fonts' advance widths); `glyphs` adds those its gap rule misses.
+_TEXT_FLAGS = (pymupdf.TEXTFLAGS_RAWDICT | pymupdf.TEXT_PRESERVE_LIGATURES) & ~(
+    pymupdf.TEXT_PRESERVE_IMAGES | pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
 )
 
 # pymupdf.layout labels -> (kind, heading level)
@@ -45,14 +48,16 @@ LAYOUT_KINDS = {
 def visible_lines(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple[TextSpan, ...]:
     """Text lines a reader can see (invisible OCR layers and transparent text are skipped)."""
     lines = []
-    for block in page.get_text("dict", flags=_TEXT_FLAGS)["blocks"]:
+    for block in page.get_text("rawdict", flags=_TEXT_FLAGS)["blocks"]:
         for line in block.get("lines", ()):
             spans = [s for s in line["spans"] if _is_visible(s)]
-            text = "".join(s["text"] for s in spans).strip()
+            if not spans:
+                continue
+            size, bold = _line_style(spans)
+            vertical = abs(line["dir"][1]) > abs(line["dir"][0])
+            text = glyphs.line_text([c for s in spans for c in s["chars"]], size, vertical)
             if text:
-                bbox = pymupdf.Rect(line["bbox"]) * to_px
-                size, bold = _line_style(spans)
-                lines.append(TextSpan(tuple(bbox), text, size, bold))
+                lines.append(TextSpan(tuple(pymupdf.Rect(line["bbox"]) * to_px), text, size, bold))
     return tuple(lines)
 
 
@@ -105,7 +110,7 @@ def _cells(table, words: list) -> tuple[tuple[TableCell, ...], list[pymupdf.Rect
             col = bisect.bisect_left(xs, round(box[0], 1) - 0.5)
             col_span = max(1, bisect.bisect_left(xs, box[2] - 1) - col)
             row_span = max(1, bisect.bisect_left(ys, box[3] - 1) - r)
-            text = _words_in(words, box)
+            text = glyphs.clean(_words_in(words, box))
             cells.append(TableCell(r, col, text, row_span, col_span, r == header))
             boxes.append(pymupdf.Rect(box))
     return _drop_empty_columns(cells, boxes)
@@ -160,7 +165,7 @@ def _line_style(spans: list[dict]) -> tuple[float, bool]:
     sizes: Counter[float] = Counter()
     bold = 0
     for s in spans:
-        n = len(s["text"].strip())
+        n = sum(not c["c"].isspace() for c in s["chars"])
         sizes[round(s["size"], 1)] += n
         if s["flags"] & pymupdf.TEXT_FONT_BOLD or s.get("char_flags", 0) & _SYNTHETIC_BOLD:
             bold += n

@@ -101,7 +101,7 @@ def test_sample_pdf_end_to_end() -> None:
     source = AutoSource("auto")
     assert all(has_text_layer(p) and source.select(p) is source.text for p in pages)
     first, second = (page_markdown(source.regions(p)) for p in pages)
-    assert first.startswith("## Fast Document Parsing\n\nSpeculative decoding lets")
+    assert first.startswith("# Fast Document Parsing\n\nSpeculative decoding lets")  # title-size type: `#`
     assert "## 1 Method" in first and "$$\nE = m c^2" in first
     assert "| Scanned | 4.2 | 2.6x |" in second
     assert not second.rstrip().endswith("2")  # the page number is furniture
