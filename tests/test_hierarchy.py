@@ -10,9 +10,11 @@ from PIL import Image
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind, StageReport
+from hsd_cli.methods import hsd
 from hsd_cli.methods.base import PageDrafts, PageWork
 from hsd_cli.methods.hsd import HSD
 from hsd_cli.methods.rows import RowsDone
+from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.decode import RowResult
 from hsd_cli.spec.stats import DecodeStats
 from hsd_cli.spec.stop import StopReason
@@ -24,19 +26,20 @@ def _regions() -> list[Region]:
     return [Region((10, 10 + 30 * i, 200, 35 + 30 * i), k, i, f"r{i}") for i, k in enumerate(kinds)]
 
 
-def _drive(work: PageWork, page: PageImage, reply) -> tuple[list, object, object]:
+def _drive(work: PageWork, page: PageImage, reply, method=None, report=None) -> tuple[list, object, object]:
     """Answer the hsd job's Stage-1 requests with `reply(request)` rows, until the page's request."""
-    job = HSD().start(work)
+    job = (method or HSD()).start(work)
     requests, request = [], next(job)
     while request.images[0] is not page.image:
         requests.append(request)
         rows = reply(request)
-        request = job.send(RowsDone(rows, StageReport(steps=1, regions=len(rows))))
+        request = job.send(RowsDone(rows, report or StageReport(steps=1, regions=len(rows))))
     return requests, request, job
 
 
 def _work(drafts: list[list[list[int]]], spec: SpecConfig) -> tuple[PageWork, PageImage]:
-    target = SimpleNamespace(spec=PADDLE[0], eos_ids=frozenset({99}), encode=lambda text: [7])
+    cost = CostModel(((1, 0.02), (256, 0.025)))  # a GPU's step (seconds), for the measured regime
+    target = SimpleNamespace(spec=PADDLE[0], eos_ids=frozenset({99}), encode=lambda text: [7], cost=cost)
     page = PageImage(Path("p.png"), 0, Image.new("RGB", (240, 200), "white"), 72)
     return PageWork(target, page, _regions(), PageDrafts(drafts), spec), page
 
@@ -68,3 +71,41 @@ def test_without_a_paying_batch_hsd_is_the_page_method():
     work, page = _work(drafts, SpecConfig(cost_model="flat"))
     requests, request, _ = _drive(work, page, lambda req: ())
     assert requests == [] and request.drafts == ([[50, 51]],) and not request.starts
+
+
+def _echo(req):
+    return tuple(RowResult([*d[0], 99], StopReason.EOS, DecodeStats()) for d in req.drafts)
+
+
+def test_a_plan_handed_to_hsd_is_not_made_again(monkeypatch):
+    """`auto` planned the page already: the job runs that plan and those drafts as they are."""
+
+    def again(*args):
+        raise AssertionError("planned twice")
+
+    monkeypatch.setattr(hsd, "stage1_plan", again)
+    monkeypatch.setattr(hsd, "region_drafts", again)
+    drafts = [[[i] * 6] for i in range(5)]
+    method = HSD(plan=(("OCR:", [4, 0]),), regions_drafts=drafts)
+    work, page = _work(method.drafts(work_target(), _regions()).drafts, SpecConfig(cost_model="flat"))
+    requests, request, _ = _drive(work, page, _echo, method)
+    assert [len(r.images) for r in requests] == [2] and request.drafts[0][:2] == [[0] * 6, [4] * 6]
+
+
+def work_target():
+    return _work([], SpecConfig())[0].target
+
+
+BILLS = [("measured", 30.0, 1), ("measured", 0.01, 2), ("flat", 30.0, 2)]  # regime, Stage-1 seconds, batches run
+
+
+@pytest.mark.parametrize(("cost_model", "seconds", "batches"), BILLS)
+def test_stage1_stops_once_its_measured_time_cannot_pay(cost_model, seconds, batches):
+    """Measured, a batch that took more seconds than its row steps save (SAVING page steps each)
+    ends Stage 1: the regions left keep their drafts (lossless). Flat costs are not seconds."""
+    drafts = [[[i] * 6] for i in range(5)] + [[[50]]]
+    plan = (("OCR:", [0]), ("OCR:", [4]))
+    work, page = _work(drafts, SpecConfig(cost_model=cost_model))
+    report = StageReport(steps=4, regions=1, accepted_hist=[1, 1, 1, 1], t_prefill=seconds)
+    requests, _, _ = _drive(work, page, _echo, HSD(plan=plan), report)
+    assert len(requests) == batches

@@ -10,8 +10,10 @@ from PIL import Image
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageImage, PreparedPage, Region, RegionKind
-from hsd_cli.methods.auto import choose_method
+from hsd_cli.methods.auto import Auto, choose_method
 from hsd_cli.methods.cost import flat_cost
+from hsd_cli.methods.crops import region_drafts
+from hsd_cli.methods.hsd import HSD
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.targets.qwen_vl import SPECS
 
@@ -26,8 +28,12 @@ def _page(source: str, n: int = 4) -> PreparedPage:
     return PreparedPage(PageImage(Path("p.png"), 0, Image.new("RGB", (1000, 1400)), 144), regions, source)
 
 
-def _target(cost: CostModel) -> SimpleNamespace:
-    return SimpleNamespace(spec=SPECS[0], cost=cost, encode=lambda text: list(range(len(text.split()))))
+CHEAP_PREFILL = CostModel(((1024, 0.001), (10**6, 0.01)))  # seconds of an image's prefill by its pixels
+
+
+def _target(cost: CostModel, prefill: CostModel = CHEAP_PREFILL) -> SimpleNamespace:
+    words = lambda text: list(range(len(text.split())))  # noqa: E731
+    return SimpleNamespace(spec=SPECS[0], cost=cost, prefill_cost=prefill, encode=words)
 
 
 def test_ocr_drafts_on_a_parallel_device_take_hsd():
@@ -68,3 +74,28 @@ def test_regions_past_the_page_token_budget_are_not_worth_stage1():
     page = _page("rapidocr")
     short = replace(CFG, max_new_tokens=4)  # only the first region starts within it
     assert choose_method(page, _target(GPU), short) == "page"
+
+
+def test_crops_whose_measured_prefill_costs_a_page_take_page():
+    """The processor may upscale every small crop to its minimum image (HunyuanOCR: 262144 pixels):
+    measured, each crop's prefill costs about a page's, which no batch of 4 rows earns back."""
+    page_sized = CostModel(((1024, 2.0), (10**6, 2.5)))  # seconds, whatever the crop's pixels
+    assert choose_method(_page("rapidocr"), _target(GPU, prefill=page_sized), CFG) == "page"
+    flat = SpecConfig(cost_model="flat")  # Not page: the flat regime prices crops as before
+    assert choose_method(_page("rapidocr"), _target(CPU, prefill=page_sized), flat) == "hsd"
+
+
+def test_a_batched_step_above_two_ar_steps_takes_page():
+    """Measured, a Stage-1 batch runs only where its step costs at most PARALLEL_RATIO AR steps:
+    the two curves price a batch alike against a page step (8 tree tokens); only AR differs."""
+    cheap_ar = CostModel(((1, 0.1), (8, 0.25), (256, 0.5)))  # a batch of 4 rows (32 tokens): 2.7 AR steps
+    dear_ar = CostModel(((1, 0.2), (8, 0.25), (256, 0.5)))  # the same batch: 1.4 AR steps
+    assert choose_method(_page("rapidocr"), _target(cheap_ar), CFG) == "page"
+    assert choose_method(_page("rapidocr"), _target(dear_ar), CFG) == "hsd"
+
+
+def test_auto_hands_hsd_the_plan_and_drafts_it_made():
+    page, target = _page("rapidocr"), _target(GPU)
+    method = Auto().for_page(page, target, CFG)
+    assert isinstance(method, HSD) and [chunk for _, chunk in method.plan] == [[0, 1, 2, 3]]
+    assert method.regions_drafts == region_drafts(target, list(page.regions))

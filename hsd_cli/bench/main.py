@@ -68,6 +68,8 @@ def bench_target(cfg: BenchConfig):
         target.spec = replace(target.spec, max_pixels=cfg.max_pixels)
     if cfg.cost_aware and cfg.knobs.cost_model == "measured":
         target.cost  # measured (or read from the cache)  # noqa: B018
+        if {"hsd", "auto"} & set(cfg.methods):
+            target.prefill_cost  # prices Stage-1 crops: measured now too  # noqa: B018
     return target
 
 

@@ -1,10 +1,10 @@
 """`--method auto`: per page, `page` or `hsd`, by the forward passes (or time) each should take.
 
 `hsd` runs Stage 1 only on batches that pay: a batched step saves about one Stage-2 step per
-running row and costs the device's price of a batch (`hsd.stage1_plan`). Where no batch pays
-(exact text-layer drafts, a single region, a CPU whose forward cost grows with its tokens)
-hsd's Stage 2 is the page method itself, so auto takes `page`; elsewhere Stage 1 is expected to
-save more passes than it spends, and auto takes `hsd`.
+running row and costs the device's price of a batch, beside the crops' prefill (`hsd.stage1_plan`).
+Where no batch pays (exact text-layer drafts, a single region, a CPU whose forward cost grows with
+its tokens) hsd's Stage 2 is the page method itself, so auto takes `page`; elsewhere Stage 1 is
+expected to save more passes than it spends, and auto takes `hsd`, holding the plan it made.
 """
 
 from __future__ import annotations
@@ -18,10 +18,19 @@ from hsd_cli.methods.page import Page
 from hsd_cli.targets.runtime.base import VisionTarget
 
 
-def choose_method(prepared: PreparedPage, target, spec: SpecConfig) -> str:
-    """`hsd` when some Stage-1 batch pays for itself on this device, else `page`."""
+def method_for(prepared: PreparedPage, target, spec: SpecConfig) -> HSD | Page:
+    """`hsd` with its Stage-1 plan when some batch pays for itself on this device, else `page`."""
     regions = list(prepared.regions)
-    return "hsd" if stage1_plan(target, regions, region_drafts(target, regions), spec) else "page"
+    drafts = region_drafts(target, regions)
+    plan = stage1_plan(target, regions, drafts, spec)
+    # The job runs this plan and these drafts: planning twice cost a second tokenization and a
+    # second pricing of every crop per page.
+    return HSD(tuple(plan), drafts) if plan else Page()
+
+
+def choose_method(prepared: PreparedPage, target, spec: SpecConfig) -> str:
+    """The name of the method `auto` takes for this page."""
+    return method_for(prepared, target, spec).name
 
 
 class Auto:
@@ -31,4 +40,4 @@ class Auto:
     uses_drafts = True
 
     def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig) -> Method:
-        return HSD() if choose_method(prepared, target, spec) == "hsd" else Page()
+        return method_for(prepared, target, spec)

@@ -130,4 +130,6 @@ def _load(cfg: RunConfig) -> VisionTarget:
     target = load_target(cfg.model, cfg.device, cfg.dtype)
     if cfg.spec.cost_aware and cfg.spec.cost_model == "measured" and cfg.method != "ar":
         target.cost  # measured once per model and device (cached), at load, not in a page's time  # noqa: B018
+        if cfg.method in ("hsd", "auto"):
+            target.prefill_cost  # prices Stage-1 crops; likewise measured at load  # noqa: B018
     return target

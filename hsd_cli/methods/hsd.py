@@ -9,14 +9,18 @@ Stage 1 pays only by parallelism: a region's crop accepts about what the page dr
 same region in Stage 2, so a batched step saves about one Stage-2 step per running row. It
 therefore verifies the regions whose drafts may be wrong (not a text layer's, save its tables and
 formulas, whose markup is a guess), in batches of similar length, only batches whose rows outnumber
-a batched step's price, and stops a batch once its running rows no longer pay (spec/stats.BatchStop).
+a batched step's price plus its crops' prefill (measured on the device: a processor may upscale a
+crop to a page's size), on a device whose batched step costs at most PARALLEL_RATIO AR steps, and
+stops a batch once its running rows no longer pay (spec/stats.BatchStop), and Stage 1 once its
+measured seconds exceed what its row steps save (`overspent`).
 A batch takes at most `stage1_budget` forward passes. Out of memory on a single crop, the page is
 verified with the page method (same output at tau = 1).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageDecode, PreparedPage, Region, RegionKind, StageReport
@@ -52,12 +56,23 @@ PROMPT_TOKENS = 32  # chat template and region prompt around each crop
 # OCR families (HunyuanOCR: a 0.4B ViT beside a 1B LM; Qwen2.5-VL-3B: 0.67B beside 3B) it costs
 # about 1.5-2.5 text tokens more. Without it a CPU took a 16-crop Stage 1 at 7x the page's time.
 VISION_FACTOR = 2.5
+# A Stage-1 batch runs only where its batched step costs at most this many AR steps (the rule auto
+# used before Stage 1 was priced; a flat cost model always passes it): on a CPU a batched step of a full-size
+# model over rows with long caches cost 2.4 page steps, and its rows saved 0.45 Stage-2 steps per
+# batched step (eastmoney, 384 tokens), far below what SAVING assumes; a GPU's step is ~flat.
+PARALLEL_RATIO = 2.0
 STAGE1_OOM = "Stage 1 ran out of memory even one region at a time; verified the page with the page method"
 
 
+@dataclass(frozen=True)
 class HSD:
-    name = "hsd"
-    uses_drafts = True
+    """hsd on one page; `auto` hands it the Stage-1 plan and region drafts it already made."""
+
+    plan: tuple[tuple[str, list[int]], ...] | None = None  # None: planned when the job starts
+    regions_drafts: list[list[list[int]]] | None = None  # per region its drafts, as `plan` saw them
+
+    name: ClassVar[str] = "hsd"
+    uses_drafts: ClassVar[bool] = True
 
     def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig) -> HSD:
         return self
@@ -65,13 +80,14 @@ class HSD:
     def drafts(self, target: VisionTarget, regions: list[Region]) -> PageDrafts:
         """Per region its drafts, then the page draft as the last row."""
         draft, dmap = page_draft(regions, target.spec.style, target.encode)
-        return PageDrafts([*region_drafts(target, regions), [draft]], dmap)
+        per_region = self.regions_drafts if self.regions_drafts is not None else region_drafts(target, regions)
+        return PageDrafts([*per_region, [draft]], dmap)
 
     def start(self, work: PageWork):
         """Stage 1's requests (one per paying batch of region crops), then Stage 2's one row."""
         t, spec = work.target, work.spec
         page_drafts = PageDrafts([work.drafts.drafts[-1]], work.drafts.draft_map)
-        plan = stage1_plan(t, work.regions, work.drafts.drafts[:-1], spec)
+        plan = self.plan if self.plan is not None else stage1_plan(t, work.regions, work.drafts.drafts[:-1], spec)
         if not plan:  # nothing pays: Stage 2 alone is the page method
             return (yield from Page().start(replace(work, drafts=page_drafts)))
         try:
@@ -98,14 +114,24 @@ def stage1_plan(
     """The Stage-1 batches worth running: (prompt, region indices), longest drafts first."""
     chosen = [i for i in _within_budget(drafts, spec.max_new_tokens) if _worth_a_row(regions[i], drafts[i], target)]
     chosen.sort(key=lambda i: -_longest(drafts[i]))  # a batch runs as long as its longest row
-    cost, stop = run_cost(target, spec), batch_stop(target, spec)
+    cost, stop, prefill = run_cost(target, spec), batch_stop(target, spec), crop_prefill(target, spec)
     plan = []
     for prompt, chunk in crop_chunks(target, regions, chosen, spec.stage1_batch):
+        if cost.ratio(len(chunk) * ROW_TREE) > PARALLEL_RATIO:
+            continue  # a batched step costs several AR steps: Stage 1 is a second decode (a CPU)
         steps = sum(_longest(drafts[i]) for i in chunk) / len(chunk) / TOKENS_PER_STEP
-        prefill = cost(sum(_crop_tokens(regions[i], target) for i in chunk)) / cost(ROW_TREE)
-        if stop.saving * len(chunk) * steps > prefill + steps * stop.price(len(chunk)):
+        if stop.saving * len(chunk) * steps > prefill([regions[i] for i in chunk]) + steps * stop.price(len(chunk)):
             plan.append((prompt, chunk))
     return plan
+
+
+def crop_prefill(target: VisionTarget, spec: SpecConfig):
+    """A batch of region crops' prefill, in page steps (forwards of ROW_TREE tokens)."""
+    cost = run_cost(target, spec)
+    if spec.cost_model == "flat":  # a GPU-like device: the crops' tokens in one forward
+        return lambda crops: cost(sum(_crop_tokens(r, target) for r in crops)) / cost(ROW_TREE)
+    # Measured on this device per image: the processor's resize and the vision tower are in it.
+    return lambda crops: sum(target.prefill_cost(_crop_pixels(r, target)) for r in crops) / cost(ROW_TREE)
 
 
 def batch_stop(target: VisionTarget, spec: SpecConfig) -> BatchStop:
@@ -121,6 +147,8 @@ def stage1(work: PageWork, plan: list[tuple[str, list[int]]]):
     outputs: dict[int, list[int]] = {}
     total, stop = StageReport(), batch_stop(t, work.spec)
     for prompt, chunk in plan:
+        if overspent(total, work.spec, run_cost(t, work.spec)):
+            break  # lossless: the regions left keep their drafts, the page draft stays in Stage 2
         rows = [drafts[i] for i in chunk]
         budget = min(work.spec.max_new_tokens, max(map(stage1_budget, rows)))
         spec = replace(work.spec, max_new_tokens=budget)
@@ -129,6 +157,15 @@ def stage1(work: PageWork, plan: list[tuple[str, list[int]]]):
         for i, row in zip(chunk, done.rows, strict=True):
             outputs[i] = _stage2_draft(row, drafts[i], work.spec, t)
     return outputs, total
+
+
+def overspent(report: StageReport, spec: SpecConfig, cost) -> bool:
+    """Stage 1 so far took more seconds than its row steps can save in Stage 2 (measured regime:
+    the flat regime's costs are not seconds). The plan's prices are estimates; this is the bill."""
+    if spec.cost_model == "flat" or not report.accepted_hist:
+        return False
+    saved = SAVING * len(report.accepted_hist) * cost(ROW_TREE)  # a row step saves SAVING page steps
+    return report.t_prefill + report.t_decode > saved
 
 
 def stage1_budget(drafts: list[list[int]]) -> int:
@@ -154,12 +191,17 @@ def _worth_a_row(region: Region, drafts: list[list[int]], target: VisionTarget) 
     return region.source != TEXT_LAYER or region.kind in MARKUP_KINDS
 
 
-def _crop_tokens(region: Region, target: VisionTarget) -> float:
-    """About the text tokens a region crop's prefill costs as (vision tokens weighted, prompt)."""
+def _crop_pixels(region: Region, target: VisionTarget) -> float:
+    """A region crop's pixels as the target gets them (margin added, capped by max_pixels)."""
     x0, y0, x1, y1 = region.bbox
     pixels = (x1 - x0 + 2 * CROP_MARGIN) * (y1 - y0 + 2 * CROP_MARGIN)
-    cap = target.spec.max_pixels or pixels
-    return VISION_FACTOR * min(pixels, cap) / PIXELS_PER_TOKEN + PROMPT_TOKENS
+    return min(pixels, target.spec.max_pixels or pixels)
+
+
+def _crop_tokens(region: Region, target: VisionTarget) -> float:
+    """About the text tokens a region crop's prefill costs as (vision tokens weighted, prompt):
+    the flat regime's estimate (the measured regime times a prefill instead)."""
+    return VISION_FACTOR * _crop_pixels(region, target) / PIXELS_PER_TOKEN + PROMPT_TOKENS
 
 
 def _longest(drafts: list[list[int]]) -> int:

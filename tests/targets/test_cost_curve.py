@@ -130,3 +130,19 @@ def test_unfitted_runs_keep_the_bumps():
     """fit=False (benchmarks/gemm_layout.py): the raw fastest runs, so layout bumps stay visible."""
     timer = Timer(always={4: 2.0})
     assert dict(fastest(timer, SIZES, reps=2))[4] == TRUE[4] + 2.0 and set(timer.calls.values()) == {2}
+
+
+def test_prefill_is_timed_per_image_size_capped_by_max_pixels_after_a_warm_up():
+    """The crop-prefill curve: one point per image size the target gets (max_pixels caps the
+    largest), one untimed prefill first; what the prefill is timed on is the target's own."""
+    from types import SimpleNamespace
+
+    from hsd_cli.targets.runtime.costs import measure_prefill
+
+    seen = []
+    spec = SimpleNamespace(max_pixels=100_000, prompt_for=lambda kind: "OCR:")
+    target = SimpleNamespace(spec=spec, device="cpu", prefill=lambda images, prompt: seen.append(images[0].size))
+    points = measure_prefill(target, sides=(32, 256, 1024))
+    assert [k for k, _ in points] == [32 * 32, 256 * 256, 100_000]  # 1024^2 capped by max_pixels
+    assert seen[0] == (32, 32) and len(seen) == 4  # the warm-up, then each size once
+    assert all(a <= b for (_, a), (_, b) in zip(points, points[1:], strict=False))  # fitted monotone

@@ -74,6 +74,13 @@ class VisionTarget:
 
         return cost_model(self.model, self.spec.n_axes)
 
+    @cached_property
+    def prefill_cost(self):
+        """Seconds of one image's prefill against its pixels on this device (measured once, cached)."""
+        from hsd_cli.targets.runtime.costs import prefill_model
+
+        return prefill_model(self)
+
     def chat_prompt(self, prompt: str) -> str:
         """The chat-formatted text for one image followed by `prompt`."""
         messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": prompt}]}]

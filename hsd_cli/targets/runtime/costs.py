@@ -3,7 +3,8 @@
 An image-free prompt fills the KV cache; each point is the fastest of a few `step + commit`
 runs (mask, forward, KV gather: what the decode loop pays per step) for a tree of K tokens.
 The curve is cached as JSON under $HSD_CACHE_DIR (default ~/.cache/hsd) so a run measures it
-once; trees are then sized by it (spec/budget.py) and `--method auto` reads it (policy.py).
+once; trees are then sized by it (spec/budget.py) and `--method auto` reads it (methods/hsd.py).
+A second curve, an image's prefill against its pixels, prices hsd's Stage-1 crops.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ import torch
 
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.tree import build_tree, pack_trees
-from hsd_cli.targets.runtime.curve import CHECK_REPS, CHECK_SIZES, cached_curve, fastest, robust_curve
+from hsd_cli.targets.runtime.curve import CHECK_REPS, CHECK_SIZES, cached_curve, fastest, monotone, robust_curve
 from hsd_cli.targets.runtime.gemm import weight_layout
 from hsd_cli.targets.runtime.session import HFSession
 
 SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+PREFILL_SIDES = (32, 256, 1024)  # square images: a word's crop, a paragraph's, a page's (capped by max_pixels)
 PROMPT_TOKENS = 256
 REPS = 3
 BRANCH_DEPTH = 16  # measured trees are chains of this depth off the root, like merged candidates
@@ -42,6 +44,41 @@ def cost_model(model, n_axes: int) -> CostModel:
         lambda: measure(model, n_axes),
         lambda: measure(model, n_axes, sizes=CHECK_SIZES, reps=CHECK_REPS),
     )
+
+
+def prefill_model(target) -> CostModel:
+    """Seconds of one image's prefill (processor, vision tower, prompt) against the image's pixels,
+    on `target`'s model and device: measured once, cached and checked like the step curve."""
+    # Measured, not estimated from pixels: a processor may upscale a small crop to its minimum
+    # image size (HunyuanOCR: 262144 pixels, more than a page capped at 250000), so on a CPU every
+    # crop of a line cost about a page's prefill (8 s) where the estimate said 0.5 s.
+    key = f"{_key(target.model)}|prefill|{PREFILL_SIDES}|{target.spec.max_pixels}"
+    return cached_curve(
+        _cache_path(target.model, key),
+        key,
+        lambda: measure_prefill(target, PREFILL_SIDES),
+        lambda: measure_prefill(target, PREFILL_SIDES[:1]),
+    )
+
+
+def measure_prefill(target, sides=PREFILL_SIDES, reps: int = 1) -> list:
+    """[(pixels, seconds)]: the fastest prefill of a blank square image of each side (at most the
+    target's max_pixels), fitted monotone; one untimed prefill first."""
+    from PIL import Image
+
+    cap = target.spec.max_pixels or max(sides) ** 2
+    prompt = target.spec.prompt_for("text")
+    images = {min(s * s, cap): Image.new("RGB", (s, s), "white") for s in sides}
+    target.prefill([images[min(images)]], prompt)  # warm-up: kernels, allocator, processor
+
+    def timer(pixels: int) -> float:
+        sync(target.device)
+        t0 = time.perf_counter()
+        target.prefill([images[pixels]], prompt)
+        sync(target.device)
+        return time.perf_counter() - t0
+
+    return monotone(fastest(timer, sorted(images), reps))
 
 
 def measure(
@@ -113,6 +150,6 @@ def _key(model) -> str:
     return f"{config}|{name}|{model.dtype}|{layout}|{torch.__version__}|{threads}|{sizes}"
 
 
-def _cache_path(model) -> Path:
+def _cache_path(model, key: str | None = None) -> Path:
     root = Path(os.environ.get("HSD_CACHE_DIR") or Path.home() / ".cache" / "hsd")
-    return root / "costs" / (hashlib.sha256(_key(model).encode()).hexdigest()[:20] + ".json")
+    return root / "costs" / (hashlib.sha256((key or _key(model)).encode()).hexdigest()[:20] + ".json")
