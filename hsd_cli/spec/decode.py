@@ -127,7 +127,7 @@ class SpecStepper:
         self.groups: list[RowGroup] = []
         self._next_id = 0
         self.active: list[int] = []  # the rows still decoding, in the session's row order
-        self._admit(first_logits, drafts, RowGroup(cfg, rule, opts))
+        self.add(session, first_logits, drafts, cfg, rule, opts)  # the first request: a batch of its own
 
     @property
     def done(self) -> bool:
