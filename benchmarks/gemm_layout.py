@@ -1,10 +1,11 @@
-"""Cost of one tree step against its tokens K, with the checkpoint's row-major linear weights and
-with the column-major layout `load_target` gives CPU float32 models (hsd_cli/targets/runtime/gemm.py).
+"""Cost of one tree step against its tokens K with the checkpoint's row-major linear weights, the
+column-major layout (MKL's plain GEMM) and the oneDNN-packed layout `load_target` gives CPU float32
+models (hsd_cli/targets/runtime/gemm.py).
 
-Both curves come from the same model in one process, measured round robin like the cost cache.
+The three curves come from the same model in one process.
 
-    python benchmarks/gemm_layout.py --model /tmp/hy-full --json benchmarks/gemm_layout_hunyuan_cpu.json \
-        --markdown benchmarks/RESULTS.md
+    python benchmarks/gemm_layout.py --model /tmp/hy-tok --full-size hunyuan_vl \
+        --json benchmarks/gemm_layout_hunyuan_cpu.json --markdown benchmarks/RESULTS.md
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from pathlib import Path
 
 import torch
 
+from hsd_cli.bench.fullsize import full_size_target
 from hsd_cli.bench.machine import machine_info, machine_line
 from hsd_cli.bench.report import markdown_table, section_header, update_section
+from hsd_cli.targets.runtime import gemm
 from hsd_cli.targets.runtime.costs import measure
 from hsd_cli.targets.runtime.registry import load_target
 
@@ -30,12 +33,25 @@ def main(argv: list[str] | None = None) -> None:
     args = _parse(argv)
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
-    target = load_target(args.model, "cpu", "fp32")  # column-major, as hsd runs it
-    # fit=False: the layouts differ by bumps at some K, which a monotone fit of the curve would hide
-    column = dict(measure(target.model, target.spec.n_axes, sizes=SIZES, reps=args.reps, fit=False))
+    can_pack = gemm.can_pack
+    gemm.can_pack = lambda: False
+    target = load_target(args.model, "cpu", "fp32")  # column-major: hsd's layout without oneDNN
+    if args.full_size:  # the family's published size, random weights, with --model's tokenizer
+        target = full_size_target(target, args.full_size)
+    gemm.can_pack = can_pack
+
+    def curve() -> dict[int, float]:
+        # fit=False: the layouts differ by bumps at some K, which a monotone fit of the curve would hide
+        return dict(measure(target.model, target.spec.n_axes, sizes=SIZES, reps=args.reps, fit=False))
+
+    column = curve()
     _row_major(target.model)
-    row = dict(measure(target.model, target.spec.n_axes, sizes=SIZES, reps=args.reps, fit=False))
-    rows = [[str(k), f"{row[k]:.3f}", f"{column[k]:.3f}", f"{row[k] / column[k]:.2f}x"] for k in SIZES]
+    row = curve()
+    gemm.prefer_plain_gemm(target.model)  # packed, as hsd runs it (last: packing drops the dense copy)
+    packed = curve()
+    rows = [
+        [str(k), f"{row[k]:.3f}", f"{column[k]:.3f}", f"{packed[k]:.3f}", f"{row[k] / packed[k]:.2f}x"] for k in SIZES
+    ]
     params = sum(p.numel() for p in target.model.parameters()) / 1e6
     info = machine_info("cpu")
     command = "python benchmarks/gemm_layout.py " + shlex.join(sys.argv[1:] if argv is None else argv)
@@ -50,11 +66,15 @@ def main(argv: list[str] | None = None) -> None:
         time.perf_counter() - started,
         [note],
     )
-    body += "\n" + markdown_table(("K", "row-major s", "column-major s", "row / column"), rows) + "\n"
+    columns = ("K", "row-major s", "column-major s", "oneDNN-packed s", "row / packed")
+    body += "\n" + markdown_table(columns, rows) + "\n"
     print(body)
     if args.json:
         args.json.write_text(
-            json.dumps({"command": command, "machine": info, "row_major": row, "column_major": column}, indent=1)
+            json.dumps(
+                {"command": command, "machine": info, "row_major": row, "column_major": column, "packed": packed},
+                indent=1,
+            )
         )
     if args.markdown:
         update_section(args.markdown, "gemm-layout", body)
@@ -70,6 +90,7 @@ def _row_major(model: torch.nn.Module) -> None:
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", required=True)
+    p.add_argument("--full-size", default=None, help="time this family's full-size network (random weights)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--json", type=Path, default=None)

@@ -1,41 +1,59 @@
-"""CPU float32 targets load with column-major linear weights: same values, same ties, same logits."""
+"""CPU float32 targets load with packed linear weights: same logits, same ties, no doubled memory."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 from transformers import AutoModelForImageTextToText
 
+from hsd_cli.targets.runtime import gemm
 from hsd_cli.targets.runtime.costs import _key
-from hsd_cli.targets.runtime.gemm import prefer_plain_gemm, weight_layout
+from hsd_cli.targets.runtime.gemm import PackedLinear, prefer_plain_gemm, weight_layout
+
+needs_onednn = pytest.mark.skipif(not gemm.can_pack(), reason="torch built without oneDNN")
 
 
 def _linears(model):
-    return [m.weight for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    return [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
 
 
-def test_loaded_target_has_column_major_linears_and_keeps_ties(tiny_target, tiny_model_dir):
+def _plain(path):
+    return AutoModelForImageTextToText.from_pretrained(path, dtype=torch.float32).eval()
+
+
+@needs_onednn
+def test_loaded_target_packs_every_linear_and_keeps_ties(tiny_target, tiny_model_dir):
     model = tiny_target("qwen2_5_vl").model
-    assert all(w.t().is_contiguous() and not w.is_contiguous() for w in _linears(model))
-    plain = AutoModelForImageTextToText.from_pretrained(tiny_model_dir("qwen2_5_vl"), dtype=torch.float32).eval()
+    plain = _plain(tiny_model_dir("qwen2_5_vl"))
+    assert all(isinstance(m, PackedLinear) for m in _linears(model))
     tied = plain.get_output_embeddings().weight is plain.get_input_embeddings().weight
     assert (model.get_output_embeddings().weight is model.get_input_embeddings().weight) == tied
+    embedding = model.get_input_embeddings().weight
+    for m in _linears(model):  # the packed copy holds the values: the dense one is one element
+        assert m.weight.shape == (m.out_features, m.in_features)
+        assert m.weight is embedding or m.weight.untyped_storage().nbytes() == 4
+    assert sum(p.numel() for p in model.parameters()) == sum(p.numel() for p in plain.parameters())
 
 
-def test_logits_match_the_row_major_model(tiny_model_dir):
+@pytest.mark.parametrize("pack", [True, False], ids=["onednn", "column-major"])
+@pytest.mark.parametrize("rows", [1, 3, 12])
+def test_logits_match_the_row_major_model(tiny_model_dir, monkeypatch, pack, rows):
+    if pack and not gemm.can_pack():
+        pytest.skip("torch built without oneDNN")
+    monkeypatch.setattr(gemm, "can_pack", lambda: pack)
     path = tiny_model_dir("qwen2_5_vl")
-    plain = AutoModelForImageTextToText.from_pretrained(path, dtype=torch.float32).eval()
-    relaid = prefer_plain_gemm(AutoModelForImageTextToText.from_pretrained(path, dtype=torch.float32).eval())
-    ids = torch.randint(10, plain.config.get_text_config().vocab_size, (2, 12))
+    plain, relaid = _plain(path), prefer_plain_gemm(_plain(path))
+    ids = torch.randint(10, plain.config.get_text_config().vocab_size, (2, rows))
     with torch.inference_mode():
         a, b = plain(input_ids=ids).logits, relaid(input_ids=ids).logits
     torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
-    assert all(torch.equal(x, y) for x, y in zip(_linears(plain), _linears(relaid), strict=False))  # values untouched
+    assert weight_layout(relaid) == ("onednn-packed" if pack else "column-major")
 
 
 def test_cost_cache_tells_the_layouts_apart(tiny_model_dir):
-    """A curve measured on row-major weights must not be reused for column-major ones."""
-    model = AutoModelForImageTextToText.from_pretrained(tiny_model_dir("qwen2_5_vl"), dtype=torch.float32).eval()
+    """A curve measured on row-major weights must not be reused for re-laid ones."""
+    model = _plain(tiny_model_dir("qwen2_5_vl"))
     before = (weight_layout(model), _key(model))
     prefer_plain_gemm(model)
-    assert before[0] == "row-major" and weight_layout(model) == "column-major"
+    assert before[0] == "row-major" and weight_layout(model) != "row-major"
     assert _key(model) != before[1]

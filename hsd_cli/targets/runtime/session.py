@@ -2,12 +2,16 @@
 
 Facts this relies on (transformers 5.23, see shared/transformers-facts.md): a 4D additive float
 mask is used as given; explicit position ids are required with it (text positions are equal on
-every M-RoPE axis); DynamicCache layers expose `.keys/.values` [B, H, S, D] that can be replaced.
+every M-RoPE axis); DynamicCache layers expose `.keys/.values` [B, H, S, D] that can be replaced,
+and grow them in `update` (which `RoomyLayer` overrides).
 """
 
 from __future__ import annotations
 
 import torch
+from transformers.cache_utils import DynamicLayer
+
+SPARE_SLOTS = 128  # cache slots allocated ahead, so most steps append without copying the cache
 
 
 class HFSession:
@@ -24,6 +28,9 @@ class HFSession:
     ):
         self.model = model
         self.prompt_ids = prompt_ids or []  # per row: its prompt token ids (repetition penalty)
+        for layer in cache.layers:
+            if type(layer) is DynamicLayer:
+                layer.__class__ = RoomyLayer
         self.cache = cache
         self.valid = valid  # [B, L] bool: which cache slots hold real tokens of the row
         self.next_pos = next_pos  # [B] long: rope position of the row's next token
@@ -66,8 +73,7 @@ class HFSession:
         paths = torch.tensor([p + [p[-1]] * (width - len(p)) for p in keep], device=dev)  # [B, W]
         lengths = torch.tensor([len(p) for p in keep], device=dev)  # [B]
         new_valid = torch.arange(width, device=dev)[None, :] < lengths[:, None]  # [B, W]
-        old = torch.arange(length, device=dev).expand(len(keep), length)
-        self._gather(torch.cat([old, length + paths], dim=1))
+        self._keep_paths(length, paths)
         self.valid = torch.cat([self.valid[:, :length], new_valid], dim=1)
         self.next_pos = self.next_pos + new_valid.sum(1)
         self._compact()
@@ -100,15 +106,20 @@ class HFSession:
         for layer in self.cache.layers:
             layer.keys, layer.values = layer.keys[:, :, :n], layer.values[:, :, :n]
 
-    def _gather(self, idx: torch.Tensor) -> None:
-        if idx.shape[0] == 1:  # one row: a plain index_select (or a slice) is cheaper than gather
-            self._select(2, idx[0])
-            return
-        for layer in self.cache.layers:
-            h, d = layer.keys.shape[1], layer.keys.shape[3]
-            full = idx[:, None, :, None].expand(-1, h, -1, d)
-            layer.keys = layer.keys.gather(2, full)
-            layer.values = layer.values.gather(2, full)
+    def _keep_paths(self, length: int, paths: torch.Tensor) -> None:
+        """Move each row's kept tree slots (after `length`) to the front of its tail, in place.
+
+        The committed slots before `length` are never copied: a step costs its tree, not its cache."""
+        b, width = paths.shape
+        chain = bool((paths == torch.arange(width, device=paths.device)).all())  # e.g. every AR step
+        with torch.inference_mode():
+            for layer in self.cache.layers:
+                for name in ("keys", "values"):
+                    t = getattr(layer, name)
+                    if not chain:
+                        idx = paths[:, None, :, None].expand(-1, t.shape[1], -1, t.shape[3])
+                        t[:, :, length : length + width] = t[:, :, length:].gather(2, idx)
+                    setattr(layer, name, t[:, :, : length + width])
 
     def _select(self, dim: int, idx: torch.Tensor) -> None:
         """Keep entries `idx` of every cache layer along `dim`."""
@@ -140,3 +151,31 @@ def _pad_left(t: torch.Tensor, width: int) -> torch.Tensor:
         return t
     pad = torch.zeros(t.shape[0], t.shape[1], missing, t.shape[3], dtype=t.dtype, device=t.device)
     return torch.cat([pad, t], dim=2)
+
+
+class RoomyLayer(DynamicLayer):
+    """A DynamicLayer that appends into spare slots instead of concatenating a new cache per step."""
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+        if not self.is_initialized or not self.keys.numel():
+            return super().update(key_states, value_states, *args, **kwargs)
+        self._room_k, self.keys = _append(getattr(self, "_room_k", None), self.keys, key_states)
+        self._room_v, self.values = _append(getattr(self, "_room_v", None), self.values, value_states)
+        return self.keys, self.values
+
+
+def _append(room: torch.Tensor | None, cached: torch.Tensor, new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(room, `cached` + `new` along the sequence as its prefix): `room` is reused when `cached` is its prefix."""
+    n, k = cached.shape[2], new.shape[2]
+    fits = (
+        room is not None
+        and cached.data_ptr() == room.data_ptr()
+        and cached.stride() == room.stride()
+        and cached.shape[:2] == room.shape[:2]
+        and n + k <= room.shape[2]
+    )
+    if not fits:
+        room = cached.new_empty(*cached.shape[:2], n + k + SPARE_SLOTS, cached.shape[3])
+        room[:, :, :n] = cached
+    room[:, :, n : n + k] = new
+    return room, room[:, :, : n + k]
