@@ -20,6 +20,8 @@ os.environ.setdefault("HSD_CACHE_DIR", tempfile.mkdtemp(prefix="hsd-test-cache-"
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 torch.set_num_threads(1)
+# benchmarks/gpu.py runs the lossless and batching tests on the GPU with HSD_TEST_DEVICE=cuda.
+TEST_DEVICE = os.environ.get("HSD_TEST_DEVICE", "cpu")
 
 # A small model's forward on a CPU: (tree tokens, seconds), growing mildly with the tree.
 FIXED_COST = CostModel(((1, 1.0), (32, 1.5), (256, 4.0)))
@@ -52,14 +54,14 @@ def tiny_model_dir(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def tiny_target(tiny_model_dir):
-    """family -> loaded VisionTarget (float32, CPU), loaded once per session."""
+    """family -> loaded VisionTarget (float32; CPU, or HSD_TEST_DEVICE), loaded once per session."""
     from hsd_cli.targets.runtime.registry import load_target
 
     loaded = {}
 
     def get(family: str):
         if family not in loaded:
-            loaded[family] = load_target(str(tiny_model_dir(family)), "cpu", "fp32")
+            loaded[family] = load_target(str(tiny_model_dir(family)), TEST_DEVICE, "fp32")
             # Trees are sized by the cost curve; a measured one depends on the machine's load
             # while the tests run, so the tests size them by a fixed one (cost is a cached_property).
             loaded[family].__dict__["cost"] = FIXED_COST

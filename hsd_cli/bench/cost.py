@@ -90,5 +90,5 @@ def run_cost(cfg) -> int:
     body = section_header(title, cfg.command_line(), machine_line(info), wall, notes)
     body += "\n" + markdown_table(columns, rows) + "\n"
     data = {"command": cfg.command_line(), "machine": info, "wall_s": wall, "curve": asdict(curve)}
-    write_outputs(cfg.json_path, cfg.markdown_path, f"cost-{cfg.full_size}", body, data)
+    write_outputs(cfg.json_path, cfg.markdown_path, f"cost-{cfg.full_size}", body, data, device)
     return 0

@@ -3,9 +3,14 @@
 The config comes from `hsd_cli.targets.runtime.sizes` (the published checkpoint's numbers) plus the
 fields that change no parameter count but must agree with the tokenizer and processor of the
 `--model` directory it is paired with (special token ids, M-RoPE sections).
+
+`HSD_FULL_SIZE_LAYERS=N` keeps N decoder layers (widths and vocabulary as published): a dry run of
+a full-size benchmark (benchmarks/gpu.py --dry-run) on a machine without the memory or the time.
 """
 
 from __future__ import annotations
+
+import os
 
 import torch
 
@@ -34,6 +39,8 @@ def full_size_config(family: str, like=None):
     if config is None:
         raise HsdError(f"no full-size config for {family!r} (hsd_cli/targets/runtime/sizes.py)")
     text = config.get_text_config()
+    if os.environ.get("HSD_FULL_SIZE_LAYERS"):
+        text.num_hidden_layers = int(os.environ["HSD_FULL_SIZE_LAYERS"])
     if family in MROPE:
         rope = dict(text.rope_parameters or {}, rope_type="default", mrope_section=MROPE[family])
         text.rope_parameters = {"rope_theta": 1e6, **rope}

@@ -102,7 +102,7 @@ def run_single(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[s
         "totals": totals_json(groups),
         "pages": [page_json(r) for r in results],
     }
-    write_outputs(cfg.json_path, cfg.markdown_path, section_name(cfg), body, data)
+    write_outputs(cfg.json_path, cfg.markdown_path, section_name(cfg), body, data, target.device.type)
     return lossless_exit(cfg, results, err)
 
 

@@ -176,9 +176,16 @@ def section_header(title: str, command: str, machine: str, wall_s: float, notes:
     return "\n".join(lines) + "\n"
 
 
-def write_outputs(json_path: Path | None, markdown_path: Path | None, section: str, body: str, data: dict) -> None:
-    """The JSON report (schema_version added) and this run's section of the results file."""
+def write_outputs(
+    json_path: Path | None, markdown_path: Path | None, section: str, body: str, data: dict, device: str = "cpu"
+) -> None:
+    """The JSON report (schema_version added) and this run's section of the results file.
+
+    A run on an accelerator gets its own section (`<section>-cuda`): GPU and CPU tables sit side by side."""
     import json
+
+    kind = str(device).split(":")[0]
+    section = section if kind == "cpu" else f"{section}-{kind}"
 
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)

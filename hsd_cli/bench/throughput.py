@@ -136,7 +136,8 @@ def _report(cfg, target, pages, skipped, started, runs: list[BatchRun]) -> int:
         "totals": [_json(r) for r in runs],
     }
     size = f"-fullsize-{cfg.full_size}" if cfg.full_size else ""
-    write_outputs(cfg.json_path, cfg.markdown_path, f"throughput{size}-{cfg.max_new_tokens}", body, data)
+    section = f"throughput{size}-{cfg.max_new_tokens}"
+    write_outputs(cfg.json_path, cfg.markdown_path, section, body, data, target.device.type)
     bad = [r for r in runs if r.identical < r.pages]
     return 1 if bad and cfg.tau >= 1.0 else 0
 

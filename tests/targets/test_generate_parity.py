@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import TEST_DEVICE
 from decoding import run_ar
 from make_tiny_model import FAMILIES, REMOTE_FAMILIES
 from PIL import Image, ImageDraw
@@ -77,7 +78,7 @@ def penalized(tmp_path_factory):
     def get(family: str):
         if family not in loaded:
             path = build_tiny_model(family, tmp_path_factory.mktemp(family), generation={"repetition_penalty": 1.05})
-            loaded[family] = load_target(str(path), "cpu", "fp32")
+            loaded[family] = load_target(str(path), TEST_DEVICE, "fp32")
         return loaded[family]
 
     return get

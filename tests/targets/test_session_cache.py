@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from PIL import Image
 
-from hsd_cli.targets.runtime.session import SPARE_SLOTS, RoomyLayer
+from hsd_cli.targets.runtime.session import SPARE_SLOTS, roomy_layer
 
 
 def _tree(ids: list[int]):
@@ -19,7 +19,7 @@ def test_steps_reuse_the_cache_and_commit_the_right_branch(tiny_target):
     target = tiny_target("qwen2_5_vl")
     image = Image.new("RGB", (64, 48), "white")
     session, _ = target.prefill([image], "OCR")
-    assert all(isinstance(layer, RoomyLayer) for layer in session.cache.layers)
+    assert all(isinstance(layer, roomy_layer()) for layer in session.cache.layers)
     session.step(*_tree([11, 12, 13]))
     session.commit([[0, 2]])  # the root and its second child
     layer = session.cache.layers[0]

@@ -8,8 +8,9 @@ and grow them in `update` (which `RoomyLayer` overrides).
 
 from __future__ import annotations
 
+import functools
+
 import torch
-from transformers.cache_utils import DynamicLayer
 
 SPARE_SLOTS = 128  # cache slots allocated ahead, so most steps append without copying the cache
 
@@ -28,9 +29,10 @@ class HFSession:
     ):
         self.model = model
         self.prompt_ids = prompt_ids or []  # per row: its prompt token ids (repetition penalty)
+        roomy = roomy_layer()
         for layer in cache.layers:
-            if type(layer) is DynamicLayer:
-                layer.__class__ = RoomyLayer
+            if type(layer) is roomy.__base__:
+                layer.__class__ = roomy
         self.cache = cache
         self.valid = valid  # [B, L] bool: which cache slots hold real tokens of the row
         self.next_pos = next_pos  # [B] long: rope position of the row's next token
@@ -153,15 +155,22 @@ def _pad_left(t: torch.Tensor, width: int) -> torch.Tensor:
     return torch.cat([pad, t], dim=2)
 
 
-class RoomyLayer(DynamicLayer):
-    """A DynamicLayer that appends into spare slots instead of concatenating a new cache per step."""
+@functools.cache
+def roomy_layer() -> type:
+    """DynamicLayer that appends into spare slots instead of concatenating a new cache per step.
 
-    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
-        if not self.is_initialized or not self.keys.numel():
-            return super().update(key_states, value_states, *args, **kwargs)
-        self._room_k, self.keys = _append(getattr(self, "_room_k", None), self.keys, key_states)
-        self._room_v, self.values = _append(getattr(self, "_room_v", None), self.values, value_states)
-        return self.keys, self.values
+    Built on first use: `hsd models` and the draft path never import transformers."""
+    from transformers.cache_utils import DynamicLayer
+
+    class RoomyLayer(DynamicLayer):
+        def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+            if not self.is_initialized or not self.keys.numel():
+                return super().update(key_states, value_states, *args, **kwargs)
+            self._room_k, self.keys = _append(getattr(self, "_room_k", None), self.keys, key_states)
+            self._room_v, self.values = _append(getattr(self, "_room_v", None), self.values, value_states)
+            return self.keys, self.values
+
+    return RoomyLayer
 
 
 def _append(room: torch.Tensor | None, cached: torch.Tensor, new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,0 +1,64 @@
+"""benchmarks/gpu.py: the GPU run's plan, and its CPU dry run to the end (so the first GPU run works)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from hsd_cli.bench.report import write_outputs
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _gpu():
+    spec = importlib.util.spec_from_file_location("gpu_bench", REPO / "benchmarks" / "gpu.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the script loads
+    spec.loader.exec_module(module)
+    return module
+
+
+def _option(argv: tuple[str, ...], name: str) -> str:
+    return argv[argv.index(name) + 1]
+
+
+def test_gpu_plan_runs_the_issue_s_tables_on_cuda(tmp_path):
+    gpu = _gpu()
+    steps = {s.name: s for s in gpu.plan(False, tmp_path, tmp_path / "R.md")}
+    assert dict(steps["CUDA tests"].env) == {"HSD_TEST_DEVICE": "cuda"}
+    benches = [s.argv for s in steps.values() if "bench" in s.argv]
+    assert all((_option(a, "--device"), _option(a, "--dtype")) == ("cuda", "bf16") for a in benches)
+    assert {_option(a, "--full-size") for a in benches} == {"hunyuan_vl", "qwen2_5_vl"}
+    oracle, throughput = steps["oracle table, batch 1"].argv, steps["throughput, batch 1,8,32"].argv
+    assert "--oracle" in oracle and _option(oracle, "--methods") == "ar,page,hsd,auto"
+    assert _option(throughput, "--batch-pages") == "1,8,32" and _option(throughput, "--max-new-tokens") == "384"
+    pages = [a for a in oracle if a.startswith(str(gpu.CORPUS))]
+    assert len(pages) == 16
+    if gpu.CORPUS.is_dir():
+        assert all(Path(p).is_file() for p in pages)
+
+
+def test_a_gpu_run_writes_its_own_results_sections(tmp_path):
+    results = tmp_path / "R.md"
+    write_outputs(None, results, "throughput-384", "cpu table", {})
+    write_outputs(None, results, "throughput-384", "gpu table", {}, device="cuda:0")
+    text = results.read_text()
+    assert "<!-- bench:throughput-384 -->\ncpu table" in text
+    assert "<!-- bench:throughput-384-cuda -->\ngpu table" in text
+
+
+@pytest.mark.slow
+def test_dry_run_runs_every_step_to_its_end(tmp_path):
+    out, results = tmp_path / "out", tmp_path / "RESULTS.md"
+    assert _gpu().main(["--dry-run", "--out", str(out), "--results", str(results)]) == 0
+    for name in ("cost_hunyuan_vl_cpu", "cost_qwen2_5_vl_cpu", "oracle_hunyuan_cpu_16", "throughput_hunyuan_cpu_16"):
+        assert json.loads((out / f"{name}.json").read_text())["schema_version"]
+    text = results.read_text()
+    for section in ("cost-hunyuan_vl", "cost-qwen2_5_vl", "real-16", "throughput-16"):
+        assert f"<!-- bench:{section} -->" in text
+    totals = json.loads((out / "throughput_hunyuan_cpu_16.json").read_text())["totals"]
+    assert [(t["method"], t["batch_pages"]) for t in totals] == [("ar", 1), ("auto", 1), ("ar", 2), ("auto", 2)]
