@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-import pytest
 from PIL import Image
 
 from hsd_cli.config import SpecConfig
@@ -15,7 +14,7 @@ from hsd_cli.methods import run as run_module
 from hsd_cli.methods.base import PageDrafts, PageWork
 from hsd_cli.methods.converter import TargetConverter
 from hsd_cli.methods.priors import OCR, TEXT_LAYER, prior_for
-from hsd_cli.methods.rows import RowsDone, RowsRequest, decode_rows
+from hsd_cli.methods.rows import RowsDone, RowsRequest
 from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior
 
 MADE_UP = AcceptPrior((0.1, 0.1, 0.1, 0.1), 0.5)
@@ -85,10 +84,7 @@ def test_the_converter_passes_the_prepared_pages_draft_source():
     assert work.draft_source == "rapidocr"
 
 
-@pytest.mark.skip(reason="rows.decode_rows no longer calls spec_decode; to rewrite against SpecStepper")
-def test_a_requests_prior_reaches_the_loop(monkeypatch):
-    got = []
-    monkeypatch.setattr(rows_module, "spec_decode", lambda *a: got.append(a[-1]) or [])
+def test_a_requests_prior_reaches_the_loop():
     session = SimpleNamespace(prompt_ids=[[1]], forward_calls=0)
     target = SimpleNamespace(
         eos_ids=frozenset(),
@@ -98,5 +94,5 @@ def test_a_requests_prior_reaches_the_loop(monkeypatch):
         cost=None,
         prefill=lambda images, prompt: (session, None),
     )
-    decode_rows(target, RowsRequest((), "p", ([],), SpecConfig(), prior=MADE_UP))
-    assert got[0].prior == MADE_UP
+    request = RowsRequest((), "p", ([],), SpecConfig(cost_aware=False), prior=MADE_UP)
+    assert rows_module.prefill(target, request).opts.prior == MADE_UP
