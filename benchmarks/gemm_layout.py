@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     column = curve()
     _row_major(target.model)
     row = curve()
-    gemm.prefer_plain_gemm(target.model)  # packed, as hsd runs it (last: packing drops the dense copy)
+    gemm.pack_linears(target.model)  # packed, as hsd runs it (last: packing drops the dense copy)
     packed = curve()
     rows = [
         [str(k), f"{row[k]:.3f}", f"{column[k]:.3f}", f"{packed[k]:.3f}", f"{row[k] / packed[k]:.2f}x"] for k in SIZES

@@ -15,7 +15,7 @@ import os
 import torch
 
 from hsd_cli.errors import HsdError
-from hsd_cli.targets.runtime.gemm import prefer_plain_gemm
+from hsd_cli.targets.runtime.gemm import pack_linears
 
 # M-RoPE sections (sum = head_dim / 2) of the published checkpoints: head_dim 128 everywhere here.
 MROPE = {
@@ -77,7 +77,7 @@ def full_size_target(target, family: str):
         )
     _, model = build_model(family, str(target.device), target.model.dtype, like=target.model)
     model.generation_config = target.model.generation_config
-    target.model = prefer_plain_gemm(model)  # as load_target lays out the real checkpoint
+    target.model = pack_linears(model)  # as load_target lays out the real checkpoint
     return target
 
 

@@ -8,7 +8,7 @@ from transformers import AutoModelForImageTextToText
 
 from hsd_cli.targets.runtime import gemm
 from hsd_cli.targets.runtime.costs import _key
-from hsd_cli.targets.runtime.gemm import PackedLinear, prefer_plain_gemm, weight_layout
+from hsd_cli.targets.runtime.gemm import PackedLinear, pack_linears, weight_layout
 
 needs_onednn = pytest.mark.skipif(not gemm.can_pack(), reason="torch built without oneDNN")
 
@@ -42,7 +42,7 @@ def test_logits_match_the_row_major_model(tiny_model_dir, monkeypatch, pack, sha
         pytest.skip("torch built without oneDNN")
     monkeypatch.setattr(gemm, "can_pack", lambda: pack)
     path = tiny_model_dir("qwen2_5_vl")
-    plain, relaid = _plain(path), prefer_plain_gemm(_plain(path))
+    plain, relaid = _plain(path), pack_linears(_plain(path))
     ids = torch.randint(10, plain.config.get_text_config().vocab_size, shape)
     with torch.inference_mode():
         a, b = plain(input_ids=ids).logits, relaid(input_ids=ids).logits
@@ -54,6 +54,6 @@ def test_cost_cache_tells_the_layouts_apart(tiny_model_dir):
     """A curve measured on row-major weights must not be reused for re-laid ones."""
     model = _plain(tiny_model_dir("qwen2_5_vl"))
     before = (weight_layout(model), _key(model))
-    prefer_plain_gemm(model)
+    pack_linears(model)
     assert before[0] == "row-major" and weight_layout(model) != "row-major"
     assert _key(model) != before[1]

@@ -42,7 +42,7 @@ def can_pack() -> bool:
     )
 
 
-def prefer_plain_gemm(model: torch.nn.Module) -> torch.nn.Module:
+def pack_linears(model: torch.nn.Module) -> torch.nn.Module:
     """Pack every float32 CPU linear weight for oneDNN (column-major without it), in place."""
     pack = can_pack()
     output = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
@@ -67,7 +67,7 @@ def prefer_plain_gemm(model: torch.nn.Module) -> torch.nn.Module:
 
 
 def weight_layout(model: torch.nn.Module) -> str:
-    """How `prefer_plain_gemm` left the linear weights (part of the cost-cache key)."""
+    """How `pack_linears` left the linear weights (part of the cost-cache key)."""
     for module in model.modules():
         if isinstance(module, PackedLinear):
             return "onednn-packed"

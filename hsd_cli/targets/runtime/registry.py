@@ -83,7 +83,7 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
     import transformers
     from transformers.utils import logging as hf_logging
 
-    from hsd_cli.targets.runtime.gemm import prefer_plain_gemm
+    from hsd_cli.targets.runtime.gemm import pack_linears
     from hsd_cli.targets.runtime.processors import load_processor
 
     hf_logging.set_verbosity_error()  # our stderr carries one line per problem, not load chatter
@@ -104,7 +104,7 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
         raise ModelNotFoundError(
             f"{_bad_weights(model)}: truncated or corrupt weights ({_first_line(exc)[:120]})"
         ) from None
-    target = cls(prefer_plain_gemm(net.to(dev).eval()), processor)
+    target = cls(pack_linears(net.to(dev).eval()), processor)
     target.spec = spec
     return target
 
