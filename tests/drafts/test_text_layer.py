@@ -7,7 +7,7 @@ from pathlib import Path
 import pymupdf
 from PIL import Image
 
-from hsd_cli.datatypes import PageImage, Region, RegionKind, TextSpan
+from hsd_cli.datatypes import PageImage, Region, RegionKind, TableCell, TextSpan
 from hsd_cli.drafts import AutoSource, TextLayerSource, has_text_layer, page_markdown
 from hsd_cli.drafts.auto import unreadable_share
 from hsd_cli.drafts.base import heading_level
@@ -184,6 +184,19 @@ def test_one_column_table_is_text_and_real_table_stays() -> None:
     grid = [line(60 + 300 * c, 200 + 24 * r, f"{r}.{c}", width=60) for r in range(3) for c in range(3)]
     regions = TextLayerSource().regions(page_of(*grid, layout=(table,)))
     assert [r.kind for r in regions] == [RegionKind.TABLE] and len(regions[0].cells) == 9
+
+
+def test_grid_that_lost_the_heading_is_rebuilt_from_lines() -> None:
+    """A ruled grid holding only the body loses the heading: the box's lines make the grid."""
+    head = [line(60 + 300 * c, 200, name, width=80) for c, name in enumerate(("Task", "Procedure", "Completion"))]
+    body = [line(60 + 300 * c, 224 + 24 * r, f"{r}.{c}", width=60) for r in range(3) for c in range(3)]
+    grid = tuple(TableCell(r, c, f"{r}.{c}") for r in range(3) for c in range(3))
+    table = Region((50, 190, 950, 300), RegionKind.TABLE, 0, "", grid)
+    (region,) = TextLayerSource().regions(page_of(*head, *body, layout=(table,)))
+    assert len(region.cells) == 12
+    assert {c.text for c in region.cells if c.row == 0} == {"Task", "Procedure", "Completion"}
+    whole = TextLayerSource().regions(page_of(*body, layout=(table,)))
+    assert whole[0].cells == grid  # a grid holding all the text stays as found
 
 
 def test_formula_box_gives_back_the_prose_it_swallowed() -> None:
