@@ -119,6 +119,22 @@ def test_xy_cut_columns_follow_script_direction() -> None:
     assert reading_order(boxes, rtl=True) == [2, 0, 1, 3]
 
 
+def test_xy_cut_reads_a_grid_of_blocks_row_by_row() -> None:
+    """A 2 x 2 grid of blocks reads row by row; two columns of text still read column by column."""
+    grid = [(100, 100, 480, 300), (520, 100, 900, 260), (100, 400, 480, 600), (520, 400, 900, 560)]
+    assert reading_order(grid) == [0, 1, 2, 3]  # not column by column: [0, 2, 1, 3]
+    # Paragraph breaks at their own heights: no band runs across both columns.
+    text = [(100, 100, 480, 300), (100, 320, 480, 600), (520, 100, 900, 420), (520, 440, 900, 600)]
+    assert reading_order(text) == [0, 1, 2, 3]
+    # A band across both columns, but the right column's next block starts lower: no grid.
+    offset = [(100, 100, 480, 300), (100, 320, 480, 600), (520, 100, 900, 300), (520, 380, 900, 600)]
+    assert reading_order(offset) == [0, 1, 2, 3]
+    # A cell of two blocks whose inner gap is as wide as the band between rows: columns of text.
+    stacked = [(100, 100, 480, 180), (100, 200, 480, 300), (520, 100, 900, 300)]
+    stacked += [(100, 320, 480, 600), (520, 320, 900, 600)]
+    assert reading_order(stacked) == [0, 1, 3, 2, 4]
+
+
 def embedded_font_page(to_unicode: bool) -> pymupdf.Page:
     """A page set in an embedded CID font, with or without the map from glyphs to Unicode."""
     doc = pymupdf.open()
