@@ -35,6 +35,7 @@ class Preparer:
     def __init__(self, cfg: PrepareConfig) -> None:
         self.cfg = cfg
         self._sources = None
+        self._running: tuple[Path, object] | None = None  # (document, its RunningLines)
 
     def __call__(self, path: Path, page: int) -> PreparedPage:
         from hsd_cli.pages.render import open_document, render_page
@@ -54,7 +55,7 @@ class Preparer:
             return PreparedPage(image, tuple(regions), name, t_render, time.perf_counter() - t1, error)
 
     def _draft(self, doc, image: PageImage) -> tuple[PageImage, list[Region], str]:
-        from hsd_cli.drafts import AutoSource
+        from hsd_cli.drafts import AutoSource, running
         from hsd_cli.pages.render import with_layout, with_text_layer
 
         if self._sources is None:
@@ -63,7 +64,18 @@ class Preparer:
         source = self._sources.select(image)
         if source is self._sources.text:  # layout analysis only where its drafts use it
             image = with_layout(doc, image)
-        return image, source.regions(image), source.name
+        regions = running.relabel(source.regions(image), self._running_lines(doc), image.image.height)
+        return image, regions, source.name
+
+    def _running_lines(self, doc):
+        """The document's running headers and footers, found once per document."""
+        from hsd_cli.drafts import running
+        from hsd_cli.pages.pdftext import band_lines
+
+        if self._running is None or self._running[0] != doc.path:
+            found = running.find_running(band_lines(doc.pdf)) if doc.pdf is not None else running.RunningLines()
+            self._running = (doc.path, found)
+        return self._running[1]
 
 
 def strip_layer(prepared: PreparedPage) -> PreparedPage:
