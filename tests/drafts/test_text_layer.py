@@ -121,8 +121,11 @@ def test_xy_cut_columns_follow_script_direction() -> None:
 
 def test_xy_cut_reads_a_grid_of_blocks_row_by_row() -> None:
     """A 2 x 2 grid of blocks reads row by row; two columns of text still read column by column."""
-    grid = [(100, 100, 480, 300), (520, 100, 900, 260), (100, 400, 480, 600), (520, 400, 900, 560)]
+    grid = [(100, 100, 480, 300), (520, 100, 900, 300), (100, 400, 480, 600), (520, 400, 900, 600)]
     assert reading_order(grid) == [0, 1, 2, 3]  # not column by column: [0, 2, 1, 3]
+    # Entries of two reference columns, bands aligned by chance but of unequal length: columns.
+    refs = [(100, 100, 480, 140), (520, 100, 900, 160), (100, 170, 480, 230), (520, 170, 900, 230)]
+    assert reading_order(refs) == [0, 2, 1, 3]
     # Paragraph breaks at their own heights: no band runs across both columns.
     text = [(100, 100, 480, 300), (100, 320, 480, 600), (520, 100, 900, 420), (520, 440, 900, 600)]
     assert reading_order(text) == [0, 1, 2, 3]
