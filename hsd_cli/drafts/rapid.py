@@ -16,6 +16,7 @@ from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts import overlay, tablegrid
 from hsd_cli.drafts.base import heading_level
+from hsd_cli.drafts.paragraphs import paragraphs
 
 CDLA_KINDS = {
     "text": RegionKind.TEXT,
@@ -29,7 +30,9 @@ CDLA_KINDS = {
     "reference": RegionKind.REFERENCE,
     "equation": RegionKind.EQUATION,
 }
-_KEEP_EMPTY = (RegionKind.FIGURE,)  # a figure needs no text to be written as a placeholder
+_KEEP_EMPTY = (RegionKind.FIGURE,)
+_PROSE = (RegionKind.TEXT, RegionKind.REFERENCE)  # kinds whose lines form paragraphs
+PARAGRAPH_SEP = "\n\n"  # a figure needs no text to be written as a placeholder
 # Pages whose long side is below this many pixels are enlarged to it before layout and OCR:
 # the detector does not enlarge small images (Det.limit_type "max"), and a page rendered or
 # scanned this small holds body text only a few pixels high. The same size as the detector's
@@ -195,12 +198,18 @@ def _is_text_area(box: BBox, lines: list[TextSpan], size: tuple[int, int]) -> bo
 
 
 def _region(bbox: BBox, kind: RegionKind, lines: list[TextSpan]) -> Region:
-    text = geo.join_lines(lines)
+    text = _region_text(kind, lines)
     level = heading_level(text, 2) if kind is RegionKind.TITLE else 0
     cells = tablegrid.cells_from_lines(lines) if kind is RegionKind.TABLE and lines else ()
     weight = sum(len(s.text) for s in lines)
     confidence = sum(s.score * len(s.text) for s in lines) / weight if weight else 1.0
     return Region(bbox, kind, 0, text, cells, level, RapidOcrSource.name, confidence)
+
+
+def _region_text(kind: RegionKind, lines: list[TextSpan]) -> str:
+    if kind in _PROSE:  # a region holds several paragraphs: blank lines between them
+        return PARAGRAPH_SEP.join(geo.join_lines(p) for p in paragraphs(lines))
+    return geo.join_lines(lines)
 
 
 def _aabb(points) -> BBox:
