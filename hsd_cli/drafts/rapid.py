@@ -13,8 +13,8 @@ from pathlib import Path
 from PIL import Image
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
+from hsd_cli.drafts import eqtags, overlay, tablegrid
 from hsd_cli.drafts import geometry as geo
-from hsd_cli.drafts import overlay, tablegrid
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.paragraphs import paragraphs
 
@@ -127,7 +127,12 @@ class RapidOcrSource:
             elif loose := _loose_lines(kind, inside[i]):  # blocks of their own
                 groups.append(loose)
                 inside[i] = [s for s in inside[i] if s not in loose]
-        regions = [_region(b, k, ls) for b, k, ls in zip(boxes, kinds, inside, strict=False)]
+        # Equation numbers left outside every box join the formula box beside them.
+        formulas = [i for i, k in enumerate(kinds) if k is RegionKind.EQUATION]
+        claimed, groups[0] = eqtags.claim_tags([boxes[i] for i in formulas], groups[0])
+        for i, numbers in zip(formulas, claimed, strict=False):
+            inside[i] += numbers
+        regions = [r for b, k, ls in zip(boxes, kinds, inside, strict=False) for r in _box_regions(b, k, ls)]
         regions = [r for r in regions if r.text or r.kind in _KEEP_EMPTY]
         regions += [
             _region(geo.union_box([s.bbox for s in block]), RegionKind.TEXT, block)
@@ -195,6 +200,16 @@ def _is_text_area(box: BBox, lines: list[TextSpan], size: tuple[int, int]) -> bo
     """A "figure" that is mostly text, or most of the page (photographed notes, posters)."""
     text_area = sum(geo.area(s.bbox) for s in lines)
     return geo.area(box) > 0.5 * size[0] * size[1] or text_area > 0.2 * geo.area(box)
+
+
+def _box_regions(bbox: BBox, kind: RegionKind, lines: list[TextSpan]) -> list[Region]:
+    """The box as a region; a formula box holding several numbered equations as one each."""
+    if kind is not RegionKind.EQUATION:
+        return [_region(bbox, kind, lines)]
+    equations = eqtags.split_equations(lines)
+    if len(equations) == 1:  # the layout's box, grown to take in a number found outside it
+        return [replace(_region(geo.union_box([bbox, equations[0].bbox]), kind, lines), text=equations[0].latex)]
+    return [replace(_region(eq.bbox, kind, list(eq.lines)), text=eq.latex) for eq in equations]
 
 
 def _region(bbox: BBox, kind: RegionKind, lines: list[TextSpan]) -> Region:
