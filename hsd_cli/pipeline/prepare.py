@@ -64,7 +64,8 @@ class Preparer:
         source = self._sources.select(image)
         if source is self._sources.text:  # layout analysis only where its drafts use it
             image = with_layout(doc, image)
-        regions = running.relabel(source.regions(image), self._running_lines(doc), image.image.height)
+        found = _ocr_regions(doc, image, source) if source is self._sources.ocr else source.regions(image)
+        regions = running.relabel(found, self._running_lines(doc), image.image.height)
         return image, regions, source.name
 
     def _running_lines(self, doc):
@@ -76,6 +77,18 @@ class Preparer:
             found = running.find_running(band_lines(doc.pdf)) if doc.pdf is not None else running.RunningLines()
             self._running = (doc.path, found)
         return self._running[1]
+
+
+def _ocr_regions(doc, page: PageImage, source) -> list[Region]:
+    """OCR regions read from a render at the page's own OCR resolution, in `page`'s pixels."""
+    from hsd_cli.pages.render import render_for_ocr
+
+    ocr_page = render_for_ocr(doc, page)
+    regions = source.regions(ocr_page)
+    if ocr_page is page:
+        return regions
+    k = page.dpi / ocr_page.dpi
+    return [replace(r, bbox=tuple(v * k for v in r.bbox)) for r in regions]
 
 
 def strip_layer(prepared: PreparedPage) -> PreparedPage:
