@@ -107,17 +107,16 @@ def _measure(rows: list[_Row]) -> _Column:
 def _is_hanging(rows: list[_Row], col: _Column) -> bool:
     """Indented rows that are continuations of hanging-indent entries, not first lines.
 
-    Paragraphs of two rows or more hold more rows at the left edge than indented first rows; a
-    numbered or reference list with entries of three rows or more holds more indented ones. At a
-    tie (entries of two rows) the row before decides: an indented first line follows the short
-    last line of the paragraph before, a continuation follows its entry's full first row.
+    Where a row at the left edge is followed by an indented one, a hanging-indent entry's first
+    row is full (its text goes on below), while the row before an indented first line is the
+    short last row of the paragraph before; most such pairs must say "full". Paragraphs of two
+    rows or more also hold more rows at the left edge than indented rows, lists of entries of
+    two rows or more at least as many indented ones.
     """
-    indented = [i for i, r in enumerate(rows) if _is_indented(r, col)]
-    at_edge = len(rows) - len(indented)
-    if len(indented) != at_edge:
-        return len(indented) > at_edge
-    after = [rows[i - 1] for i in indented if i > 0]
-    return bool(after) and sum(not _ends_short(prev, col) for prev in after) > len(after) / 2
+    indented = [_is_indented(r, col) for r in rows]
+    before = [prev for k, prev in enumerate(rows[:-1]) if indented[k + 1] and not indented[k]]
+    full = sum(not _ends_short(prev, col) for prev in before)
+    return full > len(before) / 2 and 2 * sum(indented) >= len(rows)
 
 
 def _is_indented(row: _Row, col: _Column) -> bool:

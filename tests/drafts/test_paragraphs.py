@@ -72,3 +72,15 @@ def test_region_text_separates_paragraphs_with_blank_lines() -> None:
     lines = [line(0, FULL), line(1, "end."), line(2, FULL), line(3, "b" * 20)]
     assert _region((0, 0, 600, 300), RegionKind.TEXT, lines).text == f"{FULL} end.\n\n{FULL} {'b' * 20}"
     assert "\n" not in _region((0, 0, 600, 300), RegionKind.TITLE, lines).text
+
+
+def test_indented_items_whose_lines_wrap_to_the_margin() -> None:
+    """Indented one-row items, one wrapping back to the left margin: the wrap continues its item."""
+    lines = [
+        line(0, "(1) " + "s" * 20, indent=3),
+        line(1, "(2) " + "t" * 33, indent=3),
+        line(2, "wrap"),
+        line(3, "(3) " + "u" * 20, indent=3),
+    ]
+    # Not a hanging list (most rows indented): "wrap" would start a paragraph of its own.
+    assert texts(paragraphs(lines)) == [["(1) " + "s" * 20], ["(2) " + "t" * 33, "wrap"], ["(3) " + "u" * 20]]
