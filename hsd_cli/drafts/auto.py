@@ -3,25 +3,22 @@
 from __future__ import annotations
 
 from hsd_cli.datatypes import PageImage, Region
-from hsd_cli.drafts import overlay
 from hsd_cli.drafts.base import DraftSource
-from hsd_cli.drafts.overlay import unreadable_share
 from hsd_cli.drafts.rapid import RapidOcrSource
 from hsd_cli.drafts.text_layer import TextLayerSource
+from hsd_cli.drafts.validity import MAX_INVALID, invalid_share, unreadable_share  # noqa: F401
 
 MODES = ("auto", "text", "ocr")
 MIN_TEXT_CHARS = 100  # below this a text layer is a stamp or a few labels, not the page
-# Above this share of unreadable characters (U+FFFD for a glyph without Unicode, controls,
-# private-use and unassigned code points) the layer is broken (fonts without a Unicode map)
-# and OCR reads the page better. Symbol-font bullets stay far below it: at most 1.1% of a
-# page on the dev corpus. Lines of a valid layer also win on pages OCR reads (drafts.overlay).
-MAX_UNREADABLE = overlay.MAX_UNREADABLE
+# A layer failing the validity test (drafts.validity: unreadable characters, words garbled by
+# fonts without a Unicode map) is broken and OCR reads the page better; its valid lines still
+# win on the page OCR reads (drafts.overlay).
 
 
 def has_text_layer(page: PageImage) -> bool:
-    """True when the page carries enough readable visible text to draft from."""
-    text = "".join(s.text for s in page.text_spans)
-    return len(text) >= MIN_TEXT_CHARS and unreadable_share(text) <= MAX_UNREADABLE
+    """True when the page carries enough valid visible text to draft from."""
+    text = "\n".join(s.text for s in page.text_spans)  # lines apart: words do not run together
+    return len(text) - text.count("\n") >= MIN_TEXT_CHARS and invalid_share(text) <= MAX_INVALID
 
 
 class AutoSource:

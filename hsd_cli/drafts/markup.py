@@ -7,25 +7,29 @@ from dataclasses import dataclass
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell
 from hsd_cli.drafts.inline_math import delimited
+from hsd_cli.drafts.tablegrid import heading_rows
 
 # Bullet glyphs; private-use code points are symbol-font bullets (Wingdings "l" is U+F06C).
 _BULLET = re.compile(r"^[\u2022\u25cf\u25aa\u25e6\u2023\u2043\u00b7\ue000-\uf8ff\-*]\s*")
 _FURNITURE = (RegionKind.HEADER, RegionKind.FOOTER)
+TABLE_STYLES = ("html", "markdown", "otsl", "gfm")
 
 
 @dataclass(frozen=True, slots=True)
 class DraftStyle:
     """How a target writes each kind of region."""
 
-    table: str = "markdown"  # "html" | "markdown" | "otsl" (PaddleOCR-VL's table tokens)
+    # "html" | "markdown" | "otsl" (PaddleOCR-VL's table tokens) | "gfm": pipe tables, and HTML
+    # with <th> heading rows where a pipe table's one heading row would flatten a taller heading
+    table: str = "markdown"
     heading: str = "hash"  # "hash" (# Title) | "plain"
     formula: str = "dollars"  # "dollars" ($$..$$) | "brackets" (\[..\])
     figure: str = ""  # placeholder written for a figure; "" leaves figures out
     drop_furniture: bool = True  # leave out running headers, footers and page numbers
 
     def __post_init__(self) -> None:
-        if self.table not in ("html", "markdown", "otsl"):
-            raise ValueError(f"table must be 'html', 'markdown' or 'otsl', got {self.table!r}")
+        if self.table not in TABLE_STYLES:
+            raise ValueError(f"table must be one of {TABLE_STYLES}, got {self.table!r}")
         if self.heading not in ("hash", "plain"):
             raise ValueError(f"heading must be 'hash' or 'plain', got {self.heading!r}")
         if self.formula not in ("dollars", "brackets"):
@@ -35,7 +39,7 @@ class DraftStyle:
 # A figure leaves docling's placeholder where it stands (a comment: Markdown viewers hide it,
 # readers of the file and tools that look for pictures see it); `--images` puts the link there.
 FIGURE_PLACEHOLDER = "<!-- image -->"
-MARKDOWN = DraftStyle(figure=FIGURE_PLACEHOLDER)  # GitHub Markdown, as `--method draft` writes it
+MARKDOWN = DraftStyle(table="gfm", figure=FIGURE_PLACEHOLDER)  # GitHub Markdown, as `--method draft` writes it
 
 
 PAGE_SEP = "\n\n"
@@ -81,18 +85,37 @@ def region_markup(region: Region, style: DraftStyle = MARKDOWN) -> str:
 def table_markup(cells: tuple[TableCell, ...], table: str) -> str:
     if table == "otsl":
         return otsl_table(cells)
+    if table == "gfm" and (n := heading_rows(cells)) > 1:
+        return html_table(cells, n)
     return html_table(cells) if table == "html" else markdown_table(cells)
 
 
-def html_table(cells: tuple[TableCell, ...]) -> str:
-    """<table><tr><td>..</td></tr></table>; spanning cells get rowspan/colspan."""
+def html_table(cells: tuple[TableCell, ...], num_heading_rows: int = 0) -> str:
+    """<table><tr><td>..</td></tr></table>; spanning cells get rowspan/colspan.
+
+    The first `num_heading_rows` rows are written with <th> cells (the targets' own tables,
+    drafted with 0, use <td> throughout).
+    """
     rows: dict[int, list[TableCell]] = {}
     for cell in sorted(cells, key=lambda c: (c.row, c.col)):
         rows.setdefault(cell.row, []).append(cell)
     html = ["<table>"]
-    for row in (rows[r] for r in sorted(rows)):
-        html.append("<tr>" + "".join(_td(c) for c in row) + "</tr>")
+    for r in sorted(rows):
+        tag = "th" if r < num_heading_rows else "td"
+        html.append("<tr>" + "".join(_td(c, tag) for c in _padded(rows[r], r, cells)) + "</tr>")
     return "".join(html) + "</table>"
+
+
+def _padded(row: list[TableCell], r: int, cells: tuple[TableCell, ...]) -> list[TableCell]:
+    """The row's cells, with an empty cell in each column no cell covers.
+
+    HTML places a row's cells left to right: a missing cell shifts every cell after it
+    one column to the left. Columns covered by a row span from above stay unfilled.
+    """
+    covered = {k for c in cells if c.row <= r < c.row + c.row_span for k in range(c.col, c.col + c.col_span)}
+    n_cols = max(c.col + c.col_span for c in cells)
+    gaps = [TableCell(r, k, "") for k in range(n_cols) if k not in covered]
+    return sorted(row + gaps, key=lambda c: c.col)
 
 
 def markdown_table(cells: tuple[TableCell, ...]) -> str:
@@ -124,12 +147,12 @@ def otsl_table(cells: tuple[TableCell, ...]) -> str:
     return "".join("".join(row) + "<nl>" for row in grid)
 
 
-def _td(cell: TableCell) -> str:
+def _td(cell: TableCell, tag: str = "td") -> str:
     spans = (f' rowspan="{cell.row_span}"' if cell.row_span > 1 else "") + (
         f' colspan="{cell.col_span}"' if cell.col_span > 1 else ""
     )
     # Not HTML-escaped: the targets write cell text raw, and the draft must match them.
-    return f"<td{spans}>{cell.text.strip()}</td>"
+    return f"<{tag}{spans}>{cell.text.strip()}</{tag}>"
 
 
 def _formula(text: str, formula: str) -> str:

@@ -13,9 +13,10 @@ from pathlib import Path
 from PIL import Image
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
+from hsd_cli.drafts import eqtags, overlay, tablegrid
 from hsd_cli.drafts import geometry as geo
-from hsd_cli.drafts import overlay, tablegrid
 from hsd_cli.drafts.base import heading_level
+from hsd_cli.drafts.paragraphs import paragraphs
 
 CDLA_KINDS = {
     "text": RegionKind.TEXT,
@@ -29,7 +30,9 @@ CDLA_KINDS = {
     "reference": RegionKind.REFERENCE,
     "equation": RegionKind.EQUATION,
 }
-_KEEP_EMPTY = (RegionKind.FIGURE,)  # a figure needs no text to be written as a placeholder
+_KEEP_EMPTY = (RegionKind.FIGURE,)
+_PROSE = (RegionKind.TEXT, RegionKind.REFERENCE)  # kinds whose lines form paragraphs
+PARAGRAPH_SEP = "\n\n"  # a figure needs no text to be written as a placeholder
 # Pages whose long side is below this many pixels are enlarged to it before layout and OCR:
 # the detector does not enlarge small images (Det.limit_type "max"), and a page rendered or
 # scanned this small holds body text only a few pixels high. The same size as the detector's
@@ -124,7 +127,12 @@ class RapidOcrSource:
             elif loose := _loose_lines(kind, inside[i]):  # blocks of their own
                 groups.append(loose)
                 inside[i] = [s for s in inside[i] if s not in loose]
-        regions = [_region(b, k, ls) for b, k, ls in zip(boxes, kinds, inside, strict=False)]
+        # Equation numbers left outside every box join the formula box beside them.
+        formulas = [i for i, k in enumerate(kinds) if k is RegionKind.EQUATION]
+        claimed, groups[0] = eqtags.claim_tags([boxes[i] for i in formulas], groups[0])
+        for i, numbers in zip(formulas, claimed, strict=False):
+            inside[i] += numbers
+        regions = [r for b, k, ls in zip(boxes, kinds, inside, strict=False) for r in _box_regions(b, k, ls)]
         regions = [r for r in regions if r.text or r.kind in _KEEP_EMPTY]
         regions += [
             _region(geo.union_box([s.bbox for s in block]), RegionKind.TEXT, block)
@@ -194,13 +202,29 @@ def _is_text_area(box: BBox, lines: list[TextSpan], size: tuple[int, int]) -> bo
     return geo.area(box) > 0.5 * size[0] * size[1] or text_area > 0.2 * geo.area(box)
 
 
+def _box_regions(bbox: BBox, kind: RegionKind, lines: list[TextSpan]) -> list[Region]:
+    """The box as a region; a formula box holding several numbered equations as one each."""
+    if kind is not RegionKind.EQUATION:
+        return [_region(bbox, kind, lines)]
+    equations = eqtags.split_equations(lines)
+    if len(equations) == 1:  # the layout's box, grown to take in a number found outside it
+        return [replace(_region(geo.union_box([bbox, equations[0].bbox]), kind, lines), text=equations[0].latex)]
+    return [replace(_region(eq.bbox, kind, list(eq.lines)), text=eq.latex) for eq in equations]
+
+
 def _region(bbox: BBox, kind: RegionKind, lines: list[TextSpan]) -> Region:
-    text = geo.join_lines(lines)
+    text = _region_text(kind, lines)
     level = heading_level(text, 2) if kind is RegionKind.TITLE else 0
     cells = tablegrid.cells_from_lines(lines) if kind is RegionKind.TABLE and lines else ()
     weight = sum(len(s.text) for s in lines)
     confidence = sum(s.score * len(s.text) for s in lines) / weight if weight else 1.0
     return Region(bbox, kind, 0, text, cells, level, RapidOcrSource.name, confidence)
+
+
+def _region_text(kind: RegionKind, lines: list[TextSpan]) -> str:
+    if kind in _PROSE:  # a region holds several paragraphs: blank lines between them
+        return PARAGRAPH_SEP.join(geo.join_lines(p) for p in paragraphs(lines))
+    return geo.join_lines(lines)
 
 
 def _aabb(points) -> BBox:

@@ -5,14 +5,21 @@ defines the columns, and every other row's line takes the column nearest it, or 
 whose centres it covers (a heading set over sub-columns), instead of being packed to the left. `spread_centred_headings`
 widens a heading in the rows above the body ("Year Ended" over three year columns) that a
 grid finder put in one column: set centred, it has as many empty cells left as right.
+`heading_rows` tells how many rows at the top are the table's heading; `missed_share` how much
+of a table box's text a grid finder left out of its cells.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import replace
 
 from hsd_cli.datatypes import TableCell, TextSpan
 from hsd_cli.drafts import geometry as geo
+
+# A cell that is a figure: "0.87", "1,234", "(12.5)", "-3%", "$ 178", or a dash for none.
+_NUMBER = re.compile(r"^[(\-+\u2212]?[$€£¥]?\s?\d[\d,.\s]*%?\)?$|^[-\u2013\u2014]$")
 
 
 def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
@@ -80,3 +87,49 @@ def _covered(cell: TableCell, cells: list[TableCell]) -> bool:
     return any(
         o is not cell and o.row == cell.row and o.col <= cell.col < o.col + o.col_span and o.text.strip() for o in cells
     )
+
+
+def heading_rows(cells: tuple[TableCell, ...]) -> int:
+    """How many rows at the top of a table are its heading (1 when the table has no figures).
+
+    The body starts at the first row with a figure in a column of figures. The rows above it
+    that put a label over a column of figures past the first are the heading: two rows when a
+    group name ("ReACT") stands over the metric names ("Procedure", "Completion"). A row
+    labelling only the stub columns ("Proteomics | Clustering") starts the body's first section.
+    """
+    numeric = _figure_columns(cells)
+    body = min((c.row for c in cells if c.col in numeric and _NUMBER.match(c.text.strip())), default=None)
+    if body is None:
+        return 1
+    n = 0
+    while n < body and any(c.row == n and c.text.strip() and _covers(c, numeric - {0}) for c in cells):
+        n += 1
+    return max(n, 1)
+
+
+def _figure_columns(cells: tuple[TableCell, ...]) -> set[int]:
+    """Columns where figures fill at least half of the non-empty cells."""
+    filled, figures = Counter(), Counter()
+    for c in cells:
+        if c.text.strip():
+            filled[c.col] += 1
+            figures[c.col] += bool(_NUMBER.match(c.text.strip()))
+    return {k for k, n in filled.items() if figures[k] * 2 >= n}
+
+
+def _covers(cell: TableCell, columns: set[int]) -> bool:
+    return any(k in columns for k in range(cell.col, cell.col + cell.col_span))
+
+
+def missed_share(cells: tuple[TableCell, ...], lines: list[TextSpan]) -> float:
+    """Share of the lines' characters, word by word, that no cell holds.
+
+    A grid finder that follows ruling lines can take the body of a table and leave out what
+    the rules do not enclose (a heading of slanted labels, a stub column, the total rows):
+    then the lines make the better grid.
+    """
+    words = Counter(w for line in lines for w in line.text.split())
+    held = Counter(w for c in cells for w in c.text.split())
+    total = sum(len(w) * n for w, n in words.items())
+    missed = sum(len(w) * max(0, n - held[w]) for w, n in words.items())
+    return missed / total if total else 0.0

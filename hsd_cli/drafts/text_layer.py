@@ -16,6 +16,9 @@ from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts.base import heading_level
 
 _MARGIN = 0.06  # top/bottom fraction of the page where running headers and footers live
+# Above this share of a table box's text left out of the grid finder's cells, the cells are
+# rebuilt from the box's lines: a grid holding 90% of the text keeps its multi-line cells.
+MAX_MISSED = 0.1
 
 
 class TextLayerSource:
@@ -77,6 +80,8 @@ def _fill(region: Region, lines: list[TextSpan]) -> Region:
     level = heading_level(text, region.level) if region.kind is RegionKind.TITLE else 0
     # A table whose lines all left keeps no cells; a grid finder's headings get their spans.
     cells = tablegrid.spread_centred_headings(region.cells) if lines else ()
+    if cells and tablegrid.missed_share(cells, lines) > MAX_MISSED:
+        cells = ()  # the grid lost part of the table (its heading, a stub column): lines instead
     if region.kind is RegionKind.TABLE and not cells and lines:
         cells = tablegrid.cells_from_lines(lines)
     return replace(region, text=text, level=level, cells=cells, source=TextLayerSource.name)

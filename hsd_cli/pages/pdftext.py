@@ -14,6 +14,7 @@ import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell, TextSpan
 from hsd_cli.drafts.geometry import split_repeated_headers
+from hsd_cli.drafts.running import BAND, BandLine
 from hsd_cli.pages import glyphs
 
 # Text drawn with render mode 3 (OCR layers over scans) is neither filled nor stroked.
@@ -59,6 +60,26 @@ def visible_lines(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple[TextSpan, 
             if text:
                 lines.append(TextSpan(tuple(pymupdf.Rect(line["bbox"]) * to_px), text, size, bold))
     return tuple(lines)
+
+
+def band_lines(pdf: pymupdf.Document, max_pages: int = 40) -> list[list[BandLine]]:
+    """Text lines in the top and bottom bands of up to `max_pages` pages spread over `pdf`."""
+    n = pdf.page_count
+    step = max(1, n // max_pages)  # a long document: every step-th page still shows its running lines
+    pages = []
+    for index in range(0, n, step)[:max_pages]:
+        page = pdf[index]
+        height = page.rect.height or 1.0
+        top, bottom = page.rect.y0 + BAND * height, page.rect.y1 - BAND * height
+        lines = []
+        for block in page.get_text("dict", flags=0)["blocks"]:
+            for line in block.get("lines", ()):
+                y0, y1 = line["bbox"][1], line["bbox"][3]
+                if y1 <= top or y0 >= bottom:  # unrotated points, as the page's own rect
+                    text = "".join(s["text"] for s in line["spans"]).strip()
+                    lines.append(BandLine((y0 - page.rect.y0) / height, (y1 - page.rect.y0) / height, text))
+        pages.append(lines)
+    return pages
 
 
 def layout_regions(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple[Region, ...]:

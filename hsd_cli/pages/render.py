@@ -17,6 +17,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 from hsd_cli.datatypes import PageImage
 from hsd_cli.errors import InputError
 from hsd_cli.pages import pdffigures, pdfmath, pdftext
+from hsd_cli.pages.ocr_dpi import ocr_dpi, text_height
 
 MAX_PIXELS = 60_000_000  # a rendered page above this is refused rather than risking memory
 MIN_DPI = 36  # RunConfig's lower bound for --dpi
@@ -135,6 +136,18 @@ def with_text_layer(doc: Document, page: PageImage) -> PageImage:
     except Exception:  # noqa: BLE001 - a broken text layer only costs the text-layer drafts
         return page
     return replace(page, text_spans=spans)
+
+
+def render_for_ocr(doc: Document, page: PageImage) -> PageImage:
+    """`page` rendered again, with its text layer, at the resolution OCR reads it best at
+    (pages/ocr_dpi.py); `page` itself where that is its own resolution, or it is an image file."""
+    if doc.pdf is None:
+        return page
+    rect = doc.pdf[page.index].rect
+    dpi = ocr_dpi(rect.width, rect.height, text_height(page.text_spans), page.dpi)
+    if dpi == page.dpi:
+        return page
+    return with_text_layer(doc, _render_pdf_page(doc, page.index, dpi))
 
 
 def with_layout(doc: Document, page: PageImage) -> PageImage:

@@ -35,6 +35,7 @@ class Preparer:
     def __init__(self, cfg: PrepareConfig) -> None:
         self.cfg = cfg
         self._sources = None
+        self._running: tuple[Path, object] | None = None  # (document, its RunningLines)
 
     def __call__(self, path: Path, page: int) -> PreparedPage:
         from hsd_cli.pages.render import open_document, render_page
@@ -54,7 +55,7 @@ class Preparer:
             return PreparedPage(image, tuple(regions), name, t_render, time.perf_counter() - t1, error)
 
     def _draft(self, doc, image: PageImage) -> tuple[PageImage, list[Region], str]:
-        from hsd_cli.drafts import AutoSource
+        from hsd_cli.drafts import AutoSource, running
         from hsd_cli.pages.render import with_layout, with_text_layer
 
         if self._sources is None:
@@ -63,7 +64,31 @@ class Preparer:
         source = self._sources.select(image)
         if source is self._sources.text:  # layout analysis only where its drafts use it
             image = with_layout(doc, image)
-        return image, source.regions(image), source.name
+        found = _ocr_regions(doc, image, source) if source is self._sources.ocr else source.regions(image)
+        regions = running.relabel(found, self._running_lines(doc), image.image.height)
+        return image, regions, source.name
+
+    def _running_lines(self, doc):
+        """The document's running headers and footers, found once per document."""
+        from hsd_cli.drafts import running
+        from hsd_cli.pages.pdftext import band_lines
+
+        if self._running is None or self._running[0] != doc.path:
+            found = running.find_running(band_lines(doc.pdf)) if doc.pdf is not None else running.RunningLines()
+            self._running = (doc.path, found)
+        return self._running[1]
+
+
+def _ocr_regions(doc, page: PageImage, source) -> list[Region]:
+    """OCR regions read from a render at the page's own OCR resolution, in `page`'s pixels."""
+    from hsd_cli.pages.render import render_for_ocr
+
+    ocr_page = render_for_ocr(doc, page)
+    regions = source.regions(ocr_page)
+    if ocr_page is page:
+        return regions
+    k = page.dpi / ocr_page.dpi
+    return [replace(r, bbox=tuple(v * k for v in r.bbox)) for r in regions]
 
 
 def strip_layer(prepared: PreparedPage) -> PreparedPage:

@@ -72,3 +72,23 @@ def test_centred_heading_spans_its_columns() -> None:
     year = next(c for c in out if c.text == "Year Ended")
     assert (year.col, year.col_span) == (2, 5)  # not (4, 1)
     assert [c.text for c in out if c.row == 1] == ["Cost", "$", "178", "$", "141", "$", "138"]
+
+
+def test_heading_rows_count_a_group_row_over_metric_names() -> None:
+    """A group name over metric names is a two-row heading; a stub-only section row is body."""
+    head = [TableCell(0, 3, "ReACT"), TableCell(1, 0, "#"), TableCell(1, 1, "Task")]
+    head += [TableCell(1, 2, "Procedure"), TableCell(1, 3, "Completion")]
+    section = [TableCell(2, 0, "Proteomics"), TableCell(2, 1, "Clustering")]
+    body = [TableCell(3, k, t) for k, t in enumerate(["1", "Simplified", "0.87", "0.20"])]
+    body += [TableCell(4, k, t) for k, t in enumerate(["2", "Normal", "0.88", "(0.4)"])]
+    assert tablegrid.heading_rows(tuple(head + section + body)) == 2  # not 3: "Proteomics" starts the body
+    words = (TableCell(0, 0, "Name"), TableCell(0, 1, "Role"), TableCell(1, 0, "Ada"), TableCell(1, 1, "Lead"))
+    assert tablegrid.heading_rows(words) == 1  # no figures: the first row
+
+
+def test_missed_share_counts_text_the_grid_left_out() -> None:
+    """A ruled grid holding the body but not the slanted heading misses the heading's characters."""
+    lines = [TextSpan((0, 0, 50, 10), "Procedure"), TextSpan((0, 20, 50, 30), "0.87 0.20")]
+    cells = (TableCell(0, 0, "0.87"), TableCell(0, 1, "0.20"))
+    assert tablegrid.missed_share(cells, lines) == 9 / 17
+    assert tablegrid.missed_share((*cells, TableCell(1, 0, "Procedure")), lines) == 0.0

@@ -55,6 +55,26 @@ def test_markdown_table_repeats_merged_cells() -> None:
     ]
 
 
+def test_gfm_writes_a_two_row_heading_as_html_with_th() -> None:
+    """A pipe table keeps one heading row: a two-row heading goes to HTML, empty cells kept."""
+    cells = (
+        TableCell(0, 1, "ReACT", col_span=2),
+        TableCell(1, 0, "#"),
+        TableCell(1, 1, "Procedure"),
+        TableCell(1, 2, "Completion"),
+        TableCell(2, 0, "25"),
+        TableCell(2, 2, "0.60"),
+    )
+    gfm = DraftStyle(table="gfm")
+    assert region_markup(region(RegionKind.TABLE, cells=cells), gfm) == (
+        '<table><tr><th></th><th colspan="2">ReACT</th></tr>'
+        "<tr><th>#</th><th>Procedure</th><th>Completion</th></tr>"
+        "<tr><td>25</td><td></td><td>0.60</td></tr></table>"  # not <td>25</td><td>0.60</td>
+    )
+    one_row = (TableCell(0, 0, "a"), TableCell(0, 1, "b"), TableCell(1, 0, "1"), TableCell(1, 1, "2"))
+    assert region_markup(region(RegionKind.TABLE, cells=one_row), gfm).startswith("| a | b |")
+
+
 def test_table_without_cells_falls_back_to_text() -> None:
     assert region_markup(region(RegionKind.TABLE, "a b\nc d"), HTML) == "a b\nc d"
 

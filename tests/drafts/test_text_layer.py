@@ -7,7 +7,7 @@ from pathlib import Path
 import pymupdf
 from PIL import Image
 
-from hsd_cli.datatypes import PageImage, Region, RegionKind, TextSpan
+from hsd_cli.datatypes import PageImage, Region, RegionKind, TableCell, TextSpan
 from hsd_cli.drafts import AutoSource, TextLayerSource, has_text_layer, page_markdown
 from hsd_cli.drafts.auto import unreadable_share
 from hsd_cli.drafts.base import heading_level
@@ -119,6 +119,25 @@ def test_xy_cut_columns_follow_script_direction() -> None:
     assert reading_order(boxes, rtl=True) == [2, 0, 1, 3]
 
 
+def test_xy_cut_reads_a_grid_of_blocks_row_by_row() -> None:
+    """A 2 x 2 grid of blocks reads row by row; two columns of text still read column by column."""
+    grid = [(100, 100, 480, 300), (520, 100, 900, 300), (100, 400, 480, 600), (520, 400, 900, 600)]
+    assert reading_order(grid) == [0, 1, 2, 3]  # not column by column: [0, 2, 1, 3]
+    # Entries of two reference columns, bands aligned by chance but of unequal length: columns.
+    refs = [(100, 100, 480, 140), (520, 100, 900, 160), (100, 170, 480, 230), (520, 170, 900, 230)]
+    assert reading_order(refs) == [0, 2, 1, 3]
+    # Paragraph breaks at their own heights: no band runs across both columns.
+    text = [(100, 100, 480, 300), (100, 320, 480, 600), (520, 100, 900, 420), (520, 440, 900, 600)]
+    assert reading_order(text) == [0, 1, 2, 3]
+    # A band across both columns, but the right column's next block starts lower: no grid.
+    offset = [(100, 100, 480, 300), (100, 320, 480, 600), (520, 100, 900, 300), (520, 380, 900, 600)]
+    assert reading_order(offset) == [0, 1, 2, 3]
+    # A cell of two blocks whose inner gap is as wide as the band between rows: columns of text.
+    stacked = [(100, 100, 480, 180), (100, 200, 480, 300), (520, 100, 900, 300)]
+    stacked += [(100, 320, 480, 600), (520, 320, 900, 600)]
+    assert reading_order(stacked) == [0, 1, 3, 2, 4]
+
+
 def embedded_font_page(to_unicode: bool) -> pymupdf.Page:
     """A page set in an embedded CID font, with or without the map from glyphs to Unicode."""
     doc = pymupdf.open()
@@ -184,6 +203,19 @@ def test_one_column_table_is_text_and_real_table_stays() -> None:
     grid = [line(60 + 300 * c, 200 + 24 * r, f"{r}.{c}", width=60) for r in range(3) for c in range(3)]
     regions = TextLayerSource().regions(page_of(*grid, layout=(table,)))
     assert [r.kind for r in regions] == [RegionKind.TABLE] and len(regions[0].cells) == 9
+
+
+def test_grid_that_lost_the_heading_is_rebuilt_from_lines() -> None:
+    """A ruled grid holding only the body loses the heading: the box's lines make the grid."""
+    head = [line(60 + 300 * c, 200, name, width=80) for c, name in enumerate(("Task", "Procedure", "Completion"))]
+    body = [line(60 + 300 * c, 224 + 24 * r, f"{r}.{c}", width=60) for r in range(3) for c in range(3)]
+    grid = tuple(TableCell(r, c, f"{r}.{c}") for r in range(3) for c in range(3))
+    table = Region((50, 190, 950, 300), RegionKind.TABLE, 0, "", grid)
+    (region,) = TextLayerSource().regions(page_of(*head, *body, layout=(table,)))
+    assert len(region.cells) == 12
+    assert {c.text for c in region.cells if c.row == 0} == {"Task", "Procedure", "Completion"}
+    whole = TextLayerSource().regions(page_of(*body, layout=(table,)))
+    assert whole[0].cells == grid  # a grid holding all the text stays as found
 
 
 def test_formula_box_gives_back_the_prose_it_swallowed() -> None:

@@ -1,0 +1,78 @@
+"""Running headers and footers: lines in a page's top or bottom band that repeat across pages.
+
+A line is running when, with its digits read as "#" ("Page 3", "Page 4"), its case and
+spacing ignored, it sits in the same band on at least `MIN_PAGES` pages and `MIN_SHARE` of the
+pages looked at (odd and even pages often carry different ones). A region in a band becomes
+HEADER or FOOTER only when its whole text is made of running lines: a region holding any
+other word stays what it was, so nothing of the body is lost.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from hsd_cli.datatypes import Region, RegionKind
+from hsd_cli.drafts.furniture import BAND, band_of
+
+MIN_PAGES = 3
+MIN_SHARE = 0.3
+_KEEP = (RegionKind.TABLE, RegionKind.FIGURE, RegionKind.EQUATION, RegionKind.CODE)
+
+
+@dataclass(frozen=True, slots=True)
+class BandLine:
+    """A text line of a page, its box as shares of the page height (0 top, 1 bottom)."""
+
+    top: float
+    bottom: float
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunningLines:
+    """The document's running lines, as (band, key) pairs."""
+
+    keys: frozenset[tuple[RegionKind, str]] = frozenset()
+
+
+def line_key(text: str) -> str:
+    """`text` with digits as "#", lower case, one space between words."""
+    return " ".join(re.sub(r"\d+", "#", text.lower()).split())
+
+
+def find_running(pages: list[list[BandLine]]) -> RunningLines:
+    """The lines that repeat in the same band across `pages`."""
+    counts: Counter[tuple[RegionKind, str]] = Counter()
+    for lines in pages:
+        counts.update({(band, line_key(s.text)) for s in lines if (band := _band(s)) and line_key(s.text)})
+    need = max(MIN_PAGES, MIN_SHARE * len(pages))
+    return RunningLines(frozenset(k for k, n in counts.items() if n >= need))
+
+
+def relabel(regions: list[Region], running: RunningLines, page_height: float) -> list[Region]:
+    """`regions` with those made only of running lines, in their band, as HEADER or FOOTER."""
+    if not running.keys:
+        return regions
+    return [_relabel(r, running, page_height) for r in regions]
+
+
+def _relabel(region: Region, running: RunningLines, page_height: float) -> Region:
+    band = band_of(region.bbox, page_height)
+    if band is None or region.kind in _KEEP or not region.text.strip():
+        return region
+    rest = line_key(region.text)
+    # Longest first: "#" alone must not eat the digits of "page #".
+    for band_key, key in sorted(running.keys, key=lambda k: -len(k[1])):
+        if band_key is band:
+            rest = rest.replace(key, " ")
+    return replace(region, kind=band, level=0) if not rest.strip() else region
+
+
+def _band(line: BandLine) -> RegionKind | None:
+    if line.bottom <= BAND:
+        return RegionKind.HEADER
+    if line.top >= 1 - BAND:
+        return RegionKind.FOOTER
+    return None
