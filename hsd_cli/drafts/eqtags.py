@@ -92,7 +92,7 @@ def _formula_at(tag: BBox, formulas: list[BBox]) -> int:
 
 
 def _glue_to_row(tag: TextSpan, lines: list[TextSpan]) -> list[TextSpan]:
-    row = [s for s in lines if geo._same_row(s.bbox, tag.bbox) and s.bbox[2] <= tag.bbox[0]]
+    row = [s for s in lines if geo.same_row(s.bbox, tag.bbox) and s.bbox[2] <= tag.bbox[0]]
     if not row:
         return [*lines, tag]
     left = max(row, key=lambda s: s.bbox[2])

@@ -9,7 +9,7 @@ from dataclasses import replace
 from hsd_cli.datatypes import BBox, TableCell, TextSpan
 
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
-_CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")  # not Hangul: Korean spaces words
+CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")  # not Hangul: Korean spaces words
 _WORD = re.compile(r"[^\W\d_]{3,}")  # three letters or more: "the", "where", not "x" or "dx"
 PROSE_CELL_CHARS = 60
 PROSE_LINE_CHARS = 15
@@ -71,7 +71,7 @@ def join_lines(lines: list[TextSpan]) -> str:
             text = line.text
         elif text.endswith("-") and line.text[:1].islower():
             text = text[:-1] + line.text
-        elif _CJK.match(text[-1]) and _CJK.match(line.text[0]):
+        elif CJK.match(text[-1]) and CJK.match(line.text[0]):
             text += line.text
         else:
             text += " " + line.text
@@ -112,14 +112,14 @@ def is_rtl(text: str) -> bool:
 def split_rows(lines: list[TextSpan]) -> list[list[TextSpan]]:
     rows: list[list[TextSpan]] = []
     for line in sorted(lines, key=lambda s: (s.bbox[1] + s.bbox[3]) / 2):
-        if rows and _same_row(rows[-1][-1].bbox, line.bbox):
+        if rows and same_row(rows[-1][-1].bbox, line.bbox):
             rows[-1].append(line)
         else:
             rows.append([line])
     return rows
 
 
-def _same_row(a: BBox, b: BBox) -> bool:
+def same_row(a: BBox, b: BBox) -> bool:
     shared = min(a[3], b[3]) - max(a[1], b[1])
     return shared > 0.5 * min(a[3] - a[1], b[3] - b[1])
 
@@ -211,7 +211,7 @@ def prose_lines(lines: list[TextSpan]) -> tuple[list[TextSpan], list[TextSpan]]:
 def is_prose(text: str) -> bool:
     """Several real words in a row and few symbols: a sentence, not mathematics."""
     chars = [c for c in text if not c.isspace()]
-    if len(_CJK.findall(text)) >= 6:
+    if len(CJK.findall(text)) >= 6:
         return True
     words = _WORD.findall(text)
     letters = sum(len(w) for w in words)
@@ -227,7 +227,7 @@ def _xy_cut(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
     if len(ids) <= 1:
         return ids
     # Columns first: every gap in the x projection splits columns (read in script direction).
-    columns, _ = _split(ids, boxes, 0)
+    columns, _ = split_gaps(ids, boxes, 0)
     if len(columns) > 1 and (grid := _grid_rows(ids, columns, boxes)):
         return [i for row in grid for i in _xy_cut(row, boxes, rtl)]
     if len(columns) > 1:
@@ -236,7 +236,7 @@ def _xy_cut(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
     # Then rows, at the widest gaps only: a paragraph break in one column that lines up with the
     # end of the other column must not cut both columns into rows. (Cutting at all the equally
     # widest gaps at once keeps the recursion shallow on evenly spaced lines.)
-    rows, gaps = _split(ids, boxes, 1)
+    rows, gaps = split_gaps(ids, boxes, 1)
     if len(rows) > 1:
         widest = max(gaps[1:])
         cuts = [0] + [j for j in range(1, len(rows)) if gaps[j] >= widest - 1] + [len(rows)]
@@ -254,11 +254,11 @@ def _grid_rows(ids: list[int], columns: list[list[int]], boxes: list[BBox]) -> l
     their own heights: a band across both is a coincidence, and the entries beside each other
     differ in length (a reference list read row by row scored worse on the dev corpus).
     """
-    rows, _ = _split(ids, boxes, 1)
+    rows, _ = split_gaps(ids, boxes, 1)
     if len(rows) < 2:
         return []
     col_of = {i: k for k, col in enumerate(columns) for i in col}
-    # Bands from the boxes as they are (not trimmed as in _split), like the gaps inside cells.
+    # Bands from the boxes as they are (not trimmed as in split_gaps), like the gaps inside cells.
     band = min(min(boxes[i][1] for i in b) - max(boxes[i][3] for i in a) for a, b in itertools.pairwise(rows))
     for row in rows:
         if {col_of[i] for i in row} != set(range(len(columns))):
@@ -281,7 +281,7 @@ def _inner_gap(row: list[int], col_of: dict[int, int], boxes: list[BBox]) -> flo
     return widest
 
 
-def _split(ids: list[int], boxes: list[BBox], axis: int) -> tuple[list[list[int]], list[float]]:
+def split_gaps(ids: list[int], boxes: list[BBox], axis: int) -> tuple[list[list[int]], list[float]]:
     """Groups of boxes separated by empty bands along `axis` (0: x, 1: y), and each band's width."""
     ids = sorted(ids, key=lambda i: boxes[i][axis])
     parts, gaps, end = [[ids[0]]], [0.0], _shrunk(boxes[ids[0]], axis)[1]

@@ -67,7 +67,7 @@ def paragraphs(lines: list[TextSpan]) -> list[list[TextSpan]]:
 def _columns(lines: list[TextSpan]) -> list[list[TextSpan]]:
     """The block's columns, left to right (right to left in RTL script), or the block whole."""
     boxes = [s.bbox for s in lines]
-    parts, _ = geo._split(list(range(len(lines))), boxes, 0)
+    parts, _ = geo.split_gaps(list(range(len(lines))), boxes, 0)
     columns = [[lines[i] for i in part] for part in parts]
     if len(columns) < 2 or any(len(geo.split_rows(c)) < MIN_COLUMN_ROWS for c in columns):
         return [lines]
@@ -146,7 +146,7 @@ def _font_changes(prev: _Row, row: _Row) -> bool:
 
 
 def _is_cjk(row: _Row) -> bool:
-    return sum(len(geo._CJK.findall(s.text)) for s in row.lines) > row.chars / 2
+    return sum(len(geo.CJK.findall(s.text)) for s in row.lines) > row.chars / 2
 
 
 def _char_width(row: _Row) -> float:
