@@ -24,6 +24,7 @@ from statistics import median
 
 from hsd_cli.datatypes import BBox, TextSpan
 from hsd_cli.drafts import geometry as geo
+from hsd_cli.drafts.reading_order import split_gaps
 
 MIN_COLUMN_ROWS = 3  # a gutter splits a block only when every side holds this many rows
 INDENT = 1.2  # characters off the left edge that make an indent (OCR boxes jitter by a few px)
@@ -67,7 +68,7 @@ def paragraphs(lines: list[TextSpan]) -> list[list[TextSpan]]:
 def _columns(lines: list[TextSpan]) -> list[list[TextSpan]]:
     """The block's columns, left to right (right to left in RTL script), or the block whole."""
     boxes = [s.bbox for s in lines]
-    parts, _ = geo.split_gaps(list(range(len(lines))), boxes, 0)
+    parts, _ = split_gaps(list(range(len(lines))), boxes, 0)
     columns = [[lines[i] for i in part] for part in parts]
     if len(columns) < 2 or any(len(geo.split_rows(c)) < MIN_COLUMN_ROWS for c in columns):
         return [lines]

@@ -17,6 +17,7 @@ from hsd_cli.drafts import eqtags, overlay, tablegrid
 from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.paragraphs import paragraphs
+from hsd_cli.drafts.reading_order import reading_order
 
 CDLA_KINDS = {
     "text": RegionKind.TEXT,
@@ -140,7 +141,7 @@ class RapidOcrSource:
             for block in geo.group_lines(g)
         ]
         rtl = geo.is_rtl(" ".join(s.text for s in lines))
-        order = geo.reading_order([r.bbox for r in regions], rtl=rtl)
+        order = reading_order([r.bbox for r in regions], rtl=rtl)
         return [replace(regions[i], order=n) for n, i in enumerate(order)]
 
     def _layout_boxes(self, image: Image.Image) -> tuple[list[BBox], list[RegionKind]]:

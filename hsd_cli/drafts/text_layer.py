@@ -14,6 +14,7 @@ from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import furniture, headings, tablegrid
 from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts.base import heading_level
+from hsd_cli.drafts.reading_order import reading_order
 
 _MARGIN = 0.06  # top/bottom fraction of the page where running headers and footers live
 # Above this share of a table box's text left out of the grid finder's cells, the cells are
@@ -122,5 +123,5 @@ def _in_reading_order(regions: list[Region]) -> list[Region]:
     # XY-cut beats the layout model's own order on the corpus (mean NED 0.125 vs 0.176 on
     # born-digital documents): the model reads some two-column pages row by row.
     rtl = geo.is_rtl(" ".join(r.text for r in regions))
-    order = geo.reading_order([r.bbox for r in regions], rtl=rtl)
+    order = reading_order([r.bbox for r in regions], rtl=rtl)
     return [replace(regions[i], order=n) for n, i in enumerate(order)]
