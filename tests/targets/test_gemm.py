@@ -57,3 +57,12 @@ def test_cost_cache_tells_the_layouts_apart(tiny_model_dir):
     pack_linears(model)
     assert before[0] == "row-major" and weight_layout(model) != "row-major"
     assert _key(model) != before[1]
+
+
+def test_cpu_targets_hand_grouped_heads_to_sdpa_with_a_mask(tiny_target):
+    """Tree steps always pass a mask: transformers must not copy the K/V heads per layer then."""
+    from transformers.integrations.sdpa_attention import use_gqa_in_sdpa
+
+    tiny_target("qwen2_5_vl")
+    kv = torch.zeros(1, 2, 5, 8)
+    assert use_gqa_in_sdpa(torch.zeros(1, 1, 3, 5), kv, kv)
