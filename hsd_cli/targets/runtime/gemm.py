@@ -5,8 +5,9 @@ step or a batch of pages: on the full-size HunyuanOCR's 3584 x 1024 MLP weight, 
 takes 0.28 ms, 2 rows 0.55 ms and 4 rows 1.4 ms, although every row reads the same weight once.
 oneDNN's linear over a weight packed once in its blocked layout (the kernel torch.compile's CPU
 freezing uses) takes 0.26, 0.28 and 0.36 ms, and 4.4, 5.4 and 3.2 ms where MKL takes 7.6, 17 and
-21 ms on the vocabulary projection. So a step over 8 tree tokens, or 8 pages' rows, costs about
-what a plain decode step costs, and both trees and batches pay on a CPU.
+21 ms on the vocabulary projection. A whole step of the model over 4-16 tree tokens (or pages'
+rows) costs 0.16-0.26 s instead of 0.31-0.45 s, so trees and batches pay on a CPU; a one-token
+step costs 0.17 s instead of 0.14 s (one thread, RESULTS.md gemm-layout).
 
 Packing keeps values and shapes: a packed layer is still an `nn.Linear` whose dense weight is a
 one-element stride-0 view (the packed copy holds the values; memory is not doubled), except a
