@@ -23,7 +23,7 @@ _PAGE_NUMBER = re.compile(
     re.I,
 )
 _FOOTNOTE = re.compile(r"^(?:\d{1,3}|[*†‡§¶])\s*\S")
-_KEEP = (RegionKind.TABLE, RegionKind.FIGURE, RegionKind.EQUATION, RegionKind.CODE)
+KEPT_KINDS = (RegionKind.TABLE, RegionKind.FIGURE, RegionKind.EQUATION, RegionKind.CODE)
 
 
 def is_page_number(text: str) -> bool:
@@ -41,7 +41,7 @@ def band_of(bbox: tuple[float, ...], page_height: float) -> RegionKind | None:
 
 def relabel(region: Region, lines: list[TextSpan], body: float, page_height: float) -> Region:
     """`region` as HEADER/FOOTER when it is a page number or a small running line in a band."""
-    if region.kind in _KEEP or region.kind in (RegionKind.HEADER, RegionKind.FOOTER):
+    if region.kind in KEPT_KINDS or region.kind in (RegionKind.HEADER, RegionKind.FOOTER):
         return region
     band = band_of(region.bbox, page_height)
     text = region.text.strip()

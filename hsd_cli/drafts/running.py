@@ -14,11 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from hsd_cli.datatypes import Region, RegionKind
-from hsd_cli.drafts.furniture import BAND, band_of
+from hsd_cli.drafts.furniture import KEPT_KINDS, band_of
 
 MIN_PAGES = 3
 MIN_SHARE = 0.3
-_KEEP = (RegionKind.TABLE, RegionKind.FIGURE, RegionKind.EQUATION, RegionKind.CODE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +59,7 @@ def relabel(regions: list[Region], running: RunningLines, page_height: float) ->
 
 def _relabel(region: Region, running: RunningLines, page_height: float) -> Region:
     band = band_of(region.bbox, page_height)
-    if band is None or region.kind in _KEEP or not region.text.strip():
+    if band is None or region.kind in KEPT_KINDS or not region.text.strip():
         return region
     rest = line_key(region.text)
     # Longest first: "#" alone must not eat the digits of "page #".
@@ -71,8 +70,4 @@ def _relabel(region: Region, running: RunningLines, page_height: float) -> Regio
 
 
 def _band(line: BandLine) -> RegionKind | None:
-    if line.bottom <= BAND:
-        return RegionKind.HEADER
-    if line.top >= 1 - BAND:
-        return RegionKind.FOOTER
-    return None
+    return band_of((0.0, line.top, 0.0, line.bottom), 1.0)  # the line's box is in page-height shares

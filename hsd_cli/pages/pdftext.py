@@ -13,8 +13,9 @@ from dataclasses import replace
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell, TextSpan
+from hsd_cli.drafts.furniture import BAND
 from hsd_cli.drafts.geometry import split_repeated_headers
-from hsd_cli.drafts.running import BAND, BandLine
+from hsd_cli.drafts.running import BandLine
 from hsd_cli.pages import glyphs
 
 # Text drawn with render mode 3 (OCR layers over scans) is neither filled nor stroked.
