@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from hsd_cli.datatypes import BBox, TextSpan
 from hsd_cli.drafts import geometry as geo
+from hsd_cli.drafts.formula import tagged
 
 _TAG = re.compile(r"^[(（]\s*(\d+(?:\.\d+)*[a-z]?)\s*[)）]$")
 
@@ -37,8 +38,7 @@ class Equation:
     @property
     def latex(self) -> str:
         """The formula's text with its number as `\\tag{n}`, as the drafts write numbered displays."""
-        text = geo.join_lines(list(self.lines))
-        return f"{text} \\tag{{{self.tag}}}" if self.tag else text
+        return tagged(geo.join_lines(list(self.lines)), self.tag)
 
 
 def tag_of(line: TextSpan) -> str:

@@ -51,7 +51,11 @@ class Rule:
 def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
     """The formula's LaTeX, a trailing equation number as `\\tag{n}`."""
     glyphs, tag = split_tag([g for g in glyphs if g.c.strip() or g.latex])
-    latex = _row(glyphs, list(rules))
+    return tagged(_row(glyphs, list(rules)), tag)
+
+
+def tagged(latex: str, tag: str) -> str:
+    """A display formula's LaTeX with its equation number, if any, as `\\tag{n}`."""
     return f"{latex} \\tag{{{tag}}}" if tag else latex
 
 
