@@ -66,3 +66,12 @@ def test_cpu_targets_hand_grouped_heads_to_sdpa_with_a_mask(tiny_target):
     tiny_target("qwen2_5_vl")
     kv = torch.zeros(1, 2, 5, 8)
     assert use_gqa_in_sdpa(torch.zeros(1, 1, 3, 5), kv, kv)
+
+
+def test_cost_cache_tells_the_attention_paths_apart(tiny_model_dir, monkeypatch):
+    """A curve measured with K/V heads repeated per step must not be reused once SDPA takes them grouped."""
+    model = _plain(tiny_model_dir("qwen2_5_vl"))
+    monkeypatch.delenv("TRANSFORMERS_SDPA_FORCE_GQA", raising=False)
+    repeated = _key(model)
+    monkeypatch.setenv("TRANSFORMERS_SDPA_FORCE_GQA", "1")
+    assert _key(model) != repeated
