@@ -6,7 +6,7 @@ from hsd_cli.datatypes import PageImage, Region
 from hsd_cli.drafts.base import DraftSource
 from hsd_cli.drafts.rapid import RapidOcrSource
 from hsd_cli.drafts.text_layer import TextLayerSource
-from hsd_cli.drafts.validity import MAX_INVALID, invalid_share, unreadable_share  # noqa: F401
+from hsd_cli.drafts.validity import MAX_INVALID, invalid_share
 
 MODES = ("auto", "text", "ocr")
 MIN_TEXT_CHARS = 100  # below this a text layer is a stamp or a few labels, not the page
