@@ -94,6 +94,16 @@ def test_a_batched_step_above_two_ar_steps_takes_page():
     assert choose_method(_page("rapidocr"), _target(dear_ar), CFG) == "hsd"
 
 
+def test_a_page_sharing_its_steps_with_other_pages_weighs_stage1_by_its_share():
+    """At batch 8 a Stage-2 step saved for one page saves one row of a step the others take anyway."""
+    grows = CostModel(((1, 0.2), (8, 0.25), (256, 0.5)))  # the curve on which hsd pays alone
+    target = _target(grows, prefill=CostModel(((1024, 0.1), (10**6, 0.1))))  # 0.4 page steps per crop
+    assert Auto().for_page(_page("rapidocr"), target, CFG, batch=1).name == "hsd"
+    assert Auto().for_page(_page("rapidocr"), target, CFG, batch=8).name == "page"
+    explicit = HSD().for_page(_page("rapidocr"), target, CFG, batch=8)  # hsd asked for: Stage 1 off
+    assert explicit.name == "hsd" and explicit.plan == ()
+
+
 def test_auto_hands_hsd_the_plan_and_drafts_it_made():
     page, target = _page("rapidocr"), _target(GPU)
     method = Auto().for_page(page, target, CFG)

@@ -30,6 +30,7 @@ COLUMNS = (
     "forward passes",
     "rows/pass",
     "tree tok/pass",
+    "computed tok/pass",
     "identical to ar@1",
 )
 
@@ -48,6 +49,7 @@ class BatchRun:
     forward_passes: int
     rows: int  # rows summed over forward passes
     tree_tokens: int  # tree tokens summed over forward passes (rows x their root + draft nodes)
+    computed: int  # tokens the passes computed: each pass's rows x its widest tree (padding included)
     identical: int  # pages whose tokens equal AR's at batch 1
 
     @property
@@ -111,6 +113,7 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference) -> tuple
         len(per_step),
         sum(per_step),
         sum(per_step) + drafted,
+        sum(conv.last_batcher.padded_per_step),
         sum(t == ref for t, ref in zip(tokens, reference or tokens, strict=True)),
     )
     return run, tokens
@@ -155,6 +158,7 @@ def _row(r: BatchRun, ar: BatchRun | None) -> list[str]:
         str(r.forward_passes),
         f"{r.rows / passes:.2f}",
         f"{r.tree_tokens / passes:.1f}",
+        f"{r.computed / passes:.1f}",
         f"{r.identical}/{r.pages}",
     ]
 
@@ -173,5 +177,6 @@ def _json(r: BatchRun) -> dict:
         "forward_passes": r.forward_passes,
         "rows_per_step": r.rows / max(r.forward_passes, 1),
         "tree_tokens_per_step": r.tree_tokens / max(r.forward_passes, 1),
+        "computed_tokens_per_step": r.computed / max(r.forward_passes, 1),
         "identical_to_ar": r.identical,
     }

@@ -13,7 +13,7 @@ class AR:
     name = "ar"
     uses_drafts = False
 
-    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig) -> AR:
+    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig, batch: int = 1) -> AR:
         return self
 
     def drafts(self, target: VisionTarget, regions: list[Region]) -> PageDrafts:

@@ -18,11 +18,11 @@ from hsd_cli.methods.page import Page
 from hsd_cli.targets.runtime.base import VisionTarget
 
 
-def method_for(prepared: PreparedPage, target, spec: SpecConfig) -> HSD | Page:
+def method_for(prepared: PreparedPage, target, spec: SpecConfig, batch: int = 1) -> HSD | Page:
     """`hsd` with its Stage-1 plan when some batch pays for itself on this device, else `page`."""
     regions = list(prepared.regions)
     drafts = region_drafts(target, regions)
-    plan = stage1_plan(target, regions, drafts, spec)
+    plan = stage1_plan(target, regions, drafts, spec, batch)
     # The job runs this plan and these drafts: planning twice cost a second tokenization and a
     # second pricing of every crop per page.
     return HSD(tuple(plan), drafts) if plan else Page()
@@ -39,5 +39,5 @@ class Auto:
     name = "auto"
     uses_drafts = True
 
-    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig) -> Method:
-        return method_for(prepared, target, spec)
+    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig, batch: int = 1) -> Method:
+        return method_for(prepared, target, spec, batch)

@@ -61,8 +61,9 @@ class Method(Protocol):
     name: str  # what page reports say
     uses_drafts: bool
 
-    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig) -> Method:
-        """The method that decodes this page (auto picks one; the others are themselves)."""
+    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig, batch: int = 1) -> Method:
+        """The method that decodes this page (auto picks one; the others are themselves); `batch`
+        pages share the run's forward passes."""
         ...
 
     def drafts(self, target: VisionTarget, regions: list[Region]) -> PageDrafts:

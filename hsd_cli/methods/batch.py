@@ -62,6 +62,7 @@ class Batcher:
         self.waiting: deque[_Live] = deque()  # pages whose request waits for room (out of memory)
         self.finished: deque[tuple[Hashable, Outcome]] = deque()
         self.rows_per_step: list[int] = []  # rows of each forward pass (batch occupancy)
+        self.padded_per_step: list[int] = []  # tokens each forward pass computed: rows x widest tree
 
     def run(self, works: Iterable[tuple[Hashable, Method, PageWork]]) -> Iterator[tuple[Hashable, Outcome]]:
         """Each work's (key, outcome), as soon as its page is done."""
@@ -149,6 +150,7 @@ class Batcher:
             return
         dt = time.perf_counter() - t0
         self.rows_per_step.append(rows)
+        self.padded_per_step.append(rows * stepper.width)
         for x in running:
             x.steps += 1
             x.t_decode += dt

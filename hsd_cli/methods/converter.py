@@ -66,9 +66,10 @@ class TargetConverter:
 
         An item may be the exception its preparation raised: it passes through in its place."""
         target = self.target  # loads the model (ModelNotFoundError is the run's, not a page's)
-        batcher = self.last_batcher = Batcher(target, pages or self.batch_pages)  # its occupancy: benchmarks
+        pages = pages or self.batch_pages
+        batcher = self.last_batcher = Batcher(target, pages)  # its occupancy: benchmarks
         order = InOrder()
-        for key, out in batcher.run(self._works(items, order)):
+        for key, out in batcher.run(self._works(items, order, pages)):
             order.done(key, out)
             yield from order.ready(self._finish)
         yield from order.ready(self._finish)  # pages that failed before decoding, at the end
@@ -82,7 +83,7 @@ class TargetConverter:
             return default_batch_pages(self.target, self.cfg.spec)
         return self.cfg.batch_pages
 
-    def _works(self, items: Iterable[tuple[Hashable, Item]], order: InOrder) -> Iterator[tuple]:
+    def _works(self, items: Iterable[tuple[Hashable, Item]], order: InOrder, pages: int) -> Iterator[tuple]:
         """Each page's job (and its AR baseline's); a page that fails before decoding is done at once."""
         for key, item in items:
             if isinstance(item, BaseException):
@@ -90,7 +91,7 @@ class TargetConverter:
                 order.fail(key, item)
                 continue
             try:
-                method = self._for_page(self.method_obj.for_page(item, self.target, self.cfg.spec), item)
+                method = self._for_page(self.method_obj.for_page(item, self.target, self.cfg.spec, pages), item)
                 t0 = time.perf_counter()
                 work = self._work(item, method.drafts(self.target, list(item.regions)))
             except Exception as e:

@@ -25,7 +25,7 @@ class Elements:
     def __init__(self, name: str, verify: bool) -> None:
         self.name, self.verify = name, verify
 
-    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig) -> Elements:
+    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig, batch: int = 1) -> Elements:
         return self
 
     def drafts(self, target: VisionTarget, regions: list[Region]) -> PageDrafts:

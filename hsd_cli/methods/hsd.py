@@ -74,8 +74,12 @@ class HSD:
     name: ClassVar[str] = "hsd"
     uses_drafts: ClassVar[bool] = True
 
-    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig) -> HSD:
-        return self
+    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig, batch: int = 1) -> HSD:
+        if batch == 1 or self.plan is not None:
+            return self
+        regions = list(prepared.regions)
+        drafts = region_drafts(target, regions)
+        return HSD(tuple(stage1_plan(target, regions, drafts, spec, batch)), drafts)
 
     def drafts(self, target: VisionTarget, regions: list[Region]) -> PageDrafts:
         """Per region its drafts, then the page draft as the last row."""
@@ -109,20 +113,39 @@ class HSD:
 
 
 def stage1_plan(
-    target: VisionTarget, regions: list[Region], drafts: list[list[list[int]]], spec: SpecConfig
+    target: VisionTarget, regions: list[Region], drafts: list[list[list[int]]], spec: SpecConfig, batch: int = 1
 ) -> list[tuple[str, list[int]]]:
-    """The Stage-1 batches worth running: (prompt, region indices), longest drafts first."""
+    """The Stage-1 batches worth running: (prompt, region indices), longest drafts first; `batch`
+    pages share the run's forward passes."""
     chosen = [i for i in _within_budget(drafts, spec.max_new_tokens) if _worth_a_row(regions[i], drafts[i], target)]
     chosen.sort(key=lambda i: -_longest(drafts[i]))  # a batch runs as long as its longest row
     cost, stop, prefill = run_cost(target, spec), batch_stop(target, spec), crop_prefill(target, spec)
+    saving = stop.saving * _shared(cost, batch)
     plan = []
     for prompt, chunk in crop_chunks(target, regions, chosen, spec.stage1_batch):
         if cost.ratio(len(chunk) * ROW_TREE) > PARALLEL_RATIO:
             continue  # a batched step costs several AR steps: Stage 1 is a second decode (a CPU)
         steps = sum(_longest(drafts[i]) for i in chunk) / len(chunk) / TOKENS_PER_STEP
-        if stop.saving * len(chunk) * steps > prefill([regions[i] for i in chunk]) + steps * stop.price(len(chunk)):
+        price = _step_price(cost, stop, len(chunk), batch)
+        if saving * len(chunk) * steps > prefill([regions[i] for i in chunk]) + steps * price:
             plan.append((prompt, chunk))
     return plan
+
+
+def _shared(cost, batch: int) -> float:
+    """What a Stage-2 step saved for one page is worth when `batch` pages share each step, relative
+    to a step of its own: the other pages' rows step anyway, so it saves one row's share of the step."""
+    # The crops' prefill and Stage-1 steps still take their full time, and every page of the batch
+    # waits for them: on a CPU (cost growing with the step's tokens) this halves the saving at 4 pages.
+    return cost(batch * ROW_TREE) / (batch * cost(ROW_TREE))
+
+
+def _step_price(cost, stop: BatchStop, rows: int, batch: int) -> float:
+    """A Stage-1 step's price in page steps: alone, or what its rows add to a step of the other pages."""
+    if batch == 1:
+        return stop.price(rows)
+    others = (batch - 1) * ROW_TREE
+    return (cost(others + rows * ROW_TREE) - cost(others)) / cost(ROW_TREE)
 
 
 def crop_prefill(target: VisionTarget, spec: SpecConfig):

@@ -15,7 +15,7 @@ class Page:
     name = "page"
     uses_drafts = True
 
-    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig) -> Page:
+    def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig, batch: int = 1) -> Page:
         return self
 
     def drafts(self, target: VisionTarget, regions: list[Region]) -> PageDrafts:

@@ -13,7 +13,7 @@ from hsd_cli.spec.accept import accept_nodes
 from hsd_cli.spec.align import MODEL, NgramIndex, Origin, build_index
 from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior, AcceptStats, CostModel
 from hsd_cli.spec.penalty import path_tokens, penalize
-from hsd_cli.spec.propose import propose
+from hsd_cli.spec.propose import Exploration, propose
 from hsd_cli.spec.stats import DecodeStats
 from hsd_cli.spec.stop import StopReason, StopRule
 from hsd_cli.spec.tree import pack_trees
@@ -127,6 +127,8 @@ class SpecStepper:
         self.groups: list[RowGroup] = []
         self._next_id = 0
         self.active: list[int] = []  # the rows still decoding, in the session's row order
+        self.exploration = Exploration()
+        self.width = 0  # the last step's padded tree width: it computed rows x width tokens
         self.add(session, first_logits, drafts, cfg, rule, opts)  # the first request: a batch of its own
 
     @property
@@ -167,9 +169,11 @@ class SpecStepper:
         rows, active = self.rows, self.active
         live = [rows[i] for i in active]
         # 1. align + 2. build trees sized by the step's cost
-        trees, ks, offered = propose(live, self.groups)
+        trees, ks, offered = propose(live, self.groups, self.exploration)
         # 3. one forward pass over all rows' trees
-        logits = self.session.step(*pack_trees(trees))
+        packed = pack_trees(trees)
+        self.width = packed[0].shape[1]
+        logits = self.session.step(*packed)
         penalty = self.groups[live[0].group].opts.penalty
         if penalty != 1.0:
             seen = [sorted(r.seen) for r in live]

@@ -3,6 +3,7 @@ into a trie and pruned to the node count the step's cost favours."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hsd_cli.config import SpecConfig
@@ -14,16 +15,35 @@ if TYPE_CHECKING:  # decode.py imports this module
     from hsd_cli.spec.decode import DecodeOptions, RowGroup, _Row
 
 # A row whose trees the cost model cut to the root while a full window matched (k >= window)
-# verifies a tree of EXPLORE_NODES every EXPLORE_EVERY-th such step: otherwise a prior or a cost
-# curve too pessimistic is never corrected, since only verified trees record acceptance. The price
-# is at most one 5-token step in 8 while the trees stay cut: 1.1x the AR time per step on a 1B
-# model's CPU curve (RESULTS.md gemm-layout, K=4 1.85x K=1), 1.4x on the issue's busy curve
+# verifies a tree of EXPLORE_NODES once EXPLORE_EVERY such steps have passed: otherwise a prior or
+# a cost curve too pessimistic is never corrected, since only verified trees record acceptance.
+# The price is at most one 5-token step in 8 while the trees stay cut: 1.1x the AR time per step on
+# a 1B model's CPU curve (RESULTS.md gemm-layout, K=4 1.85x K=1), 1.4x on the issue's busy curve
 # (K=1 1.05 s, K=8 5.0 s); each token an explored tree gets accepted pays part of it back.
+# A batch explores on the same step for all its rows (`Exploration`): padded to its widest tree,
+# a step costs rows x (EXPLORE_NODES + 1) tokens if any row explores, so rows exploring on steps
+# of their own would widen nearly every step of a large batch.
 EXPLORE_EVERY = 8
 EXPLORE_NODES = 4
 
 
-def propose(rows: list[_Row], groups: list[RowGroup]) -> tuple[list[DraftTree], list[int], list[int]]:
+@dataclass(slots=True)
+class Exploration:
+    """The batch's exploring steps: at most one in EXPLORE_EVERY, shared by every row that is due."""
+
+    since: int = EXPLORE_EVERY  # steps since the batch last explored
+
+    def now(self, wanted: bool) -> bool:
+        """Whether this step explores, given that some row is due; counts the step."""
+        self.since += 1
+        go = wanted and self.since >= EXPLORE_EVERY
+        self.since = 0 if go else self.since
+        return go
+
+
+def propose(
+    rows: list[_Row], groups: list[RowGroup], exploration: Exploration | None = None
+) -> tuple[list[DraftTree], list[int], list[int]]:
     """Per row: its trie pruned to the node count the step's cost favours, window length k, candidate nodes.
 
     One node budget for the whole batch: the step costs what all rows' padded trees cost together,
@@ -41,22 +61,31 @@ def propose(rows: list[_Row], groups: list[RowGroup]) -> tuple[list[DraftTree], 
     used = [groups[g] for g in dict.fromkeys(r.group for r in rows)]
     cost = next((g.opts.cost for g in used if g.cfg.cost_aware and g.opts.cost is not None), None)
     n = best_size(gains, cost, max(g.cfg.max_nodes for g in used))
-    sizes = [
-        _explore(row, min(n, groups[row.group].cfg.max_nodes), len(o), k, groups[row.group].cfg)
-        for row, o, k in zip(rows, order, ks, strict=False)
-    ]
+    cfgs = [groups[row.group].cfg for row in rows]
+    cut = [_cut(row, n, len(o), k, cfg) for row, o, k, cfg in zip(rows, order, ks, cfgs, strict=True)]
+    due = any(c and row.cut_streak >= EXPLORE_EVERY for row, c in zip(rows, cut, strict=True))
+    explore = (exploration or Exploration()).now(due)
+    sizes = [_size(row, n, c and explore, cfg) for row, c, cfg in zip(rows, cut, cfgs, strict=True)]
     trees = [linearize(t, {0, *o[:m]}) for t, o, m in zip(tries, order, sizes, strict=False)]
     return trees, ks, [len(o) for o in order]
 
 
-def _explore(row: _Row, n: int, offered: int, k: int, cfg: SpecConfig) -> int:
-    """The row's draft nodes: the batch's n, or now and then a small tree where n cut a full-window match."""
+def _cut(row: _Row, n: int, offered: int, k: int, cfg: SpecConfig) -> bool:
+    """Whether the batch's n cut this row's full-window match to the root; counts such steps in a row."""
     if n > 0 or not offered or k < cfg.window:
         row.cut_streak = 0 if n > 0 else row.cut_streak
-        return n
+        return False
     row.cut_streak += 1
-    # Lossless: it only changes which tree is verified; deterministic: a count, no randomness.
-    return min(EXPLORE_NODES, cfg.max_nodes) if row.cut_streak % EXPLORE_EVERY == 0 else 0
+    return True
+
+
+def _size(row: _Row, n: int, explore: bool, cfg: SpecConfig) -> int:
+    """The row's draft nodes: the batch's n, or a small tree on an exploring step where n cut it."""
+    # Lossless: it only changes which tree is verified; deterministic: counts, no randomness.
+    if not explore:
+        return min(n, cfg.max_nodes)
+    row.cut_streak = 0
+    return min(EXPLORE_NODES, cfg.max_nodes)
 
 
 def _candidates(row: _Row, cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[list[int]], list[Origin], int]:

@@ -8,8 +8,9 @@ from fake_target import BUSY, EOS, PROMPT, FakeSession, SizedSession, reference
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.align import build_index
+from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.decode import DecodeOptions, SpecStepper, _Row, ar_decode
-from hsd_cli.spec.propose import EXPLORE_EVERY, EXPLORE_NODES, _explore
+from hsd_cli.spec.propose import EXPLORE_EVERY, EXPLORE_NODES, Exploration, _cut, _size
 from hsd_cli.spec.stop import StopRule
 
 
@@ -47,12 +48,41 @@ def test_exploration_is_deterministic():
 def test_explore_counts_only_cut_full_window_steps_and_resets_on_a_tree():
     cfg = SpecConfig(window=3)
     row = _Row(build_index([[1, 2, 3]], 3, 1))
-    assert _explore(row, 0, offered=5, k=2, cfg=cfg) == 0 and row.cut_streak == 0  # short window
-    assert _explore(row, 0, offered=0, k=3, cfg=cfg) == 0 and row.cut_streak == 0  # no candidate
-    got = [_explore(row, 0, offered=5, k=3, cfg=cfg) for _ in range(2 * EXPLORE_EVERY)]
+    assert not _cut(row, 0, offered=5, k=2, cfg=cfg) and row.cut_streak == 0  # short window
+    assert not _cut(row, 0, offered=0, k=3, cfg=cfg) and row.cut_streak == 0  # no candidate
+    explore, got = Exploration(), []
+    for _ in range(2 * EXPLORE_EVERY):
+        cut = _cut(row, 0, offered=5, k=3, cfg=cfg)
+        got.append(_size(row, 0, cut and explore.now(row.cut_streak >= EXPLORE_EVERY), cfg))
     assert got == ([0] * (EXPLORE_EVERY - 1) + [EXPLORE_NODES]) * 2
-    assert _explore(row, 6, offered=5, k=3, cfg=cfg) == 6 and row.cut_streak == 0  # a tree: start again
-    assert _explore(_Row(row.index, cut_streak=EXPLORE_EVERY - 1), 0, 5, 3, SpecConfig(max_nodes=2)) == 2
+    assert not _cut(row, 6, offered=5, k=3, cfg=cfg) and row.cut_streak == 0  # a tree: start again
+    assert _size(row, 6, False, cfg) == 6 and _size(row, 0, True, SpecConfig(max_nodes=2)) == 2
+
+
+def test_a_batch_explores_all_its_due_rows_on_one_step_in_eight():
+    """Rows joining every third step: the padded step widens at most once per EXPLORE_EVERY steps."""
+    # Quadratic in the step's tokens: no tree pays at any number of rows, so every wide step explores.
+    never = CostModel(tuple((2**i, 4.0**i) for i in range(9)))
+    ref, rule, cfg, opts = (
+        reference(100),
+        StopRule(frozenset(), 100),
+        SpecConfig(max_new_tokens=100),
+        DecodeOptions(cost=never),
+    )
+    s = SizedSession(PROMPT)
+    stepper = SpecStepper(s, s.first_logits(), [[ref]], cfg, rule, opts)
+    for step in range(60):
+        if step % 3 == 0 and step < 18:  # a page joins the running batch
+            new = FakeSession(PROMPT)
+            stepper.add(new, new.first_logits(), [[ref]], cfg, rule, opts)
+        stepper.step()
+    wide = [i for i, k in enumerate(s.sizes) if k > 1]
+    assert len(wide) >= 3 and all(b - a >= EXPLORE_EVERY for a, b in zip(wide, wide[1:], strict=False))
+    while not stepper.done:
+        stepper.step()
+    results = stepper.results()
+    assert len(results) == 7 and all(r.stats.drafted > 0 for r in results)  # every row explored
+    assert all(r.tokens == ref for r in results)
 
 
 def test_exploring_stays_lossless():
