@@ -12,7 +12,9 @@ formulas, whose markup is a guess), in batches of similar length, only batches w
 a batched step's price plus its crops' prefill (measured on the device: a processor may upscale a
 crop to a page's size), on a device whose batched step costs at most PARALLEL_RATIO AR steps, and
 stops a batch once its running rows no longer pay (spec/stats.BatchStop), and Stage 1 once its
-measured seconds exceed what its row steps save (`overspent`).
+measured seconds exceed what its row steps save (`overspent`). Where pages share forward passes
+(`--batch-pages`), a Stage-2 step saved is worth one row's share of a step the other pages take
+anyway, and a Stage-1 step costs what its rows add to theirs (`_shared`, `_step_price`).
 A batch takes at most `stage1_budget` forward passes. Out of memory on a single crop, the page is
 verified with the page method (same output at tau = 1).
 """
