@@ -73,7 +73,7 @@ def prefill(target: VisionTarget, request: RowsRequest) -> Prefilled:
     t_prefill = time.perf_counter() - t0
     if drafts is None:  # AR: the same loop with no drafts
         cfg = SpecConfig(window=1, max_new_tokens=spec.max_new_tokens)
-        opts = DecodeOptions(penalty=target.repetition_penalty, prompts=session.prompt_ids)
+        opts = DecodeOptions(penalty=target.repetition_penalty, prompts=session.prompt_ids, own=False)
         return Prefilled(session, first, [[] for _ in request.images], cfg, rule, opts, t_prefill)
     opts = DecodeOptions(
         request.starts,

@@ -10,7 +10,7 @@ import torch
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.accept import accept_nodes
-from hsd_cli.spec.align import MODEL, NgramIndex, Origin, build_index
+from hsd_cli.spec.align import MODEL, NgramIndex, Origin, OutputIndex, build_index
 from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior, AcceptStats, CostModel
 from hsd_cli.spec.penalty import path_tokens, penalize
 from hsd_cli.spec.propose import Exploration, propose
@@ -54,6 +54,7 @@ class DecodeOptions:
     prompts: list[list[int]] | None = None  # per row: prompt token ids (needed with a penalty)
     batch_stop: Callable[[list[DecodeStats]], bool] | None = None  # running rows' stats -> cut them all
     prior: AcceptPrior | None = None  # acceptance believed before any is seen; None: DEFAULT_PRIOR
+    own: bool = True  # also draft from the row's own output (False: plain AR decoding)
 
 
 @dataclass(slots=True)
@@ -80,14 +81,17 @@ class _Row:
     last: Origin | None = None
     since: int = 0
     group: int = 0  # the request (SpecStepper.groups) the row belongs to
+    own: OutputIndex = field(default_factory=lambda: OutputIndex(3))  # its own output as a draft (n: the window)
 
     def expected(self) -> Origin | None:
         """The draft position the next token most likely continues from."""
         return None if self.last is None else (self.last[0], self.last[1] + 1 + self.since)
 
-    def track(self, accepted: Origin | None) -> None:
-        """Move the draft position on: to the last accepted draft token, plus the bonus token."""
-        self.last, self.since = (accepted, 1) if accepted is not None else (self.last, self.since + 1)
+    def track(self, accepted: Origin | None, written: int) -> None:
+        """Move the draft position on: to the last accepted draft token, plus the bonus token
+        (or by the `written` tokens, when none came from a draft)."""
+        ok = accepted is not None and accepted[0] >= 0
+        self.last, self.since = (accepted, 1) if ok else (self.last, self.since + written)
 
     def push(self, new: list[int], rule: StopRule) -> None:
         # Token by token, so every method stops at exactly the same place.
@@ -190,7 +194,7 @@ class SpecStepper:
             row.stats.observe_step(tree.num_nodes - 1, len(acc.tokens), offered[b] > 0)
             row.accept.observe(tree, ks[b], acc.path)
             row.origins += [tree.origin[n] for n in acc.path[1:]] + [MODEL]  # provenance only
-            row.track(tree.origin[acc.path[-1]] if len(acc.path) > 1 and tree.origin else None)
+            row.track(tree.origin[acc.path[-1]] if len(acc.path) > 1 and tree.origin else None, len(acc.path))
             row.push(acc.tokens + [acc.bonus], group.rule)
             keep.append(acc.path)
         self._cut(live)
@@ -216,7 +220,13 @@ class SpecStepper:
         self.groups.append(group)
         prior = opts.prior or DEFAULT_PRIOR
         new = [
-            _Row(build_index(d, cfg.window, cfg.min_window), accept=AcceptStats(prior=prior), group=g) for d in drafts
+            _Row(
+                build_index(d, cfg.window, cfg.min_window),
+                own=OutputIndex(cfg.window),
+                accept=AcceptStats(prior=prior),
+                group=g,
+            )
+            for d in drafts
         ]
         if opts.penalty != 1.0:
             for row, prompt in zip(new, opts.prompts, strict=False):
@@ -271,5 +281,5 @@ def ar_decode(
     cfg = SpecConfig(window=1, max_new_tokens=rule.max_new_tokens)
     empty = [[] for _ in range(first_logits.shape[0])]
     return spec_decode(
-        session, first_logits, empty, cfg, rule, DecodeOptions(penalty=opts.penalty, prompts=opts.prompts)
+        session, first_logits, empty, cfg, rule, DecodeOptions(penalty=opts.penalty, prompts=opts.prompts, own=False)
     )

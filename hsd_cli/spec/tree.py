@@ -51,7 +51,8 @@ def build_trie(root_token: int, candidates: list[list[int]], origins: list[tuple
                 tree.children.append({})
                 tree.count.append(0)
                 if origins:
-                    tree.origin.append((origins[c][0], origins[c][1] + i))
+                    d, pos = origins[c]
+                    tree.origin.append((d, pos + i) if d >= 0 else (d, pos))  # (-1, -1): no draft's token
             tree.count[child] += 1
             node = child
     return tree

@@ -1,6 +1,6 @@
 """Windowed alignment: literal token lists in, candidates and their origins out."""
 
-from hsd_cli.spec.align import align_origins, build_index, starts_origins
+from hsd_cli.spec.align import OutputIndex, align_origins, build_index, resync_origins, starts_origins
 
 
 def test_matches_at_several_positions_and_drafts():
@@ -71,3 +71,26 @@ def test_short_windows_rank_matches_by_distance_from_where_the_output_stands():
     assert (cands, origins, k) == ([[6, 7]], [(0, 7)], 1)
     far, _, _ = align_origins(index, [5], max_depth=2, max_candidates=1)
     assert far == [[1, 2]]  # without a position: document order
+
+
+def test_resync_offers_the_expected_position_and_its_neighbours():
+    """After a misread the draft goes on at the expected position, or a token or two beside it."""
+    index = build_index([[10, 11, 12, 13, 14, 15, 16]], n=3)
+    cands, origins = resync_origins(index, (0, 3), max_depth=2, have=[[12, 13]])
+    assert origins == [(0, 3), (0, 4), (0, 5), (0, 1)]  # Not (0, 2): its continuation is already offered
+    assert cands == [[13, 14], [14, 15], [15, 16], [11, 12]]
+
+
+def test_resync_ignores_positions_off_the_draft():
+    index = build_index([[], [1, 2]], n=3)
+    assert resync_origins(index, (1, 2), 4, []) == ([[2], [1, 2]], [(1, 1), (1, 0)])  # none at or past the end
+    assert resync_origins(index, (0, 0), 4, []) == ([], [])  # an empty draft
+
+
+def test_own_output_offers_its_latest_continuations_longest_window_first():
+    own = OutputIndex(3)
+    out = [5, 6, 7, 1, 5, 6, 8, 2, 9, 6]
+    assert own.continuations(out, max_depth=2, limit=2) == [[8, 2], [7, 1]]  # after 6, latest first
+    out += [8]
+    assert own.continuations(out, max_depth=3, limit=2) == [[2, 9, 6]]  # "6 8" beats "8" alone
+    assert own.continuations([4], 3, 2) == []  # nothing before it

@@ -145,3 +145,47 @@ def test_batch_stop_prices_rows_against_their_saving():
     running = [DecodeStats(steps=1)]
     assert not stop(running * 2) and not stop(running)  # before the warm-up: never
     assert stop([DecodeStats(steps=2)])
+
+
+def _misread(tokens, every):
+    """The tokens with every `every`-th one replaced by another (an OCR misread)."""
+    return [(t + 1) % EOS if i % every == every - 1 else t for i, t in enumerate(tokens)]
+
+
+def test_a_misread_costs_one_step():
+    """After the model writes another token than its draft, the draft goes on at the expected position."""
+    rule = StopRule(frozenset(), max_new_tokens=200)
+    ref = _ar(PROMPTS[:1], rule)[0]
+    s = FakeSession(PROMPTS[:1])
+    cfg = SpecConfig(max_depth=64, max_nodes=400, max_candidates=1, max_new_tokens=200)  # no node budget binds
+    got = spec_decode(s, s.first_logits(), [[_misread(ref.tokens, 25)]], cfg, rule, DecodeOptions(own=False))[0]
+    assert got.tokens == ref.tokens
+    assert got.stats.steps <= 200 // 25 + 1  # one step per misread: the bonus token is the model's
+
+
+class _Periodic(FakeSession):
+    """A target whose greedy output cycles through 0..4 (a table's repeated markup, say)."""
+
+    def first_logits(self):
+        return torch.stack([self._next(len(c)) for c in self.cached])
+
+    def step(self, ids, ancestry, depth):
+        self.calls += 1
+        self.pending = ids.tolist()
+        lengths = torch.tensor([len(c) for c in self.cached])[:, None] + depth + 1
+        return torch.stack([torch.stack([self._next(n) for n in row]) for row in lengths.tolist()])
+
+    @staticmethod
+    def _next(length: int) -> torch.Tensor:
+        return torch.nn.functional.one_hot(torch.tensor(length % 5), VOCAB).float()
+
+
+def test_own_output_drafts_where_no_draft_does():
+    """A row with no draft still skips ahead where its output repeats itself; AR does not."""
+    rule = StopRule(frozenset(), max_new_tokens=300)
+    s = _Periodic(PROMPTS[:1])
+    ref = ar_decode(s, s.first_logits(), rule)[0]
+    s = _Periodic(PROMPTS[:1])
+    got = spec_decode(s, s.first_logits(), [[[]]], SpecConfig(max_new_tokens=300), rule)[0]
+    assert got.tokens == ref.tokens and ref.stats.steps == 299
+    assert got.stats.steps < 299 // 10
