@@ -191,7 +191,8 @@ class SpecStepper:
         for b, (row, tree) in enumerate(zip(live, trees, strict=False)):
             group = self.groups[row.group]
             acc = accept_nodes(tree, u_hat[b], group.cfg.tau, None if logp is None else logp[b])
-            row.stats.observe_step(tree.num_nodes - 1, len(acc.tokens), offered[b] > 0)
+            ran_out = len(acc.path) > 1 and not tree.children[acc.path[-1]]
+            row.stats.observe_step(tree.num_nodes - 1, len(acc.tokens), offered[b] > 0, ran_out)
             row.accept.observe(tree, ks[b], acc.path)
             row.origins += [tree.origin[n] for n in acc.path[1:]] + [MODEL]  # provenance only
             row.track(tree.origin[acc.path[-1]] if len(acc.path) > 1 and tree.origin else None, len(acc.path))

@@ -75,12 +75,14 @@ class DecodeStats:
     drafted: int = 0  # draft nodes offered to the target, summed over steps
     accepted_hist: list[int] = field(default_factory=list)  # accepted draft tokens per step
     matched: int = 0  # steps on which the row had a draft candidate (whether or not its tree kept it)
+    ran_out: bool = False  # the last step accepted a whole branch of its tree: the draft held, nothing was corrected
 
-    def observe_step(self, num_drafted: int, num_accepted: int, matched: bool = False) -> None:
+    def observe_step(self, num_drafted: int, num_accepted: int, matched: bool = False, ran_out: bool = False) -> None:
         self.steps += 1
         self.drafted += num_drafted
         self.accepted_hist.append(num_accepted)
         self.matched += matched
+        self.ran_out = ran_out
 
     @property
     def accepted(self) -> int:
@@ -97,7 +99,9 @@ class BatchStop:
 
     A Stage-1 step moves each running row on by (1 + its AAL) tokens that Stage 2 then takes from
     an exact draft instead of verifying them against the page draft, where the same draft gives
-    about the same acceptance: so the step saves about `saving` Stage-2 steps per running row.
+    about the same acceptance: so the step saves about `saving` Stage-2 steps per running row that
+    corrected its draft. A row whose step accepted a whole branch of its tree (`ran_out`) saved
+    nothing: Stage 2 would have accepted the same draft tokens in one step too.
     `prices[n - 1]` is what a batched step of n rows costs, in page steps. A record rather than
     a callback, so the loop never calls back into the method that asked.
     """
@@ -110,9 +114,12 @@ class BatchStop:
         """A batched step of `rows` rows, in page steps."""
         return self.prices[min(rows, len(self.prices)) - 1]
 
-    def pays(self, rows: int) -> bool:
-        """A batched step of `rows` running rows saves more than it costs."""
-        return rows > 0 and self.saving * rows > self.price(rows)
+    def pays(self, rows: int, correcting: int | None = None) -> bool:
+        """A batched step of `rows` running rows, `correcting` of them (all by default) still
+        correcting their drafts, saves more than it costs."""
+        saving = self.saving * (rows if correcting is None else correcting)
+        return rows > 0 and saving > self.price(rows)
 
     def __call__(self, running: list[DecodeStats]) -> bool:
-        return bool(running) and running[0].steps >= self.warmup and not self.pays(len(running))
+        correcting = sum(not r.ran_out for r in running)
+        return bool(running) and running[0].steps >= self.warmup and not self.pays(len(running), correcting)

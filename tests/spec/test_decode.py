@@ -189,3 +189,11 @@ def test_own_output_drafts_where_no_draft_does():
     got = spec_decode(s, s.first_logits(), [[[]]], SpecConfig(max_new_tokens=300), rule)[0]
     assert got.tokens == ref.tokens and ref.stats.steps == 299
     assert got.stats.steps < 299 // 10
+
+
+def test_rows_cruising_through_their_drafts_do_not_keep_a_batch_running():
+    """A row whose step accepted a whole branch corrected nothing: only correcting rows pay for the step."""
+    stop = BatchStop(prices=(1.0, 1.0, 1.0), saving=0.75)
+    cruising, correcting = DecodeStats(steps=3, ran_out=True), DecodeStats(steps=3)
+    assert not stop([correcting, correcting])  # 1.5 page steps saved for 1
+    assert stop([correcting, cruising, cruising])  # Not running on: 0.75 saved for 1
