@@ -97,8 +97,8 @@ def _candidates(row: _Row, cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[l
     """Continuations after the longest matching window, their origins, and the window length k
     (0 = region starts); beside them, after a misread, the draft where the output should be, and
     where the window is short, what followed it in the row's own output."""
-    cands, origins, k = align_origins(row.index, row.tokens, cfg.max_depth, cfg.max_candidates, row.expected())
     near = row.expected()
+    cands, origins, k = align_origins(row.index, row.tokens, cfg.max_depth, cfg.max_candidates, near)
     if near is not None and near not in origins:
         more, at = resync_origins(row.index, near, cfg.max_depth, cands)
         cands, origins = cands + more, origins + at
