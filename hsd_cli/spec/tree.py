@@ -19,7 +19,7 @@ class DraftTree:
     parent: list[int]  # [num_nodes], -1 for the root
     depth: list[int]  # [num_nodes], root = 0
     children: list[dict[int, int]] = field(default_factory=list)  # token -> node index
-    count: list[int] = field(default_factory=list)  # [num_nodes] candidates through the node
+    count: list[float] = field(default_factory=list)  # [num_nodes] candidates through the node (weighted)
     size: list[int] = field(default_factory=list)  # [num_nodes] subtree size (DFS-ordered trees)
     # [num_nodes] (draft, position) the node's token was taken from: the first candidate that made
     # it; (-1, -1) for the root. Empty when the candidates came without origins.
@@ -35,8 +35,11 @@ def build_tree(root_token: int, candidates: list[list[int]]) -> DraftTree:
     return linearize(build_trie(root_token, candidates))
 
 
-def build_trie(root_token: int, candidates: list[list[int]], origins: list[tuple[int, int]] | None = None) -> DraftTree:
-    """The trie in insertion order; `count` says how many candidates agree on each prefix."""
+def build_trie(
+    root_token: int, candidates: list[list[int]], origins: list[tuple[int, int]] | None = None, lead: float = 1.0
+) -> DraftTree:
+    """The trie in insertion order; `count` says how many candidates agree on each prefix, the
+    first candidate (the likeliest, as the caller ranks them) counting `lead` times."""
     tree = DraftTree([root_token], [-1], [0], [{}], [len(candidates)], origin=[(-1, -1)] if origins else [])
     for c, cand in enumerate(candidates):
         node = 0
@@ -53,7 +56,7 @@ def build_trie(root_token: int, candidates: list[list[int]], origins: list[tuple
                 if origins:
                     d, pos = origins[c]
                     tree.origin.append((d, pos + i) if d >= 0 else (d, pos))  # (-1, -1): no draft's token
-            tree.count[child] += 1
+            tree.count[child] += lead if c == 0 else 1
             node = child
     return tree
 

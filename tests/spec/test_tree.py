@@ -2,6 +2,7 @@
 
 import torch
 
+from hsd_cli.spec.budget import node_probs
 from hsd_cli.spec.tree import build_tree, build_trie, linearize, pack_trees
 
 
@@ -64,3 +65,13 @@ def test_pack_pads_with_self_only_nodes():
     assert depth.tolist() == [[0, 1, 2], [0, 0, 0]]
     assert torch.equal(anc[1], torch.eye(3, dtype=torch.bool))
     assert anc[0, 2].tolist() == [True, True, True]
+
+
+def test_the_lead_candidate_weighs_more_in_the_acceptance_estimate():
+    """The likeliest candidate (first) counts `lead` times: its branch is kept first under a node budget."""
+    trie = build_trie(0, [[1, 2, 3], [4, 5], [6, 7]], lead=3.0)
+    probs = node_probs(trie, p_first=0.6, p_cont=0.9)
+    first, second = trie.children[0][1], trie.children[0][4]
+    assert probs[first] == 0.6 * 3 / 5 and probs[second] == 0.6 / 5
+    depth3 = trie.children[trie.children[first][2]][3]
+    assert probs[depth3] > probs[second]  # Not breadth first: the lead's third token before another's first
