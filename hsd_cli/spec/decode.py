@@ -81,7 +81,10 @@ class _Row:
     last: Origin | None = None
     since: int = 0
     group: int = 0  # the request (SpecStepper.groups) the row belongs to
-    own: OutputIndex = field(default_factory=lambda: OutputIndex(3))  # its own output as a draft (n: the window)
+    own: OutputIndex = field(init=False)  # its own output as a draft, windows as long as the drafts'
+
+    def __post_init__(self) -> None:
+        self.own = OutputIndex(self.index.n)
 
     def expected(self) -> Origin | None:
         """The draft position the next token most likely continues from."""
@@ -221,13 +224,7 @@ class SpecStepper:
         self.groups.append(group)
         prior = opts.prior or DEFAULT_PRIOR
         new = [
-            _Row(
-                build_index(d, cfg.window, cfg.min_window),
-                own=OutputIndex(cfg.window),
-                accept=AcceptStats(prior=prior),
-                group=g,
-            )
-            for d in drafts
+            _Row(build_index(d, cfg.window, cfg.min_window), accept=AcceptStats(prior=prior), group=g) for d in drafts
         ]
         if opts.penalty != 1.0:
             for row, prompt in zip(new, opts.prompts, strict=False):
