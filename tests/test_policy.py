@@ -60,8 +60,8 @@ def test_flat_cost_model_decides_as_a_gpu_on_any_device():
 def test_flat_cost_is_one_step_up_to_a_stage1_batch_of_full_trees():
     spec = SpecConfig(cost_model="flat", max_nodes=8, stage1_batch=4)
     cost = flat_cost(spec)
-    assert cost.ratio(1) == cost.ratio(36) == 1.0  # 4 rows x (8 drafts + root)
-    assert cost.ratio(72) == 2.0
+    assert cost(1) == cost(36) == 1.0  # 4 rows x (8 drafts + root)
+    assert cost(72) == 2.0
 
 
 def test_a_text_layer_table_is_worth_stage1_where_batches_are_free():

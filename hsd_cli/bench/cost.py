@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import torch
 
-from hsd_cli.targets.runtime.costs import measure_session, prefill_text, sync
+from hsd_cli.spec.budget import CostModel
+from hsd_cli.targets.runtime.costs import ROW_CONTEXT, measure_rows, measure_session, prefill_text, sync
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,17 +34,23 @@ class CostCurve:
     reps: int
     prefill_ms: float
     points: tuple[CostPoint, ...]
+    batches: tuple[CostPoint, ...]  # nodes = rows of one token each, caches of ROW_CONTEXT tokens
 
 
-def measure_curve(model, prompt_tokens: int, reps: int, n_axes: int = 3) -> tuple[float, list[CostPoint]]:
-    """Prefill time (ms) and the step cost for K = 1 and every tree size (targets/costs.py)."""
+def measure_curve(
+    model, prompt_tokens: int, reps: int, n_axes: int = 3
+) -> tuple[float, list[CostPoint], list[CostPoint]]:
+    """Prefill time (ms), the step cost for K = 1 and every tree size, and one-token steps of
+    batches of rows (targets/costs.py)."""
     t0 = time.perf_counter()
     session = prefill_text(model, prompt_tokens, n_axes)
     sync(model.device)
     prefill_ms = (time.perf_counter() - t0) * 1000
     points = measure_session(session, reps=reps)
+    cost = CostModel(tuple(points), tuple(measure_rows(model, n_axes, CostModel(tuple(points)))))
     ar = points[0][1]
-    return prefill_ms, [CostPoint(k, t * 1000, t / ar) for k, t in points]
+    batches = [CostPoint(n, cost.step(n, 1) * 1000, cost.step(n, 1) / ar) for n, _ in cost.rows[1:]]
+    return prefill_ms, [CostPoint(k, t * 1000, t / ar) for k, t in points], batches
 
 
 def run_cost(cfg) -> int:
@@ -61,7 +68,7 @@ def run_cost(cfg) -> int:
     torch.manual_seed(cfg.seed)
     hub_id, model = build_model(cfg.full_size, device, dtype, shrink_vision=True)
     n_axes = FAMILIES[cfg.full_size][0].n_axes
-    prefill_ms, points = measure_curve(model, cfg.cost_prompt, cfg.cost_reps, n_axes)
+    prefill_ms, points, batches = measure_curve(model, cfg.cost_prompt, cfg.cost_reps, n_axes)
     curve = CostCurve(
         cfg.full_size,
         hub_id,
@@ -72,11 +79,13 @@ def run_cost(cfg) -> int:
         cfg.cost_reps,
         prefill_ms,
         tuple(points),
+        tuple(batches),
     )
     wall = time.perf_counter() - t0
     title = f"Full-size cost curve: {hub_id} language model, random weights, {curve.dtype} on {device}"
     columns = ("tokens in forward (K)", "ms per step", "x AR step")
     rows = [[("1 (AR step)" if p.nodes == 1 else str(p.nodes)), f"{p.ms:.1f}", f"{p.ratio_to_ar:.2f}"] for p in points]
+    rows += [[f"{b.nodes} rows x 1 token", f"{b.ms:.1f}", f"{b.ratio_to_ar:.2f}"] for b in batches]
     rows.append([f"prefill ({cfg.cost_prompt} tokens)", f"{prefill_ms:.0f}", f"{prefill_ms / points[0].ms:.1f}"])
     print_table(title, columns, rows)
     info = machine_info(device)
@@ -86,6 +95,8 @@ def run_cost(cfg) -> int:
         "runs of step + commit (mask, forward, KV gather; others' load on shared cores only adds time); "
         "prefill timed once",
         "a tree of K tokens pays off when a step accepts more than (x AR step - 1) draft tokens on average",
+        f"N rows x 1 token: one step of N rows whose caches hold {ROW_CONTEXT} tokens each (batched pages); "
+        "what it costs beyond one row of N tokens is the per-row price that sizes trees under batching",
     ]
     body = section_header(title, cfg.command_line(), machine_line(info), wall, notes)
     body += "\n" + markdown_table(columns, rows) + "\n"

@@ -125,7 +125,7 @@ def stage1_plan(
     saving = stop.saving * _shared(cost, batch)
     plan = []
     for prompt, chunk in crop_chunks(target, regions, chosen, spec.stage1_batch):
-        if cost.ratio(len(chunk) * ROW_TREE) > PARALLEL_RATIO:
+        if cost.step(len(chunk), ROW_TREE) / cost.step(1, 1) > PARALLEL_RATIO:
             continue  # a batched step costs several AR steps: Stage 1 is a second decode (a CPU)
         steps = sum(_longest(drafts[i]) for i in chunk) / len(chunk) / TOKENS_PER_STEP
         price = _step_price(cost, stop, len(chunk), batch)
@@ -139,15 +139,15 @@ def _shared(cost, batch: int) -> float:
     to a step of its own: the other pages' rows step anyway, so it saves one row's share of the step."""
     # The crops' prefill and Stage-1 steps still take their full time, and every page of the batch
     # waits for them: on a CPU (cost growing with the step's tokens) this halves the saving at 4 pages.
-    return cost(batch * ROW_TREE) / (batch * cost(ROW_TREE))
+    return cost.step(batch, ROW_TREE) / (batch * cost.step(1, ROW_TREE))
 
 
 def _step_price(cost, stop: BatchStop, rows: int, batch: int) -> float:
     """A Stage-1 step's price in page steps: alone, or what its rows add to a step of the other pages."""
     if batch == 1:
         return stop.price(rows)
-    others = (batch - 1) * ROW_TREE
-    return (cost(others + rows * ROW_TREE) - cost(others)) / cost(ROW_TREE)
+    others = batch - 1
+    return (cost.step(others + rows, ROW_TREE) - cost.step(others, ROW_TREE)) / cost.step(1, ROW_TREE)
 
 
 def crop_prefill(target: VisionTarget, spec: SpecConfig):
@@ -162,8 +162,8 @@ def crop_prefill(target: VisionTarget, spec: SpecConfig):
 def batch_stop(target: VisionTarget, spec: SpecConfig) -> BatchStop:
     """The rule that ends a Stage-1 batch, priced by the run's cost model."""
     cost = run_cost(target, spec)
-    one = cost(ROW_TREE)
-    return BatchStop(tuple(cost(n * ROW_TREE) / one for n in range(1, spec.stage1_batch + 1)), SAVING)
+    one = cost.step(1, ROW_TREE)
+    return BatchStop(tuple(cost.step(n, ROW_TREE) / one for n in range(1, spec.stage1_batch + 1)), SAVING)
 
 
 def stage1(work: PageWork, plan: list[tuple[str, list[int]]]):

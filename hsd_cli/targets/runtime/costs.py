@@ -25,13 +25,18 @@ from hsd_cli.targets.runtime.gemm import weight_layout
 from hsd_cli.targets.runtime.session import HFSession
 
 SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+# A batch's per-row price (CostModel.rows): one-token steps of this many rows, each row's cache
+# holding ROW_CONTEXT tokens (a page's prompt: image tokens of a page near 1M pixels, and its text).
+ROW_COUNTS = (4, 16)
+ROW_CONTEXT = 1024
 PREFILL_SIDES = (32, 256, 1024)  # square images: a word's crop, a paragraph's, a page's (capped by max_pixels)
 PROMPT_TOKENS = 256
 REPS = 3
 BRANCH_DEPTH = 16  # measured trees are chains of this depth off the root, like merged candidates
 # Bumped when the way a curve is measured changes: 2 retries outliers and fits the curve monotone,
-# so a curve cached by version 1 (possibly measured under load and never checked) is measured again.
-CURVE_VERSION = 2
+# so a curve cached by version 1 (possibly measured under load and never checked) is measured
+# again; 3 adds the per-row price of a batch.
+CURVE_VERSION = 3
 
 
 def cost_model(model, n_axes: int) -> CostModel:
@@ -43,6 +48,7 @@ def cost_model(model, n_axes: int) -> CostModel:
         _key(model),
         lambda: measure(model, n_axes),
         lambda: measure(model, n_axes, sizes=CHECK_SIZES, reps=CHECK_REPS),
+        lambda curve: measure_rows(model, n_axes, CostModel(tuple(curve))),
     )
 
 
@@ -95,6 +101,40 @@ def measure_session(session: HFSession, sizes=SIZES, reps: int = REPS, fit: bool
     return robust_curve(timer, sizes, reps) if fit else fastest(timer, sizes, reps)
 
 
+def measure_rows(model, n_axes: int, curve: CostModel, counts=ROW_COUNTS, reps: int = 2) -> list:
+    """[(rows, seconds)]: what a one-token step of that many rows takes beyond `curve`'s price of
+    one row of as many tokens (at least 0, fitted monotone; 1 row: 0 by definition)."""
+    one = prefill_text(model, ROW_CONTEXT, n_axes)
+    out = [(1, 0.0)]
+    for n in counts:
+        session = _copies(one, n)
+        time_step(session, 1)  # warm-up: this batch shape's kernels and cache slots
+        fastest_s = min(time_step(session, 1) for _ in range(reps))
+        out.append((n, max(0.0, fastest_s - curve(n))))
+    return monotone(out)
+
+
+def _copies(session: HFSession, rows: int) -> HFSession:
+    """A session of `rows` copies of `session`'s one row (its cache copied, not shared)."""
+    out = HFSession(session.model, _clone(session.cache), session.valid, session.next_pos, session.n_axes)
+    while len(out.valid) < rows:
+        out.extend(HFSession(out.model, _clone(out.cache), out.valid, out.next_pos, out.n_axes))
+    if len(out.valid) > rows:
+        out.select_rows(list(range(rows)))
+    return out
+
+
+def _clone(cache):
+    """A cache whose layers' keys and values are copies (steps append into a session's cache)."""
+    import copy
+
+    out = copy.copy(cache)
+    out.layers = [copy.copy(layer) for layer in cache.layers]
+    for layer in out.layers:
+        layer.keys, layer.values = layer.keys.clone(), layer.values.clone()
+    return out
+
+
 def prefill_text(model, prompt_tokens: int, n_axes: int) -> HFSession:
     """A session whose cache holds `prompt_tokens` random text tokens."""
     from transformers import DynamicCache
@@ -112,12 +152,14 @@ def prefill_text(model, prompt_tokens: int, n_axes: int) -> HFSession:
 
 
 def time_step(session: HFSession, k: int) -> float:
-    """Seconds of one step + commit over a tree of `k` tokens (the tree is dropped again)."""
+    """Seconds of one step + commit over a tree of `k` tokens in every row (the trees are dropped again)."""
+    rows = len(session.valid)
     ids, anc, depth = tree_of(k, session.model.config.get_text_config().vocab_size)
+    ids, anc, depth = ids.expand(rows, -1), anc.expand(rows, -1, -1), depth.expand(rows, -1)
     sync(session.model.device)
     t0 = time.perf_counter()
     session.step(ids, anc, depth).argmax(-1).tolist()  # the loop's one sync per step
-    session.commit([[0]])
+    session.commit([[0]] * rows)
     sync(session.model.device)
     return time.perf_counter() - t0
 

@@ -98,18 +98,31 @@ def agrees(cached: CostModel, fresh: Points) -> bool:
     return all(cached(k) <= CHECK_TOL * t for k, t in fresh)
 
 
-def cached_curve(path: Path, key: str, measure: Callable[[], Points], check: Callable[[], Points]) -> CostModel:
-    """The curve stored at `path` if a quick `check` agrees with it, else `measure`d and stored."""
+def cached_curve(
+    path: Path,
+    key: str,
+    measure: Callable[[], Points],
+    check: Callable[[], Points],
+    rows: Callable[[Points], Points] | None = None,
+) -> CostModel:
+    """The curve stored at `path` if a quick `check` agrees with it, else `measure`d and stored;
+    `rows` measures a batch's per-row price (CostModel.rows) given the fresh curve."""
     try:
-        cached = CostModel(tuple((int(k), float(t)) for k, t in json.loads(path.read_text())["points"]))
+        stored = json.loads(path.read_text())
+        cached = CostModel(_points(stored["points"]), _points(stored.get("rows", [(1, 0.0)])))
         if agrees(cached, check()):
             return cached
     except (OSError, ValueError, KeyError, TypeError, IndexError, ZeroDivisionError):  # unusable: measure
         pass
     points = measure()
+    per_row = rows(points) if rows else [(1, 0.0)]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"key": key, "points": points}))
+        path.write_text(json.dumps({"key": key, "points": points, "rows": per_row}))
     except OSError:  # an unwritable cache only costs a re-measurement next run
         pass
-    return CostModel(tuple(tuple(p) for p in points))
+    return CostModel(_points(points), _points(per_row))
+
+
+def _points(raw) -> tuple[tuple[int, float], ...]:
+    return tuple((int(k), float(t)) for k, t in raw)
