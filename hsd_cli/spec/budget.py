@@ -38,9 +38,9 @@ class CostModel:
 
     points: tuple[tuple[int, float], ...]  # (tokens, seconds), sorted by tokens, first = 1
     # (rows, seconds) a batch of that many one-token rows takes beyond one row of as many tokens:
-    # each row attends over its own KV cache. Full-size HunyuanOCR on a CPU, 1000-token rows:
-    # 16 rows of 1 token 1.14 s against one row of 16 tokens 0.53 s; the gap hardly moves with the
-    # rows' tree width (16 rows of 2 and 4 tokens: 0.67 and 0.51 s), so it is priced per row.
+    # each row attends over its own KV cache. A 1B model on a CPU, 1000-token rows: 16 rows of 1
+    # token 1.14 s against one row of 16 tokens 0.53 s; the gap hardly moves with the rows' tree
+    # width (16 rows of 2 and 4 tokens: 0.67 and 0.51 s), so it is priced per row.
     rows: tuple[tuple[int, float], ...] = ((1, 0.0),)
 
     def __call__(self, tokens: int) -> float:
