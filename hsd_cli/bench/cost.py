@@ -47,7 +47,8 @@ def measure_curve(
     sync(model.device)
     prefill_ms = (time.perf_counter() - t0) * 1000
     points = measure_session(session, reps=reps)
-    cost = CostModel(tuple(points), tuple(measure_rows(model, n_axes, CostModel(tuple(points)))))
+    curve = CostModel(tuple(points))
+    cost = CostModel(curve.points, tuple(measure_rows(model, n_axes, curve)))
     ar = points[0][1]
     batches = [CostPoint(n, cost.step(n, 1) * 1000, cost.step(n, 1) / ar) for n, _ in cost.rows[1:]]
     return prefill_ms, [CostPoint(k, t * 1000, t / ar) for k, t in points], batches
