@@ -106,7 +106,9 @@ class RapidOcrSource:
         tall = sum(s.bbox[3] - s.bbox[1] > 1.5 * (s.bbox[2] - s.bbox[0]) for s in sample)
         angles = (90, 270) if tall * 2 > len(sample) else (0, 180)
         crops = [image.crop(tuple(int(v) for v in s.bbox)) for s in sample]
-        return max(angles, key=lambda a: self._mean_score(crops, a))
+        # The lines were read upright once already: their own scores are angle 0's.
+        upright = sum(s.score for s in sample) / len(sample)
+        return max(angles, key=lambda a: upright if a == 0 else self._mean_score(crops, a))
 
     def _mean_score(self, crops: list[Image.Image], angle: int) -> float:
         ocr = self._engines()[0]
