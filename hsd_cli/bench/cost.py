@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 import torch
 
+from hsd_cli.bench.machine import machine_info, machine_line
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.targets.runtime.costs import ROW_CONTEXT, measure_rows, measure_session, prefill_text, sync
+from hsd_cli.targets.runtime.load import LoadClock
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,16 +56,14 @@ def measure_curve(
     return prefill_ms, [CostPoint(k, t * 1000, t / ar) for k, t in points], batches
 
 
-def run_cost(cfg) -> int:
+def run_cost(cfg, clock: LoadClock) -> int:
     """`hsd bench --full-size FAMILY`: build, measure, print, write JSON and the results section."""
     from dataclasses import asdict
 
     from hsd_cli.bench.fullsize import build_model, text_params
-    from hsd_cli.bench.machine import machine_info, machine_line
     from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
     from hsd_cli.targets.runtime.registry import FAMILIES, resolve_device, resolve_dtype
 
-    t0 = time.perf_counter()
     device = resolve_device(cfg.device)
     dtype = resolve_dtype(cfg.dtype, device)
     torch.manual_seed(cfg.seed)
@@ -82,14 +82,14 @@ def run_cost(cfg) -> int:
         tuple(points),
         tuple(batches),
     )
-    wall = time.perf_counter() - t0
+    wall = clock.elapsed()
     title = f"Full-size cost curve: {hub_id} language model, random weights, {curve.dtype} on {device}"
     columns = ("tokens in forward (K)", "ms per step", "x AR step")
     rows = [[("1 (AR step)" if p.nodes == 1 else str(p.nodes)), f"{p.ms:.1f}", f"{p.ratio_to_ar:.2f}"] for p in points]
     rows += [[f"{b.nodes} rows x 1 token", f"{b.ms:.1f}", f"{b.ratio_to_ar:.2f}"] for b in batches]
     rows.append([f"prefill ({cfg.cost_prompt} tokens)", f"{prefill_ms:.0f}", f"{prefill_ms / points[0].ms:.1f}"])
     print_table(title, columns, rows)
-    info = machine_info(device)
+    info = machine_info(device, clock)
     notes = [
         f"{curve.text_params / 1e9:.2f}B language-model parameters (vision tower shrunk to one block, not timed)",
         f"KV cache holds an image-free prompt of {cfg.cost_prompt} random tokens; fastest of {cfg.cost_reps} "

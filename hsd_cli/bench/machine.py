@@ -1,4 +1,5 @@
-"""Where and when a benchmark ran: CPU model, cores, GPU, library versions, date."""
+"""Where and when a benchmark ran: CPU model, cores, GPU, library versions, date, and how busy
+other processes kept the machine meanwhile."""
 
 from __future__ import annotations
 
@@ -6,12 +7,14 @@ import datetime
 import os
 import platform
 
+from hsd_cli.targets.runtime.load import BUSY_CORES, LoadClock
 
-def machine_info(device: str = "cpu") -> dict[str, str | int]:
+
+def machine_info(device: str = "cpu", clock: LoadClock | None = None) -> dict[str, str | int | float]:
     import torch
     import transformers
 
-    info: dict[str, str | int] = {
+    info: dict[str, str | int | float] = {
         "cpu": _cpu_model(),
         "cores": os.cpu_count() or 0,
         "torch_threads": torch.get_num_threads(),
@@ -22,17 +25,29 @@ def machine_info(device: str = "cpu") -> dict[str, str | int]:
     }
     if device.startswith("cuda") and torch.cuda.is_available():
         info["gpu"] = torch.cuda.get_device_name(torch.device(device))
+    busy = clock.others_busy() if clock is not None else None
+    if busy is not None:
+        info["other_cores_busy"] = round(busy, 2)
     return info
 
 
-def machine_line(info: dict[str, str | int]) -> str:
+def machine_line(info: dict[str, str | int | float]) -> str:
     """One line for a results file."""
     gpu = f", GPU {info['gpu']}" if "gpu" in info else ""
-    return (
+    line = (
         f"{info['cpu']}, {info['cores']} cores ({info['torch_threads']} torch threads){gpu}; "
         f"torch {info['torch']}, transformers {info['transformers']}, Python {info['python']}; "
         f"{info['date']}"
     )
+    warning = busy_warning(float(info.get("other_cores_busy", 0.0)), int(info["cores"]))
+    return f"{line}; {warning}" if warning else line
+
+
+def busy_warning(busy: float | None, cores: int) -> str:
+    """A warning when other processes kept `busy` cores busy during the run; "" when quiet."""
+    if busy is None or busy < BUSY_CORES:
+        return ""
+    return f"other processes kept {busy:.2f} of {cores} cores busy during the run: its timings are disturbed"
 
 
 def _cpu_model() -> str:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import asdict, replace
 
 from rich.console import Console
 
 from hsd_cli.bench.config import BenchConfig
-from hsd_cli.bench.machine import machine_info, machine_line
+from hsd_cli.bench.machine import busy_warning, machine_info, machine_line
 from hsd_cli.bench.notes import coverage_note, lossless_exit, progress_line, run_notes, target_note
 from hsd_cli.bench.pages import BenchPage, collect_pages
 from hsd_cli.bench.report import (
@@ -26,18 +25,27 @@ from hsd_cli.bench.report import (
 )
 from hsd_cli.bench.run import Bench
 from hsd_cli.errors import HsdError
+from hsd_cli.targets.runtime.load import LoadClock
 
 
 def bench(cfg: BenchConfig) -> int:
     """Run what `cfg` asks for; the exit code is 1 when a lossless method differs from AR."""
-    started = time.perf_counter()
+    clock = LoadClock.start()
     import torch
 
     torch.set_num_threads(cfg.threads or os.cpu_count() or 1)  # pinned, and recorded with the machine
+    code = _run(cfg, clock)
+    warning = busy_warning(clock.others_busy(), os.cpu_count() or 0)
+    if warning:
+        Console(stderr=True).print(f"[yellow]warning:[/] {warning}")
+    return code
+
+
+def _run(cfg: BenchConfig, clock: LoadClock) -> int:
     if cfg.full_size and not cfg.inputs:
         from hsd_cli.bench.cost import run_cost
 
-        return run_cost(cfg)
+        return run_cost(cfg, clock)
     target = bench_target(cfg)
     style = target.spec.style if cfg.oracle else None
     pages, skipped = collect_pages(cfg.inputs, cfg.pages, cfg.max_pages, cfg.dpi, style)
@@ -46,12 +54,12 @@ def bench(cfg: BenchConfig) -> int:
     if cfg.noise_sweep:
         from hsd_cli.bench.sweep import run_sweep
 
-        return run_sweep(cfg, target, pages, skipped, started)
+        return run_sweep(cfg, target, pages, skipped, clock)
     if cfg.batch_pages:
         from hsd_cli.bench.throughput import run_throughput
 
-        return run_throughput(cfg, target, pages, skipped, started)
-    return run_single(cfg, target, pages, skipped, started)
+        return run_throughput(cfg, target, pages, skipped, clock)
+    return run_single(cfg, target, pages, skipped, clock)
 
 
 def bench_target(cfg: BenchConfig):
@@ -73,17 +81,17 @@ def bench_target(cfg: BenchConfig):
     return target
 
 
-def run_single(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[str], started: float) -> int:
+def run_single(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[str], clock: LoadClock) -> int:
     """Every method on every page; table, JSON and results section."""
     err = Console(stderr=True)
     results = Bench(cfg, target).run(pages, on_page=lambda r: err.print(progress_line(r)))
-    wall = time.perf_counter() - started
+    wall = clock.elapsed()
     methods = ("ar", *(m for m in cfg.methods if m != "ar"))
     groups = group_totals(results, methods)
     rows = table_rows(groups)
     title = run_title(cfg)
     print_table(title, COLUMNS, rows)
-    info = machine_info(target.device.type)
+    info = machine_info(target.device.type, clock)
     notes = [target_note(cfg, target), *run_notes(cfg, len(pages), skipped), *coverage_note(results)]
     body = section_header(title, cfg.command_line(), machine_line(info), wall, notes)
     body += "\n" + markdown_table(COLUMNS, rows) + "\n"

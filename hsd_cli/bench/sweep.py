@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import statistics
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,11 +20,12 @@ from hsd_cli.bench.report import (
     write_outputs,
 )
 from hsd_cli.bench.run import Bench
+from hsd_cli.targets.runtime.load import LoadClock
 
 COLUMNS = ("noise", "draft NED", "method", "pages", "steps", "AAL", "SR_decode", "SR_e2e", "= AR")
 
 
-def run_sweep(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[str], started: float) -> int:
+def run_sweep(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[str], clock: LoadClock) -> int:
     """Measure every rate on the same pages; table, JSON, results section and plot."""
     err = Console(stderr=True)
     points, code = [], 0
@@ -37,11 +37,11 @@ def run_sweep(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[st
         code |= lossless_exit(run_cfg, results, err)
         ned = statistics.mean(r.draft_ned for r in results if r.draft_ned is not None)
         points.append({"noise": rate, "draft_ned": ned, "totals": totals(results, methods)})
-    wall = time.perf_counter() - started
+    wall = clock.elapsed()
     rows = sweep_rows(points)
     title = f"hsd bench: oracle target, draft-noise sweep, tau={cfg.tau:g}, max {cfg.max_new_tokens} new tokens"
     print_table(title, COLUMNS, rows)
-    info = machine_info(target.device.type)
+    info = machine_info(target.device.type, clock)
     notes = [target_note(cfg, target), *run_notes(replace(cfg, noise=0.0), len(pages), skipped)] + [
         "draft NED = mean normalized edit distance between the page draft and the reference"
     ]

@@ -19,6 +19,7 @@ from hsd_cli.bench.notes import run_notes, target_note
 from hsd_cli.bench.records import PageBench
 from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
 from hsd_cli.bench.run import WARMUP_TOKENS, Bench
+from hsd_cli.targets.runtime.load import LoadClock
 
 COLUMNS = (
     "method",
@@ -61,7 +62,7 @@ class BatchRun:
         return 60.0 * self.pages / max(self.wall_s + self.prepare_s, 1e-9)
 
 
-def run_throughput(cfg, target, pages, skipped: list[str], started: float) -> int:
+def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> int:
     """Every method at every batch size, in one process; table, JSON and results section."""
     err = Console(stderr=True)
     bench = Bench(cfg, target)
@@ -85,7 +86,7 @@ def run_throughput(cfg, target, pages, skipped: list[str], started: float) -> in
             err.print(
                 f"{method} @ {size}: {run.decode_tokens_per_s:.1f} decode tok/s, {run.pages_per_min:.2f} pages/min"
             )
-    return _report(cfg, target, pages, skipped, started, runs)
+    return _report(cfg, target, pages, skipped, clock, runs)
 
 
 def _one(bench: Bench, method: str, spec, size: int, drafts, reference) -> tuple[BatchRun, list]:
@@ -119,16 +120,16 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference) -> tuple
     return run, tokens
 
 
-def _report(cfg, target, pages, skipped, started, runs: list[BatchRun]) -> int:
+def _report(cfg, target, pages, skipped, clock, runs: list[BatchRun]) -> int:
     ar = {r.batch_pages: r for r in runs if r.method == "ar"}
     rows = [_row(r, ar.get(r.batch_pages)) for r in runs]
     title = f"hsd bench: throughput, oracle={cfg.oracle}, max {cfg.max_new_tokens} new tokens, batch sizes " + ",".join(
         map(str, cfg.batch_pages)
     )
     print_table(title, COLUMNS, rows)
-    info = machine_info(target.device.type)
+    info = machine_info(target.device.type, clock)
     notes = [target_note(cfg, target), *run_notes(cfg, len(pages), skipped)]
-    wall = time.perf_counter() - started
+    wall = clock.elapsed()
     body = section_header(title, cfg.command_line(), machine_line(info), wall, notes)
     body += "\n" + markdown_table(COLUMNS, rows) + "\n"
     data = {

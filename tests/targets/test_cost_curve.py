@@ -5,6 +5,7 @@ Made-up timers stand in for the device, so no test depends on this machine's spe
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.targets.runtime.curve import (
@@ -89,11 +90,30 @@ def _never():
     raise AssertionError("measured although the cache was good")
 
 
+def QUIET():  # noqa: N802 - stands in for LoadClock.start: a measurement no neighbour disturbed
+    return SimpleNamespace(quiet=lambda: True)
+
+
+def BUSY():  # noqa: N802 - a measurement while other processes kept the machine busy
+    return SimpleNamespace(quiet=lambda: False)
+
+
 def test_no_cache_measures_and_stores(tmp_path):
     path = tmp_path / "costs" / "c.json"
-    got = cached_curve(path, "k", lambda: [(1, 1.0), (16, 2.0)], _never)
+    got = cached_curve(path, "k", lambda: [(1, 1.0), (16, 2.0)], _never, clock=QUIET)
     assert got == CostModel(((1, 1.0), (16, 2.0)))
     assert json.loads(path.read_text())["points"] == [[1, 1.0], [16, 2.0]]
+
+
+def test_a_curve_measured_on_a_busy_machine_serves_the_run_but_is_not_stored(tmp_path):
+    path = tmp_path / "c.json"
+    _store(path, [(1, 3.0), (16, 9.0)])  # an inflated cache the check rejects
+    got = cached_curve(path, "k", lambda: [(1, 1.0), (16, 2.0)], lambda: [(1, 1.0), (16, 2.0)], clock=BUSY)
+    assert got == CostModel(((1, 1.0), (16, 2.0)))
+    assert json.loads(path.read_text())["points"] == [[1, 3.0], [16, 9.0]]  # measured again next run
+    fresh = tmp_path / "none.json"
+    cached_curve(fresh, "k", lambda: [(1, 1.0)], _never, clock=BUSY)
+    assert not fresh.exists()
 
 
 def test_a_cache_the_quick_check_agrees_with_is_kept(tmp_path):
@@ -108,7 +128,7 @@ def test_a_cache_measured_under_load_is_replaced(tmp_path):
     path = tmp_path / "c.json"
     _store(path, [(1, 1.05), (2, 3.2), (8, 5.0), (16, 6.0)])
     fresh = [(1, 1.0), (2, 1.1), (8, 1.6), (16, 2.0)]
-    got = cached_curve(path, "k", lambda: fresh, lambda: [(1, 1.0), (16, 2.0)])
+    got = cached_curve(path, "k", lambda: fresh, lambda: [(1, 1.0), (16, 2.0)], clock=QUIET)
     assert got == CostModel(tuple(fresh))
     assert json.loads(path.read_text())["points"] == [list(p) for p in fresh]  # re-cached
 
@@ -135,8 +155,6 @@ def test_unfitted_runs_keep_the_bumps():
 def test_prefill_is_timed_per_image_size_capped_by_max_pixels_after_a_warm_up():
     """The crop-prefill curve: one point per image size the target gets (max_pixels caps the
     largest), one untimed prefill first; what the prefill is timed on is the target's own."""
-    from types import SimpleNamespace
-
     from hsd_cli.targets.runtime.costs import measure_prefill
 
     seen = []
@@ -151,7 +169,9 @@ def test_prefill_is_timed_per_image_size_capped_by_max_pixels_after_a_warm_up():
 def test_a_batch_row_price_is_measured_with_the_curve_and_cached_beside_it(tmp_path):
     path = tmp_path / "c.json"
     curve, per_row = [(1, 1.0), (16, 2.0)], [(1, 0.0), (4, 0.5), (16, 1.5)]
-    got = cached_curve(path, "k", lambda: curve, _never, rows=lambda points: per_row if points == curve else [])
+    got = cached_curve(
+        path, "k", lambda: curve, _never, rows=lambda points: per_row if points == curve else [], clock=QUIET
+    )
     assert got == CostModel(tuple(curve), tuple(per_row))
     again = cached_curve(path, "k", _never, lambda: curve, rows=_never)
     assert again == got and again.step(16, 1) == 2.0 + 1.5

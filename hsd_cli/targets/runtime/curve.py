@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hsd_cli.spec.budget import CostModel
+from hsd_cli.targets.runtime.load import LoadClock
 
 Points = list[tuple[int, float]]
 
@@ -104,9 +105,11 @@ def cached_curve(
     measure: Callable[[], Points],
     check: Callable[[], Points],
     rows: Callable[[Points], Points] | None = None,
+    clock: Callable[[], LoadClock] = LoadClock.start,
 ) -> CostModel:
     """The curve stored at `path` if a quick `check` agrees with it, else `measure`d and stored;
-    `rows` measures a batch's per-row price (CostModel.rows) given the fresh curve."""
+    `rows` measures a batch's per-row price (CostModel.rows) given the fresh curve. A curve
+    measured while other processes kept the machine busy (`clock`) serves this run only."""
     try:
         stored = json.loads(path.read_text())
         cached = CostModel(_points(stored["points"]), _points(stored.get("rows", [(1, 0.0)])))
@@ -114,8 +117,11 @@ def cached_curve(
             return cached
     except (OSError, ValueError, KeyError, TypeError, IndexError, ZeroDivisionError):  # unusable: measure
         pass
+    started = clock()
     points = measure()
     per_row = rows(points) if rows else [(1, 0.0)]
+    if not started.quiet():  # stored, it would price every later run by today's neighbours
+        return CostModel(_points(points), _points(per_row))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"key": key, "points": points, "rows": per_row}))

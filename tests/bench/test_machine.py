@@ -1,0 +1,79 @@
+"""How busy other processes kept the machine during a run, and the warning the results carry."""
+
+from __future__ import annotations
+
+import os
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from hsd_cli.bench.machine import busy_warning, machine_line
+from hsd_cli.targets.runtime import load
+from hsd_cli.targets.runtime.load import BUSY_CORES, LoadClock
+
+INFO = {"cpu": "X", "cores": 2, "torch_threads": 1, "torch": "t", "transformers": "tf", "python": "3", "date": "d"}
+
+
+def _clock(monkeypatch: pytest.MonkeyPatch, machine_s: float | None, own_s: float, elapsed: float) -> LoadClock:
+    """A clock started `elapsed` seconds ago, since when the machine and this process used the given CPU."""
+    monkeypatch.setattr(load, "machine_cpu", lambda: machine_s)
+    monkeypatch.setattr(load, "own_cpu", lambda: own_s)
+    return LoadClock(time.perf_counter() - elapsed, 0.0, 0.0)
+
+
+def test_other_processes_cpu_is_the_machines_less_our_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = _clock(monkeypatch, machine_s=30.0, own_s=10.0, elapsed=20.0)
+    assert clock.others_busy() == pytest.approx(1.0, rel=0.01)
+    assert not clock.quiet()
+
+
+def test_our_own_work_alone_is_a_quiet_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = _clock(monkeypatch, machine_s=10.0, own_s=10.0, elapsed=20.0)
+    assert clock.others_busy() == 0.0 and clock.quiet()
+
+
+def test_where_the_os_says_nothing_the_machine_counts_as_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = _clock(monkeypatch, machine_s=None, own_s=1.0, elapsed=1.0)
+    assert clock.others_busy() is None and clock.quiet()
+
+
+def test_a_busy_machine_is_named_in_the_results_line() -> None:
+    assert "disturbed" in machine_line({**INFO, "other_cores_busy": 1.0})
+    assert "disturbed" not in machine_line({**INFO, "other_cores_busy": BUSY_CORES / 2})
+    assert "disturbed" not in machine_line(INFO)  # runs recorded before the figure existed
+    assert busy_warning(None, 2) == ""
+
+
+def test_the_real_counters_never_charge_our_own_work_to_others() -> None:
+    clock = LoadClock.start()
+    end = time.perf_counter() + 0.3
+    while time.perf_counter() < end:
+        pass
+    busy = clock.others_busy()
+    # Other processes may hold the other cores; the core our loop held is never charged to them.
+    assert busy is None or busy <= (os.cpu_count() or 1) - 1 + 0.2
+
+
+def test_our_prepare_workers_count_as_our_own_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A running child (an `hsd convert --workers` process) is ours, not a neighbour's; one that
+    is gone since it was listed is skipped."""
+    import psutil
+
+    class Child:
+        def __init__(self, user: float | None) -> None:
+            self.user = user
+
+        def cpu_times(self):
+            if self.user is None:
+                raise psutil.NoSuchProcess(1)
+            return SimpleNamespace(user=self.user, system=1.0)
+
+    class Me:
+        def children(self, recursive: bool) -> list[Child]:
+            assert recursive  # workers' own children too
+            return [Child(2.0), Child(None)]
+
+    alone = load.own_cpu()
+    monkeypatch.setattr(psutil, "Process", Me)
+    assert load.own_cpu() == pytest.approx(alone + 3.0, abs=0.05)
