@@ -47,7 +47,10 @@ def busy_warning(busy: float | None, cores: int) -> str:
     """A warning when other processes kept `busy` cores busy during the run; "" when quiet."""
     if busy is None or busy < BUSY_CORES:
         return ""
-    return f"other processes kept {busy:.2f} of {cores} cores busy during the run: its timings are disturbed"
+    return (
+        f"other processes (or, as steal time, other virtual machines) kept {busy:.2f} of {cores} cores "
+        "busy during the run: its timings are disturbed"
+    )
 
 
 def _cpu_model() -> str:

@@ -59,7 +59,8 @@ def own_cpu() -> float:
 
 
 def machine_cpu() -> float | None:
-    """Busy CPU seconds of the whole machine since boot (idle and I/O wait left out)."""
+    """Busy CPU seconds of the whole machine since boot (idle and I/O wait left out; steal, the
+    time a virtual machine's host gave its cores to other machines, counted as busy)."""
     try:
         with open("/proc/stat", encoding="ascii") as f:
             fields = [int(v) for v in f.readline().split()[1:]]
