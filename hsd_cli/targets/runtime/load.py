@@ -13,7 +13,14 @@ import os
 import time
 from dataclasses import dataclass
 
-BUSY_CORES = 0.25  # other processes holding this many cores on average disturb a measurement
+# Other processes holding this share of the machine's cores on average disturb a measurement
+# (a quarter of a core on the 2-core development machine; a shared server may run others beside us).
+BUSY_SHARE = 0.125
+
+
+def busy_limit(cores: int | None = None) -> float:
+    """Cores that other processes may keep busy before a measurement counts as disturbed."""
+    return BUSY_SHARE * (cores or os.cpu_count() or 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,10 +46,10 @@ class LoadClock:
         others = (now - self.machine_cpu) - (own_cpu() - self.own_cpu)
         return max(0.0, others / max(self.elapsed(), 1e-9))
 
-    def quiet(self) -> bool:
+    def quiet(self, cores: int | None = None) -> bool:
         """No other process disturbed the measurement (as far as the OS tells)."""
         busy = self.others_busy()
-        return busy is None or busy < BUSY_CORES
+        return busy is None or busy < busy_limit(cores)
 
 
 def own_cpu() -> float:
