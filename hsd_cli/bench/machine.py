@@ -7,7 +7,7 @@ import datetime
 import os
 import platform
 
-from hsd_cli.targets.runtime.load import LoadClock, busy_limit
+from hsd_cli.targets.runtime.load import LoadClock, disturbed
 
 
 def machine_info(device: str = "cpu", clock: LoadClock | None = None) -> dict[str, str | int | float]:
@@ -45,7 +45,7 @@ def machine_line(info: dict[str, str | int | float]) -> str:
 
 def busy_warning(busy: float | None, cores: int) -> str:
     """A warning when other processes kept `busy` cores busy during the run; "" when quiet."""
-    if busy is None or busy < busy_limit(cores):
+    if not disturbed(busy, cores):
         return ""
     return (
         f"other processes (or, as steal time, other virtual machines) kept {busy:.2f} of {cores} cores "

@@ -120,13 +120,12 @@ def cached_curve(
     started = clock()
     points = measure()
     per_row = rows(points) if rows else [(1, 0.0)]
-    if not started.quiet():  # stored, it would price every later run by today's neighbours
-        return CostModel(_points(points), _points(per_row))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"key": key, "points": points, "rows": per_row}))
-    except OSError:  # an unwritable cache only costs a re-measurement next run
-        pass
+    if started.quiet():  # measured beside busy neighbours, it would price every later run by them
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"key": key, "points": points, "rows": per_row}))
+        except OSError:  # an unwritable cache only costs a re-measurement next run
+            pass
     return CostModel(_points(points), _points(per_row))
 
 

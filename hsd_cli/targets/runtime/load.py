@@ -23,6 +23,11 @@ def busy_limit(cores: int | None = None) -> float:
     return BUSY_SHARE * (cores or os.cpu_count() or 1)
 
 
+def disturbed(busy: float | None, cores: int | None = None) -> bool:
+    """Other processes kept `busy` cores busy: more than a measurement on `cores` cores bears."""
+    return busy is not None and busy >= busy_limit(cores)
+
+
 @dataclass(frozen=True, slots=True)
 class LoadClock:
     """When a measurement started: wall time, this process's CPU time, the machine's busy CPU time."""
@@ -48,8 +53,7 @@ class LoadClock:
 
     def quiet(self, cores: int | None = None) -> bool:
         """No other process disturbed the measurement (as far as the OS tells)."""
-        busy = self.others_busy()
-        return busy is None or busy < busy_limit(cores)
+        return not disturbed(self.others_busy(), cores)
 
 
 def own_cpu() -> float:
