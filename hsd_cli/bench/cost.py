@@ -62,10 +62,11 @@ def run_cost(cfg, clock: LoadClock) -> int:
 
     from hsd_cli.bench.fullsize import build_model, text_params
     from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
-    from hsd_cli.targets.runtime.registry import FAMILIES, resolve_device, resolve_dtype
+    from hsd_cli.targets.runtime.registry import FAMILIES, attention_for, resolve_device, resolve_dtype
 
     device = resolve_device(cfg.device)
     dtype = resolve_dtype(cfg.dtype, device)
+    attention_for(device)  # as load_target sets it for the decode loop
     torch.manual_seed(cfg.seed)
     hub_id, model = build_model(cfg.full_size, device, dtype, shrink_vision=True)
     n_axes = FAMILIES[cfg.full_size][0].n_axes

@@ -75,3 +75,18 @@ def test_cost_cache_tells_the_attention_paths_apart(tiny_model_dir, monkeypatch)
     repeated = _key(model)
     monkeypatch.setenv("TRANSFORMERS_SDPA_FORCE_GQA", "1")
     assert _key(model) != repeated
+
+
+def test_cuda_targets_keep_attention_off_cudnn():
+    """cuDNN's SDPA builds a plan per new key length: a decode step on CUDA would pay one per layer."""
+    from hsd_cli.targets.runtime.registry import attention_for
+
+    before = torch.backends.cuda.cudnn_sdp_enabled()
+    try:
+        torch.backends.cuda.enable_cudnn_sdp(True)
+        attention_for("cpu")
+        assert torch.backends.cuda.cudnn_sdp_enabled()
+        attention_for("cuda:0")
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
+    finally:
+        torch.backends.cuda.enable_cudnn_sdp(before)

@@ -188,8 +188,9 @@ def _key(model) -> str:
     threads = torch.get_num_threads() if model.device.type == "cpu" else 0
     name = torch.cuda.get_device_name(model.device) if model.device.type == "cuda" else "cpu"
     layout = weight_layout(model)
-    # The attention path (registry.grouped_attention_on_cpu) changes what a batched step costs.
+    # The attention path (registry.attention_for) changes what a step costs.
     attention = os.environ.get("TRANSFORMERS_SDPA_FORCE_GQA", "")
+    attention += "|cudnn-sdp" if model.device.type == "cuda" and torch.backends.cuda.cudnn_sdp_enabled() else ""
     sizes = f"{SIZES}|{PROMPT_TOKENS}|v{CURVE_VERSION}"
     return f"{config}|{name}|{model.dtype}|{layout}|{attention}|{torch.__version__}|{threads}|{sizes}"
 

@@ -104,11 +104,30 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
         raise ModelNotFoundError(
             f"{_bad_weights(model)}: truncated or corrupt weights ({_first_line(exc)[:120]})"
         ) from None
-    if dev == "cpu":
-        grouped_attention_on_cpu()
+    attention_for(dev)
     target = cls(pack_linears(net.to(dev).eval()), processor)
     target.spec = spec
     return target
+
+
+def attention_for(device: str) -> None:
+    """The attention kernels our decode loop wants on `device` (set for the process)."""
+    if device == "cpu":
+        grouped_attention_on_cpu()
+    elif device.startswith("cuda"):
+        no_cudnn_attention()
+
+
+def no_cudnn_attention() -> None:
+    """Keep torch's SDPA off cuDNN's attention kernel.
+
+    Given a mask (a tree step, padded rows), torch on Hopper picks cuDNN, which builds an execution
+    plan for each new key length, and every decode step has a new one: full-size HunyuanOCR, bf16,
+    H200, one step over a cache of ~1k tokens took 61 ms on cuDNN and 21 ms on the memory-efficient
+    kernel (any tree of 1-64 tokens; benchmarks/RESULTS.md, the GPU run). Set for the process."""
+    import torch
+
+    torch.backends.cuda.enable_cudnn_sdp(False)
 
 
 def grouped_attention_on_cpu() -> None:
