@@ -62,6 +62,7 @@ def run_cost(cfg, clock: LoadClock) -> int:
 
     from hsd_cli.bench.fullsize import build_model, text_params
     from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
+    from hsd_cli.targets.runtime.gemm import pack_linears, weight_layout
     from hsd_cli.targets.runtime.registry import FAMILIES, attention_for, resolve_device, resolve_dtype
 
     device = resolve_device(cfg.device)
@@ -69,6 +70,7 @@ def run_cost(cfg, clock: LoadClock) -> int:
     attention_for(device)  # as load_target sets it for the decode loop
     torch.manual_seed(cfg.seed)
     hub_id, model = build_model(cfg.full_size, device, dtype, shrink_vision=True)
+    model = pack_linears(model)  # the weight layout the decode loop runs on (load_target packs too)
     n_axes = FAMILIES[cfg.full_size][0].n_axes
     prefill_ms, points, batches = measure_curve(model, cfg.cost_prompt, cfg.cost_reps, n_axes)
     curve = CostCurve(
@@ -92,7 +94,8 @@ def run_cost(cfg, clock: LoadClock) -> int:
     print_table(title, columns, rows)
     info = machine_info(device, clock)
     notes = [
-        f"{curve.text_params / 1e9:.2f}B language-model parameters (vision tower shrunk to one block, not timed)",
+        f"{curve.text_params / 1e9:.2f}B language-model parameters (vision tower shrunk to one block, not timed); "
+        f"linear weights {weight_layout(model)}, as the decode loop runs them",
         f"KV cache holds an image-free prompt of {cfg.cost_prompt} random tokens; fastest of {cfg.cost_reps} "
         "runs of step + commit (mask, forward, KV gather; others' load on shared cores only adds time); "
         "prefill timed once",
