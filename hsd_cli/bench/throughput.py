@@ -32,6 +32,7 @@ COLUMNS = (
     "rows/pass",
     "tree tok/pass",
     "computed tok/pass",
+    "s/pass (priced)",
     "identical to ar@1",
 )
 
@@ -52,6 +53,8 @@ class BatchRun:
     tree_tokens: int  # tree tokens summed over forward passes (rows x their root + draft nodes)
     computed: int  # tokens the passes computed: each pass's rows x its widest tree (padding included)
     identical: int  # pages whose tokens equal AR's at batch 1
+    pass_s: float  # the forward passes' wall time (each step: forward, accept, commit)
+    priced_s: float | None  # what the target's cost model charges for those passes (None: no model)
 
     @property
     def decode_tokens_per_s(self) -> float:
@@ -80,7 +83,7 @@ def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> 
     runs, reference = [], None
     for size in cfg.batch_pages:
         for method in methods:
-            run, tokens = _one(bench, method, spec, size, drafts, reference)
+            run, tokens = _one(bench, method, spec, size, drafts, reference, target.__dict__.get("cost"))
             reference = reference or tokens  # AR at the first batch size
             runs.append(run)
             err.print(
@@ -89,7 +92,8 @@ def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> 
     return _report(cfg, target, pages, skipped, clock, runs)
 
 
-def _one(bench: Bench, method: str, spec, size: int, drafts, reference) -> tuple[BatchRun, list]:
+def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=None) -> tuple[BatchRun, list]:
+    """`method` over every page at batch `size`; `cost`: the target's measured curve, to price the passes."""
     conv = bench.converter(method, spec)
     t0 = time.perf_counter()
     outs = dict(conv.verify_many([(i, d.prepared) for i, d in enumerate(drafts)], pages=size))
@@ -116,8 +120,17 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference) -> tuple
         sum(per_step) + drafted,
         sum(conv.last_batcher.padded_per_step),
         sum(t == ref for t, ref in zip(tokens, reference or tokens, strict=True)),
+        sum(conv.last_batcher.seconds_per_step),
+        _priced(cost, per_step, conv.last_batcher.padded_per_step),
     )
     return run, tokens
+
+
+def _priced(cost, rows: list[int], padded: list[int]) -> float | None:
+    """Seconds `cost` charges for passes of these rows x padded widths (None without a measured curve)."""
+    if cost is None:
+        return None
+    return sum(cost.step(r, max(1, p // r)) for r, p in zip(rows, padded, strict=True) if r)
 
 
 def _report(cfg, target, pages, skipped, clock, runs: list[BatchRun]) -> int:
@@ -160,6 +173,7 @@ def _row(r: BatchRun, ar: BatchRun | None) -> list[str]:
         f"{r.rows / passes:.2f}",
         f"{r.tree_tokens / passes:.1f}",
         f"{r.computed / passes:.1f}",
+        f"{r.pass_s / passes:.3f}" + (f" ({r.priced_s / passes:.3f})" if r.priced_s is not None else ""),
         f"{r.identical}/{r.pages}",
     ]
 
@@ -180,4 +194,6 @@ def _json(r: BatchRun) -> dict:
         "tree_tokens_per_step": r.tree_tokens / max(r.forward_passes, 1),
         "computed_tokens_per_step": r.computed / max(r.forward_passes, 1),
         "identical_to_ar": r.identical,
+        "pass_s": r.pass_s,
+        "priced_pass_s": r.priced_s,
     }

@@ -63,6 +63,7 @@ class Batcher:
         self.finished: deque[tuple[Hashable, Outcome]] = deque()
         self.rows_per_step: list[int] = []  # rows of each forward pass (batch occupancy)
         self.padded_per_step: list[int] = []  # tokens each forward pass computed: rows x widest tree
+        self.seconds_per_step: list[float] = []  # wall time of each step (forward, accept, commit)
 
     def run(self, works: Iterable[tuple[Hashable, Method, PageWork]]) -> Iterator[tuple[Hashable, Outcome]]:
         """Each work's (key, outcome), as soon as its page is done."""
@@ -151,6 +152,7 @@ class Batcher:
         dt = time.perf_counter() - t0
         self.rows_per_step.append(rows)
         self.padded_per_step.append(rows * stepper.width)
+        self.seconds_per_step.append(dt)
         for x in running:
             x.steps += 1
             x.t_decode += dt

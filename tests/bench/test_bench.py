@@ -257,3 +257,14 @@ def test_throughput_at_several_batch_sizes(tiny_model_dir, tmp_path):
     assert all(t["decode_tokens_per_s"] > 0 and t["pages_per_min"] > 0 for t in totals)
     ar1, ar3 = totals[0], totals[2]
     assert ar1["rows_per_step"] == 1.0 < ar3["rows_per_step"] and ar3["forward_passes"] < ar1["forward_passes"]
+    assert all(t["pass_s"] > 0 and t["priced_pass_s"] is None for t in totals)  # flat: no curve to price with
+
+
+def test_throughput_prices_each_pass_at_its_rows_and_width():
+    """A pass of r rows padded to r x w tokens costs cost.step(r, w): the sum is what the model charged."""
+    from hsd_cli.bench.throughput import _priced
+    from hsd_cli.spec.budget import CostModel
+
+    cost = CostModel(((1, 1.0), (8, 8.0)), ((1, 0.0), (4, 3.0)))
+    assert _priced(cost, [2, 4], [6, 4]) == cost.step(2, 3) + cost.step(4, 1) == 6.0 + 1.0 + 4.0 + 3.0
+    assert _priced(None, [2], [2]) is None
