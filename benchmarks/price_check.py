@@ -1,0 +1,72 @@
+"""Does the cost model price batched tree passes right? Measured step time of R rows x K tree tokens
+against `CostModel.step(R, K)`, on a full-size random-weight language model.
+
+    python benchmarks/price_check.py --family hunyuan_vl --threads 1 --out-json price.json
+
+The curve is measured as `targets/runtime/costs.cost_model` measures it (one row over a short
+prompt; one-token rows over ROW_CONTEXT-token caches), then each R x K step over caches of each
+context length. Time on a quiet machine (`taskset -c N`, nothing on the other cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import torch
+
+from hsd_cli.bench.fullsize import build_model
+from hsd_cli.spec.budget import CostModel
+from hsd_cli.targets.runtime.costs import (
+    PROMPT_TOKENS,
+    _copies,
+    measure_rows,
+    measure_session,
+    prefill_text,
+    time_step,
+)
+from hsd_cli.targets.runtime.gemm import pack_linears
+from hsd_cli.targets.runtime.load import LoadClock
+from hsd_cli.targets.runtime.registry import FAMILIES, attention_for
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--family", default="hunyuan_vl")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--contexts", default="512,1024", help="cache lengths of the rows")
+    p.add_argument("--rows", default="1,2,4,8")
+    p.add_argument("--widths", default="1,2,4,8", help="tree tokens per row")
+    p.add_argument("--out-json")
+    args = p.parse_args()
+    torch.set_num_threads(args.threads)
+    attention_for(args.device)
+    clock = LoadClock.start()
+    dtype = torch.float32 if args.device == "cpu" else torch.bfloat16
+    _, model = build_model(args.family, args.device, dtype, shrink_vision=True)
+    model = pack_linears(model)
+    axes = FAMILIES[args.family][0].n_axes
+    curve = CostModel(tuple(measure_session(prefill_text(model, PROMPT_TOKENS, axes))))
+    cost = CostModel(curve.points, tuple(measure_rows(model, axes, curve)))
+    print("curve", [(k, round(t, 3)) for k, t in cost.points], "rows", [(r, round(t, 3)) for r, t in cost.rows])
+    steps = []
+    for ctx in map(int, args.contexts.split(",")):
+        for rows in map(int, args.rows.split(",")):
+            session = _copies(prefill_text(model, ctx, axes), rows)
+            for k in map(int, args.widths.split(",")):
+                time_step(session, k)  # warm-up: this shape's kernels and cache slots
+                measured = min(time_step(session, k) for _ in range(3))
+                priced = cost.step(rows, k)
+                steps.append({"ctx": ctx, "rows": rows, "k": k, "measured": measured, "priced": priced})
+                print(f"ctx {ctx} rows {rows} k {k}: measured {measured:.3f} s, priced {priced:.3f} s")
+    busy = clock.others_busy()
+    print(f"other cores busy meanwhile: {busy:.2f}")
+    if args.out_json:
+        data = {"points": cost.points, "rows": cost.rows, "steps": steps, "other_cores_busy": busy}
+        with open(args.out_json, "w") as f:
+            json.dump(data, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
