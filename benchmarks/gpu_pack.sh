@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Pack what benchmarks/gpu.py needs on a lent GPU machine that reaches no package index and gets
+# only the repository (at most 64 MiB a call): bash benchmarks/gpu_pack.sh [HY_TOK_DIR]
+#
+# Writes .whl/ and .gpu/ (add `/.whl/` and `/.gpu/` to .git/info/exclude): siteA.tar.xz
+# (transformers, pymupdf with only the ONNX models hsd loads, small dependencies) and siteB.tar
+# (rapidocr, rapid-layout), each under the limit with the rest of the tree; corpus/ (the PAGES of
+# gpu.py with their ground truth); hy-tok/ (the tokenizer directory without its weights; regen.py
+# gives it random ones there).
+# Then, on one warm machine (RESULTS.md `gpu-first-run`), call 1 carries siteA, corpus, hy-tok and
+# regen.py and runs:
+#   mkdir -p /tmp/site && tar xJf .gpu/siteA.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
+#   cp -r .gpu/corpus .gpu/hy-tok /tmp/ && python3 .gpu/regen.py /tmp/hy-tok
+#   python3 benchmarks/gpu.py --only tests,cost --out $OUT --results $OUT/RESULTS.md
+# and call 2 (within the machine's idle window) carries siteB and runs:
+#   tar xf .gpu/siteB.tar -C /tmp/site && export PYTHONPATH=/tmp/site
+#   python3 benchmarks/gpu.py --corpus /tmp/corpus --model /tmp/hy-tok --only oracle,throughput ...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+HY=${1:-/tmp/hy-tok}
+PY=3.12  # the GPU image's python3
+mkdir -p .gpu .whl
+pip download -q --no-deps --only-binary=:all: --python-version $PY --implementation cp \
+  --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_24_x86_64 \
+  --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl \
+  transformers==5.23.0 "pymupdf==$(python -c 'import pymupdf; print(pymupdf.__version__)')" \
+  pymupdf_layout rapid-layout rapidfuzz rapidocr pyclipper shapely omegaconf colorlog regex
+site=$(mktemp -d)
+for w in .whl/*.whl; do unzip -q -o "$w" -d "$site"; done
+# pymupdf.layout loads these three (checked by hooking onnxruntime.InferenceSession on the dev corpus)
+keep='feature_imf1.onnx|layout_rf2.4.1\+imf1\.(onnx|yaml)|table_grid_model_v4_ep.onnx'
+find "$site/pymupdf/layout/resources/onnx" -type f | grep -Ev "$keep" | xargs -r rm
+tar cf - -C "$site" --exclude='rapidocr*' --exclude='rapid_layout*' . | xz -T0 -6 >.gpu/siteA.tar.xz
+tar cf .gpu/siteB.tar -C "$site" $(cd "$site" && ls -d rapidocr* rapid_layout*)
+rm -rf "$site"
+python - <<'PY'
+import importlib.util, json, shutil, sys
+from pathlib import Path
+spec = importlib.util.spec_from_file_location("gpu", "benchmarks/gpu.py")
+gpu = importlib.util.module_from_spec(spec); sys.modules["gpu"] = gpu; spec.loader.exec_module(gpu)
+src, dst = gpu.CORPUS, Path(".gpu/corpus")
+manifest = json.loads((src / "manifest.json").read_text())
+items = {i["file"]: i for i in manifest["items"]}
+manifest["items"] = [items[p] for p in gpu.PAGES]
+for item in manifest["items"]:
+    for f in [item["file"], *(g["file"] for g in item.get("ground_truth", []) if g["file"].endswith(".md"))]:
+        (dst / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(src / f, dst / f)
+(dst / "manifest.json").write_text(json.dumps(manifest))
+PY
+mkdir -p .gpu/hy-tok && cp "$HY"/* .gpu/hy-tok/ && rm -f .gpu/hy-tok/model.safetensors
+cat >.gpu/regen.py <<'PY'
+"""Random weights for a --model directory that travelled without them (only its tokenizer counts)."""
+import sys
+
+import torch
+from transformers import AutoConfig, AutoModelForImageTextToText
+
+torch.manual_seed(0)
+AutoModelForImageTextToText.from_config(AutoConfig.from_pretrained(sys.argv[1])).save_pretrained(sys.argv[1])
+PY
+du -sh .gpu/*
