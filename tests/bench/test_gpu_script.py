@@ -62,3 +62,21 @@ def test_dry_run_runs_every_step_to_its_end(tmp_path):
         assert f"<!-- bench:{section} -->" in text
     totals = json.loads((out / "throughput_hunyuan_cpu_16.json").read_text())["totals"]
     assert [(t["method"], t["batch_pages"]) for t in totals] == [("ar", 1), ("auto", 1), ("ar", 2), ("auto", 2)]
+
+
+def test_a_short_lease_plan_takes_a_ready_model_and_the_first_pages(tmp_path):
+    """--model skips building one; --pages N runs the first N pages (issue 20's 10 come first)."""
+    gpu = _gpu()
+    corpus, model = tmp_path / "corpus", tmp_path / "hy"
+    steps = gpu.plan(False, tmp_path, tmp_path / "R.md", corpus, model, 10, 128, "1,10")
+    assert [s.group for s in steps] == ["tests", "cost", "cost", "oracle", "throughput"]
+    oracle, throughput = steps[3].argv, steps[4].argv
+    assert _option(oracle, "--model") == str(model) and _option(oracle, "--max-new-tokens") == "128"
+    assert [a for a in oracle if a.startswith(str(corpus))] == [str(corpus / p) for p in gpu.PAGES[:10]]
+    assert _option(throughput, "--batch-pages") == "1,10"
+
+
+def test_only_rejects_an_unknown_step(capsys):
+    with pytest.raises(SystemExit):
+        _gpu().main(["--dry-run", "--only", "tests,bogus"])
+    assert "unknown step 'bogus'" in capsys.readouterr().err
