@@ -15,19 +15,11 @@ import json
 
 import torch
 
-from hsd_cli.bench.fullsize import build_model
+from hsd_cli.bench.fullsize import decode_model
 from hsd_cli.spec.budget import CostModel
-from hsd_cli.targets.runtime.costs import (
-    PROMPT_TOKENS,
-    _copies,
-    measure_rows,
-    measure_session,
-    prefill_text,
-    time_step,
-)
-from hsd_cli.targets.runtime.gemm import pack_linears
+from hsd_cli.targets.runtime.costs import _copies, measure, measure_rows, prefill_text, time_step
 from hsd_cli.targets.runtime.load import LoadClock
-from hsd_cli.targets.runtime.registry import FAMILIES, attention_for
+from hsd_cli.targets.runtime.registry import FAMILIES
 
 
 def main() -> None:
@@ -41,13 +33,11 @@ def main() -> None:
     p.add_argument("--out-json")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
-    attention_for(args.device)
     clock = LoadClock.start()
     dtype = torch.float32 if args.device == "cpu" else torch.bfloat16
-    _, model = build_model(args.family, args.device, dtype, shrink_vision=True)
-    model = pack_linears(model)
+    _, model = decode_model(args.family, args.device, dtype, shrink_vision=True)
     axes = FAMILIES[args.family][0].n_axes
-    curve = CostModel(tuple(measure_session(prefill_text(model, PROMPT_TOKENS, axes))))
+    curve = CostModel(tuple(measure(model, axes)))
     cost = CostModel(curve.points, tuple(measure_rows(model, axes, curve)))
     print("curve", [(k, round(t, 3)) for k, t in cost.points], "rows", [(r, round(t, 3)) for r, t in cost.rows])
     steps = []

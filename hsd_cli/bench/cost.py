@@ -60,12 +60,15 @@ def run_cost(cfg, clock: LoadClock) -> int:
     """`hsd bench --full-size FAMILY`: build, measure, print, write JSON and the results section."""
     from dataclasses import asdict
 
-    from hsd_cli.bench.fullsize import text_params
+    from hsd_cli.bench.fullsize import decode_model, text_params
     from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
     from hsd_cli.targets.runtime.gemm import weight_layout
-    from hsd_cli.targets.runtime.registry import FAMILIES
+    from hsd_cli.targets.runtime.registry import FAMILIES, resolve_device, resolve_dtype
 
-    device, dtype, hub_id, model = _decode_model(cfg)
+    device = resolve_device(cfg.device)
+    dtype = resolve_dtype(cfg.dtype, device)
+    torch.manual_seed(cfg.seed)
+    hub_id, model = decode_model(cfg.full_size, device, dtype, shrink_vision=True)
     n_axes = FAMILIES[cfg.full_size][0].n_axes
     prefill_ms, points, batches = measure_curve(model, cfg.cost_prompt, cfg.cost_reps, n_axes)
     curve = CostCurve(
@@ -103,17 +106,3 @@ def run_cost(cfg, clock: LoadClock) -> int:
     data = {"command": cfg.command_line(), "machine": info, "wall_s": wall, "curve": asdict(curve)}
     write_outputs(cfg.json_path, cfg.markdown_path, f"cost-{cfg.full_size}", body, data, device)
     return 0
-
-
-def _decode_model(cfg):
-    """(device, dtype, hub id, model): the full-size network set up as the decode loop runs it."""
-    from hsd_cli.bench.fullsize import build_model
-    from hsd_cli.targets.runtime.gemm import pack_linears
-    from hsd_cli.targets.runtime.registry import attention_for, resolve_device, resolve_dtype
-
-    device = resolve_device(cfg.device)
-    dtype = resolve_dtype(cfg.dtype, device)
-    attention_for(device)  # the attention kernels load_target picks
-    torch.manual_seed(cfg.seed)
-    hub_id, model = build_model(cfg.full_size, device, dtype, shrink_vision=True)
-    return device, dtype, hub_id, pack_linears(model)  # the weight layout load_target gives

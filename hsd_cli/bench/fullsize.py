@@ -69,6 +69,16 @@ def build_model(family: str, device: str, dtype: torch.dtype, like=None, shrink_
     return hub_id, model.eval()
 
 
+def decode_model(family: str, device: str, dtype: torch.dtype, shrink_vision: bool = False):
+    """(hub id, model): the full-size network with the attention kernels and weight layout that
+    load_target gives a real checkpoint, so what is timed on it is what the decode loop pays."""
+    from hsd_cli.targets.runtime.registry import attention_for
+
+    attention_for(device)
+    hub_id, model = build_model(family, device, dtype, shrink_vision=shrink_vision)
+    return hub_id, pack_linears(model)
+
+
 def full_size_target(target, family: str):
     """`target` (tokenizer, processor, prompts of a `--model` directory) on a full-size network."""
     if target.spec.model_type != family:

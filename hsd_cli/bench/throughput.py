@@ -83,6 +83,7 @@ def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> 
     runs, reference = [], None
     for size in cfg.batch_pages:
         for method in methods:
+            # The curve only if the run has one (measured or read): pricing must not measure one.
             run, tokens = _one(bench, method, spec, size, drafts, reference, target.__dict__.get("cost"))
             reference = reference or tokens  # AR at the first batch size
             runs.append(run)
