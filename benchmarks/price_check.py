@@ -1,23 +1,24 @@
 """Does the cost model price batched tree passes right? Measured step time of R rows x K tree tokens
-against `CostModel.step(R, K)`, on a full-size random-weight language model.
+against `CostModel.step(R, K, cache)`, on a full-size random-weight language model.
 
     python benchmarks/price_check.py --family hunyuan_vl --threads 1 --out-json price.json
 
 The curve is measured as `targets/runtime/costs.cost_model` measures it (one row over a short
-prompt; one-token rows over ROW_CONTEXT-token caches), then each R x K step over caches of each
-context length. Time on a quiet machine (`taskset -c N`, nothing on the other cores).
+prompt; one-token rows over ROW_CONTEXT-token caches and the most rows over short ones), then each
+R x K step over caches of each context length, priced at that length. Time on a quiet machine
+(`taskset -c N`, nothing on the other cores).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 
 import torch
 
 from hsd_cli.bench.fullsize import decode_model
-from hsd_cli.spec.budget import CostModel
-from hsd_cli.targets.runtime.costs import _copies, measure, measure_rows, prefill_text, time_step
+from hsd_cli.targets.runtime.costs import _copies, batch_price, measure, prefill_text, time_step
 from hsd_cli.targets.runtime.load import LoadClock
 from hsd_cli.targets.runtime.registry import FAMILIES
 
@@ -37,9 +38,9 @@ def main() -> None:
     dtype = torch.float32 if args.device == "cpu" else torch.bfloat16
     _, model = decode_model(args.family, args.device, dtype, shrink_vision=True)
     axes = FAMILIES[args.family][0].n_axes
-    curve = CostModel(tuple(measure(model, axes)))
-    cost = CostModel(curve.points, tuple(measure_rows(model, axes, curve)))
+    cost = batch_price(model, axes, measure(model, axes))
     print("curve", [(k, round(t, 3)) for k, t in cost.points], "rows", [(r, round(t, 3)) for r, t in cost.rows])
+    print(f"slot {cost.slot * 1e6:.1f} us over {cost.base} slots")
     steps = []
     for ctx in map(int, args.contexts.split(",")):
         for rows in map(int, args.rows.split(",")):
@@ -47,13 +48,13 @@ def main() -> None:
             for k in map(int, args.widths.split(",")):
                 time_step(session, k)  # warm-up: this shape's kernels and cache slots
                 measured = min(time_step(session, k) for _ in range(3))
-                priced = cost.step(rows, k)
+                priced = cost.step(rows, k, ctx)
                 steps.append({"ctx": ctx, "rows": rows, "k": k, "measured": measured, "priced": priced})
                 print(f"ctx {ctx} rows {rows} k {k}: measured {measured:.3f} s, priced {priced:.3f} s")
     busy = clock.others_busy()
     print(f"other cores busy meanwhile: {busy:.2f}")
     if args.out_json:
-        data = {"points": cost.points, "rows": cost.rows, "steps": steps, "other_cores_busy": busy}
+        data = {**asdict(cost), "steps": steps, "other_cores_busy": busy}
         with open(args.out_json, "w") as f:
             json.dump(data, f, indent=1)
 

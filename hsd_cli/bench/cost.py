@@ -13,8 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from hsd_cli.bench.machine import machine_info, machine_line
-from hsd_cli.spec.budget import CostModel
-from hsd_cli.targets.runtime.costs import ROW_CONTEXT, measure_rows, measure_session, prefill_text, sync
+from hsd_cli.targets.runtime.costs import ROW_CONTEXT, batch_price, measure_session, prefill_text, sync
 from hsd_cli.targets.runtime.load import LoadClock
 
 
@@ -37,23 +36,23 @@ class CostCurve:
     prefill_ms: float
     points: tuple[CostPoint, ...]
     batches: tuple[CostPoint, ...]  # nodes = rows of one token each, caches of ROW_CONTEXT tokens
+    slot_us: float  # what a step pays per cache slot of a row (CostModel.slot), microseconds
 
 
 def measure_curve(
     model, prompt_tokens: int, reps: int, n_axes: int = 3
-) -> tuple[float, list[CostPoint], list[CostPoint]]:
-    """Prefill time (ms), the step cost for K = 1 and every tree size, and one-token steps of
-    batches of rows (targets/costs.py)."""
+) -> tuple[float, list[CostPoint], list[CostPoint], float]:
+    """Prefill time (ms), the step cost for K = 1 and every tree size, one-token steps of
+    batches of rows, and a cache slot's price in microseconds (targets/costs.py)."""
     t0 = time.perf_counter()
     session = prefill_text(model, prompt_tokens, n_axes)
     sync(model.device)
     prefill_ms = (time.perf_counter() - t0) * 1000
     points = measure_session(session, reps=reps)
-    curve = CostModel(tuple(points))
-    cost = CostModel(curve.points, tuple(measure_rows(model, n_axes, curve)))
+    cost = batch_price(model, n_axes, points)
     ar = points[0][1]
     batches = [CostPoint(n, cost.step(n, 1) * 1000, cost.step(n, 1) / ar) for n, _ in cost.rows[1:]]
-    return prefill_ms, [CostPoint(k, t * 1000, t / ar) for k, t in points], batches
+    return prefill_ms, [CostPoint(k, t * 1000, t / ar) for k, t in points], batches, cost.slot * 1e6
 
 
 def run_cost(cfg, clock: LoadClock) -> int:
@@ -70,7 +69,7 @@ def run_cost(cfg, clock: LoadClock) -> int:
     torch.manual_seed(cfg.seed)
     hub_id, model = decode_model(cfg.full_size, device, dtype, shrink_vision=True)
     n_axes = FAMILIES[cfg.full_size][0].n_axes
-    prefill_ms, points, batches = measure_curve(model, cfg.cost_prompt, cfg.cost_reps, n_axes)
+    prefill_ms, points, batches, slot_us = measure_curve(model, cfg.cost_prompt, cfg.cost_reps, n_axes)
     curve = CostCurve(
         cfg.full_size,
         hub_id,
@@ -82,6 +81,7 @@ def run_cost(cfg, clock: LoadClock) -> int:
         prefill_ms,
         tuple(points),
         tuple(batches),
+        slot_us,
     )
     wall = clock.elapsed()
     title = f"Full-size cost curve: {hub_id} language model, random weights, {curve.dtype} on {device}"
@@ -100,6 +100,8 @@ def run_cost(cfg, clock: LoadClock) -> int:
         "a tree of K tokens pays off when a step accepts more than (x AR step - 1) draft tokens on average",
         f"N rows x 1 token: one step of N rows whose caches hold {ROW_CONTEXT} tokens each (batched pages); "
         "what it costs beyond one row of N tokens is the per-row price that sizes trees under batching",
+        f"a cache slot costs a step {slot_us:.1f} us per row (one-token steps of the most rows over caches of "
+        "two lengths): a step is priced at its rows' cache length",
     ]
     body = section_header(title, cfg.command_line(), machine_line(info), wall, notes)
     body += "\n" + markdown_table(columns, rows) + "\n"

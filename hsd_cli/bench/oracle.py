@@ -80,6 +80,9 @@ class OracleSession:
     def rollback(self) -> None:
         self.inner.rollback()
 
+    def slots(self) -> int:
+        return self.inner.slots()
+
     def _ref(self, b: int, i: int) -> int:
         ref = self.refs[b]
         return ref[i] if i < len(ref) else self.eos

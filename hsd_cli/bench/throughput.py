@@ -122,16 +122,18 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
         sum(conv.last_batcher.padded_per_step),
         sum(t == ref for t, ref in zip(tokens, reference or tokens, strict=True)),
         sum(conv.last_batcher.seconds_per_step),
-        _priced(cost, per_step, conv.last_batcher.padded_per_step),
+        _priced(cost, conv.last_batcher),
     )
     return run, tokens
 
 
-def _priced(cost, rows: list[int], padded: list[int]) -> float | None:
-    """Seconds `cost` charges for passes of these rows x padded widths (None without a measured curve)."""
+def _priced(cost, batcher) -> float | None:
+    """Seconds `cost` charges for the batcher's passes, each at its rows, padded width and cache
+    length (None without a measured curve)."""
     if cost is None:
         return None
-    return sum(cost.step(r, max(1, p // r)) for r, p in zip(rows, padded, strict=True) if r)
+    passes = zip(batcher.rows_per_step, batcher.padded_per_step, batcher.slots_per_step, strict=True)
+    return sum(cost.step(r, max(1, p // r), c) for r, p, c in passes if r)
 
 
 def _report(cfg, target, pages, skipped, clock, runs: list[BatchRun]) -> int:

@@ -64,6 +64,7 @@ class Batcher:
         self.rows_per_step: list[int] = []  # rows of each forward pass (batch occupancy)
         self.padded_per_step: list[int] = []  # tokens each forward pass computed: rows x widest tree
         self.seconds_per_step: list[float] = []  # wall time of each step (forward, accept, commit)
+        self.slots_per_step: list[int] = []  # cache slots each row of the pass read (padded)
 
     def run(self, works: Iterable[tuple[Hashable, Method, PageWork]]) -> Iterator[tuple[Hashable, Outcome]]:
         """Each work's (key, outcome), as soon as its page is done."""
@@ -136,7 +137,7 @@ class Batcher:
         """One forward pass over the batch, charged to every request with rows in it."""
         stepper, t0 = self.stepper, time.perf_counter()
         running = [x for x in self.live if stepper.running(x.group)]
-        rows = len(stepper.active)
+        rows, slots = len(stepper.active), stepper.session.slots()
         try:
             stepper.step()
         except Exception as e:
@@ -153,6 +154,7 @@ class Batcher:
         self.rows_per_step.append(rows)
         self.padded_per_step.append(rows * stepper.width)
         self.seconds_per_step.append(dt)
+        self.slots_per_step.append(slots)
         for x in running:
             x.steps += 1
             x.t_decode += dt

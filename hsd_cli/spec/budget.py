@@ -37,18 +37,26 @@ class CostModel:
     """Seconds of one forward: over `tokens` tree tokens of one row (`__call__`), or of a batch (`step`)."""
 
     points: tuple[tuple[int, float], ...]  # (tokens, seconds), sorted by tokens, first = 1
-    # (rows, seconds) a batch of that many one-token rows takes beyond one row of as many tokens:
-    # each row attends over its own KV cache. A 1B model on a CPU, 1000-token rows: 16 rows of 1
-    # token 1.14 s against one row of 16 tokens 0.53 s; the gap hardly moves with the rows' tree
-    # width (16 rows of 2 and 4 tokens: 0.67 and 0.51 s), so it is priced per row.
+    # (rows, seconds) a batch of that many one-token rows takes beyond one row of as many tokens
+    # and beyond the `slot` price of their caches. A 1B model on a CPU, 1000-token rows: 16 rows
+    # of 1 token 1.14 s against one row of 16 tokens 0.53 s; the gap hardly moves with the rows'
+    # tree width (16 rows of 2 and 4 tokens: 0.67 and 0.51 s), so it is priced per row.
     rows: tuple[tuple[int, float], ...] = ((1, 0.0),)
+    # Seconds a step spends per cache slot a row attends over (reading that slot's keys and
+    # values), beyond the `base` slots of the curve's own row. A 1B model on a CPU in float32:
+    # ~25 us a slot, so 8 rows over 512-slot caches cost 0.1 s less a step than over 1024.
+    slot: float = 0.0
+    base: int = 0
+    context: int = 0  # a row's cache slots, where a caller does not know them
 
     def __call__(self, tokens: int) -> float:
         return _interpolate(self.points, tokens)
 
-    def step(self, rows: int, width: int) -> float:
-        """Seconds of one forward over `rows` rows padded to trees of `width` tokens."""
-        return self(rows * width) + _interpolate(self.rows, rows)
+    def step(self, rows: int, width: int, context: int | None = None) -> float:
+        """Seconds of one forward over `rows` rows padded to trees of `width` tokens, each row's
+        cache holding `context` slots (padding included; default: `self.context`)."""
+        slots = rows * (self.context if context is None else context)
+        return self(rows * width) + _interpolate(self.rows, rows) + self.slot * max(slots - self.base, 0)
 
 
 def _interpolate(points: tuple[tuple[int, float], ...], x: int) -> float:
@@ -101,10 +109,11 @@ def node_probs(tree: DraftTree, p_first: float, p_cont: float) -> list[float]:
     return probs
 
 
-def best_size(gains: list[list[float]], cost: CostModel | None, max_nodes: int) -> int:
-    """Draft nodes per row (n) maximising sum_b (1 + E_b(n)) / cost.step(B, n + 1).
+def best_size(gains: list[list[float]], cost: CostModel | None, max_nodes: int, context: int | None = None) -> int:
+    """Draft nodes per row (n) maximising sum_b (1 + E_b(n)) / cost.step(B, n + 1, context).
 
-    `gains[b]` are row b's node probabilities, best first (root excluded).
+    `gains[b]` are row b's node probabilities, best first (root excluded); `context` the rows'
+    cache slots (None: the cost model's typical row).
     """
     longest = min(max((len(g) for g in gains), default=0), max_nodes)
     if cost is None or longest == 0:
@@ -116,5 +125,5 @@ def best_size(gains: list[list[float]], cost: CostModel | None, max_nodes: int) 
         for n in range(1, longest + 1):
             run += g[n - 1] if n <= len(g) else 0.0
             cum[n] += run
-    rates = [(rows + cum[n]) / cost.step(rows, n + 1) for n in range(longest + 1)]
+    rates = [(rows + cum[n]) / cost.step(rows, n + 1, context) for n in range(longest + 1)]
     return max(range(longest + 1), key=lambda n: (rates[n], -n))

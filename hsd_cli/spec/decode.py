@@ -42,6 +42,10 @@ class TargetSession(Protocol):
         """Undo a step whose forward pass failed midway."""
         ...
 
+    def slots(self) -> int:
+        """Cache slots each row's attention reads (rows padded to the longest)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class DecodeOptions:
@@ -176,7 +180,7 @@ class SpecStepper:
         rows, active = self.rows, self.active
         live = [rows[i] for i in active]
         # 1. align + 2. build trees sized by the step's cost
-        trees, ks, offered = propose(live, self.groups, self.exploration)
+        trees, ks, offered = propose(live, self.groups, self.exploration, self.session.slots())
         # 3. one forward pass over all rows' trees
         packed = pack_trees(trees)
         self.width = packed[0].shape[1]

@@ -53,12 +53,12 @@ class Exploration:
 
 
 def propose(
-    rows: list[_Row], groups: list[RowGroup], exploration: Exploration | None = None
+    rows: list[_Row], groups: list[RowGroup], exploration: Exploration | None = None, context: int | None = None
 ) -> tuple[list[DraftTree], list[int], list[int]]:
     """Per row: its trie pruned to the node count the step's cost favours, window length k, candidate nodes.
 
-    One node budget for the whole batch: the step costs what all rows' padded trees cost together,
-    so trees shrink as rows join (spec/budget.best_size)."""
+    One node budget for the whole batch: the step costs what all rows' padded trees cost together
+    over their caches of `context` slots, so trees shrink as rows join (spec/budget.best_size)."""
     tries, ks, probs = [], [], []
     for row in rows:
         group = groups[row.group]
@@ -71,7 +71,7 @@ def propose(
     gains = [[p[i] for i in o] for p, o in zip(probs, order, strict=False)]
     used = [groups[g] for g in dict.fromkeys(r.group for r in rows)]
     cost = next((g.opts.cost for g in used if g.cfg.cost_aware and g.opts.cost is not None), None)
-    n = best_size(gains, cost, max(g.cfg.max_nodes for g in used))
+    n = best_size(gains, cost, max(g.cfg.max_nodes for g in used), context)
     cfgs = [groups[row.group].cfg for row in rows]
     cut = [_cut(row, n, len(o), k, cfg) for row, o, k, cfg in zip(rows, order, ks, cfgs, strict=True)]
     due = any(c and row.cut_streak >= EXPLORE_EVERY for row, c in zip(rows, cut, strict=True))

@@ -260,11 +260,16 @@ def test_throughput_at_several_batch_sizes(tiny_model_dir, tmp_path):
     assert all(t["pass_s"] > 0 and t["priced_pass_s"] is None for t in totals)  # flat: no curve to price with
 
 
-def test_throughput_prices_each_pass_at_its_rows_and_width():
-    """A pass of r rows padded to r x w tokens costs cost.step(r, w): the sum is what the model charged."""
+def test_throughput_prices_each_pass_at_its_rows_width_and_cache():
+    """A pass of r rows padded to r x w tokens over c-slot caches costs cost.step(r, w, c): the sum
+    is what the model charged."""
+    from types import SimpleNamespace
+
     from hsd_cli.bench.throughput import _priced
     from hsd_cli.spec.budget import CostModel
 
-    cost = CostModel(((1, 1.0), (8, 8.0)), ((1, 0.0), (4, 3.0)))
-    assert _priced(cost, [2, 4], [6, 4]) == cost.step(2, 3) + cost.step(4, 1) == 6.0 + 1.0 + 4.0 + 3.0
-    assert _priced(None, [2], [2]) is None
+    cost = CostModel(((1, 1.0), (8, 8.0)), ((1, 0.0), (4, 3.0)), slot=0.5)
+    batcher = SimpleNamespace(rows_per_step=[2, 4], padded_per_step=[6, 4], slots_per_step=[3, 1])
+    assert _priced(cost, batcher) == cost.step(2, 3, 3) + cost.step(4, 1, 1)
+    assert _priced(cost, batcher) == (6.0 + 1.0 + 0.5 * 2 * 3) + (4.0 + 3.0 + 0.5 * 4 * 1)
+    assert _priced(None, batcher) is None

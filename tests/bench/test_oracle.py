@@ -38,6 +38,9 @@ class RandomSession:
     def select_rows(self, rows):
         self.rows = len(rows)
 
+    def slots(self):
+        return 0
+
 
 def _session(refs):
     oracle = OracleSession(RandomSession(len(refs)), refs, EOS)

@@ -60,6 +60,9 @@ class FakeSession:
     def rollback(self):
         self.pending = []
 
+    def slots(self):
+        return max(map(len, self.cached))
+
 
 class SizedSession(FakeSession):
     """The toy target, recording each step's tree size (one row: the packed width)."""
@@ -78,7 +81,7 @@ PROMPT = [[1, 2, 3]]
 BUSY = CostModel(((1, 1.05), (2, 3.2), (8, 5.0), (256, 160.0)))
 
 
-def reference(n: int) -> list[int]:
-    """The toy target's greedy tokens after PROMPT."""
-    s = FakeSession(PROMPT)
+def reference(n: int, prompt: list[int] = PROMPT[0]) -> list[int]:
+    """The toy target's greedy tokens after `prompt`."""
+    s = FakeSession([prompt])
     return ar_decode(s, s.first_logits(), StopRule(frozenset(), n))[0].tokens

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from fake_target import BUSY, EOS, PROMPT, FakeSession, SizedSession, reference
 
@@ -14,9 +15,9 @@ from hsd_cli.spec.propose import EXPLORE_EVERY, EXPLORE_NODES, Exploration, _cut
 from hsd_cli.spec.stop import StopRule
 
 
-def _decode(drafts, opts, n=200, cfg=None):
+def _decode(drafts, opts, n=200, cfg=None, prompt=PROMPT[0]):
     rule = StopRule(frozenset(), n)
-    s = SizedSession(PROMPT)
+    s = SizedSession([prompt])
     stepper = SpecStepper(s, s.first_logits(), drafts, cfg or SpecConfig(max_new_tokens=n), rule, opts)
     while not stepper.done:
         stepper.step()
@@ -30,6 +31,16 @@ def test_a_row_cut_to_the_root_tries_a_small_tree_every_eighth_full_window_step(
     first = next(i for i, k in enumerate(sizes) if k > 1)
     assert sizes[:first] == [1] * first and first == 2 + EXPLORE_EVERY - 1  # the 8th full-window step
     assert sizes[first] == EXPLORE_NODES + 1
+
+
+def test_a_long_cache_keeps_the_trees_a_short_one_cuts():
+    """With every slot the row reads priced, a step over a long cache has a larger fixed part, so
+    the busy curve's trees pay from the first full window (the stepper passes the session's length)."""
+    priced = DecodeOptions(cost=replace(BUSY, slot=0.002))
+    long = [0] * 2000 + PROMPT[0]
+    _, short = _decode([[reference(60)]], priced, n=60)
+    _, wide = _decode([[reference(60, long)]], priced, n=60, prompt=long)
+    assert short[:3] == [1, 1, 1] and max(wide[:3]) > 1
 
 
 def test_exploring_corrects_the_priors_and_trees_come_back():

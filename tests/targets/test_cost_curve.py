@@ -166,28 +166,31 @@ def test_prefill_is_timed_per_image_size_capped_by_max_pixels_after_a_warm_up():
     assert all(a <= b for (_, a), (_, b) in zip(points, points[1:], strict=False))  # fitted monotone
 
 
-def test_a_batch_row_price_is_measured_with_the_curve_and_cached_beside_it(tmp_path):
+def test_a_batch_price_is_measured_with_the_curve_and_cached_beside_it(tmp_path):
     path = tmp_path / "c.json"
-    curve, per_row = [(1, 1.0), (16, 2.0)], [(1, 0.0), (4, 0.5), (16, 1.5)]
+    curve = [(1, 1.0), (16, 2.0)]
+    priced = CostModel(tuple(curve), ((1, 0.0), (4, 0.5), (16, 1.5)), slot=1e-4, base=256, context=1024)
     got = cached_curve(
-        path, "k", lambda: curve, _never, rows=lambda points: per_row if points == curve else [], clock=QUIET
+        path, "k", lambda: curve, _never, batch=lambda points: priced if points == curve else None, clock=QUIET
     )
-    assert got == CostModel(tuple(curve), tuple(per_row))
-    again = cached_curve(path, "k", _never, lambda: curve, rows=_never)
-    assert again == got and again.step(16, 1) == 2.0 + 1.5
+    assert got == priced
+    again = cached_curve(path, "k", _never, lambda: curve, batch=_never)
+    assert again == priced and again.step(16, 1, 512) == 2.0 + 1.5 + 1e-4 * (16 * 512 - 256)
 
 
-def test_a_cache_from_before_row_prices_reads_as_rows_priced_at_nothing(tmp_path):
+def test_a_cache_from_before_batch_prices_reads_as_batches_priced_at_nothing(tmp_path):
     path = tmp_path / "c.json"
     _store(path, [(1, 1.0), (16, 2.0)])
-    assert cached_curve(path, "k", _never, lambda: [(1, 1.0), (16, 2.0)]).step(16, 1) == 2.0
+    assert cached_curve(path, "k", _never, lambda: [(1, 1.0), (16, 2.0)]).step(16, 1, 4096) == 2.0
 
 
-def test_row_prices_are_measured_on_batches_of_one_prefilled_row(tiny_target):
-    """One prefilled row copied into batches of 4 and 16 rows; a price of 0 at one row, never negative, monotone."""
-    from hsd_cli.targets.runtime.costs import measure_rows
+def test_batch_prices_are_measured_on_batches_of_one_prefilled_row(tiny_target):
+    """One prefilled row copied into batches of 4 and 16 rows; a row price of 0 at one row, never
+    negative, monotone; a slot price never negative, over the caches it was measured between."""
+    from hsd_cli.targets.runtime.costs import PROMPT_TOKENS, ROW_CONTEXT, batch_price
 
     target = tiny_target("qwen2_5_vl")
-    points = measure_rows(target.model, target.spec.n_axes, CostModel(((1, 0.0), (256, 0.0))), counts=(4, 16))
-    assert [n for n, _ in points] == [1, 4, 16] and points[0] == (1, 0.0)
-    assert all(0.0 <= a <= b for (_, a), (_, b) in zip(points, points[1:], strict=False))
+    cost = batch_price(target.model, target.spec.n_axes, [(1, 0.0), (256, 0.0)], counts=(4, 16))
+    assert [n for n, _ in cost.rows] == [1, 4, 16] and cost.rows[0] == (1, 0.0)
+    assert all(0.0 <= a <= b for (_, a), (_, b) in zip(cost.rows, cost.rows[1:], strict=False))
+    assert cost.slot >= 0.0 and (cost.base, cost.context) == (PROMPT_TOKENS, ROW_CONTEXT)

@@ -13,6 +13,7 @@ import hashlib
 import math
 import os
 import time
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -20,13 +21,22 @@ import torch
 
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.tree import build_tree, pack_trees
-from hsd_cli.targets.runtime.curve import CHECK_REPS, CHECK_SIZES, cached_curve, fastest, monotone, robust_curve
+from hsd_cli.targets.runtime.curve import (
+    CHECK_REPS,
+    CHECK_SIZES,
+    Points,
+    cached_curve,
+    fastest,
+    monotone,
+    robust_curve,
+)
 from hsd_cli.targets.runtime.gemm import weight_layout
 from hsd_cli.targets.runtime.session import HFSession
 
 SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-# A batch's per-row price (CostModel.rows): one-token steps of this many rows, each row's cache
-# holding ROW_CONTEXT tokens (a page's prompt: image tokens of a page near 1M pixels, and its text).
+# A batch's prices (CostModel.rows, .slot): one-token steps of this many rows, each row's cache
+# holding ROW_CONTEXT tokens (a page's prompt: image tokens of a page near 1M pixels, and its
+# text), and the most rows over PROMPT_TOKENS-token caches too, for the price of a cache slot.
 ROW_COUNTS = (4, 16)
 ROW_CONTEXT = 1024
 PREFILL_SIDES = (32, 256, 1024)  # square images: a word's crop, a paragraph's, a page's (capped by max_pixels)
@@ -35,8 +45,8 @@ REPS = 3
 BRANCH_DEPTH = 16  # measured trees are chains of this depth off the root, like merged candidates
 # Bumped when the way a curve is measured changes: 2 retries outliers and fits the curve monotone,
 # so a curve cached by version 1 (possibly measured under load and never checked) is measured
-# again; 3 adds the per-row price of a batch.
-CURVE_VERSION = 3
+# again; 3 adds the per-row price of a batch; 4 the price of a row's cache slot.
+CURVE_VERSION = 4
 
 
 def cost_model(model, n_axes: int) -> CostModel:
@@ -48,7 +58,7 @@ def cost_model(model, n_axes: int) -> CostModel:
         _key(model),
         lambda: measure(model, n_axes),
         lambda: measure(model, n_axes, sizes=CHECK_SIZES, reps=CHECK_REPS),
-        lambda curve: measure_rows(model, n_axes, CostModel(tuple(curve))),
+        lambda curve: batch_price(model, n_axes, curve),
     )
 
 
@@ -101,17 +111,25 @@ def measure_session(session: HFSession, sizes=SIZES, reps: int = REPS, fit: bool
     return robust_curve(timer, sizes, reps) if fit else fastest(timer, sizes, reps)
 
 
-def measure_rows(model, n_axes: int, curve: CostModel, counts=ROW_COUNTS, reps: int = 2) -> list:
-    """[(rows, seconds)]: what a one-token step of that many rows takes beyond `curve`'s price of
-    one row of as many tokens (at least 0, fitted monotone; 1 row: 0 by definition)."""
-    one = prefill_text(model, ROW_CONTEXT, n_axes)
-    out = [(1, 0.0)]
-    for n in counts:
-        session = _copies(one, n)
-        time_step(session, 1)  # warm-up: this batch shape's kernels and cache slots
-        fastest_s = min(time_step(session, 1) for _ in range(reps))
-        out.append((n, max(0.0, fastest_s - curve(n))))
-    return monotone(out)
+def batch_price(model, n_axes: int, curve: Points, counts=ROW_COUNTS, reps: int = 2) -> CostModel:
+    """`curve` with a batch's prices: per cache slot a row reads (one-token steps of the most
+    rows over caches of PROMPT_TOKENS and ROW_CONTEXT slots), then per row beyond the curve and
+    the slots (one-token steps of each count of rows; at least 0, fitted monotone, 0 at one row)."""
+    long = prefill_text(model, ROW_CONTEXT, n_axes)
+    times = {n: _fastest_step(_copies(long, n), reps) for n in counts}
+    most = max(counts)
+    short = _fastest_step(_copies(prefill_text(model, PROMPT_TOKENS, n_axes), most), reps)
+    slot = max(0.0, (times[most] - short) / (most * (ROW_CONTEXT - PROMPT_TOKENS)))
+    priced = CostModel(tuple(curve), slot=slot, base=PROMPT_TOKENS, context=ROW_CONTEXT)
+    rows = monotone([(1, 0.0)] + [(n, max(0.0, t - priced.step(n, 1))) for n, t in times.items()])
+    return replace(priced, rows=tuple(rows))
+
+
+def _fastest_step(session: HFSession, reps: int) -> float:
+    """The fastest of `reps` one-token steps of `session`, after an untimed one (this batch
+    shape's kernels and cache slots)."""
+    time_step(session, 1)
+    return min(time_step(session, 1) for _ in range(reps))
 
 
 def _copies(session: HFSession, rows: int) -> HFSession:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 from hsd_cli.spec.budget import CostModel
@@ -104,29 +105,34 @@ def cached_curve(
     key: str,
     measure: Callable[[], Points],
     check: Callable[[], Points],
-    rows: Callable[[Points], Points] | None = None,
+    batch: Callable[[Points], CostModel] | None = None,
     clock: Callable[[], LoadClock] = LoadClock.start,
 ) -> CostModel:
     """The curve stored at `path` if a quick `check` agrees with it, else `measure`d and stored;
-    `rows` measures a batch's per-row price (CostModel.rows) given the fresh curve. A curve
-    measured while other processes kept the machine busy (`clock`) serves this run only."""
+    `batch` adds a batch's prices (CostModel.rows, .slot) to the fresh curve. A curve measured
+    while other processes kept the machine busy (`clock`) serves this run only."""
     try:
-        stored = json.loads(path.read_text())
-        cached = CostModel(_points(stored["points"]), _points(stored.get("rows", [(1, 0.0)])))
+        cached = _model(json.loads(path.read_text()))
         if agrees(cached, check()):
             return cached
     except (OSError, ValueError, KeyError, TypeError, IndexError, ZeroDivisionError):  # unusable: measure
         pass
     started = clock()
     points = measure()
-    per_row = rows(points) if rows else [(1, 0.0)]
+    model = batch(points) if batch else CostModel(_points(points))
     if started.quiet():  # measured beside busy neighbours, it would price every later run by them
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps({"key": key, "points": points, "rows": per_row}))
+            path.write_text(json.dumps({"key": key, **asdict(model)}))
         except OSError:  # an unwritable cache only costs a re-measurement next run
             pass
-    return CostModel(_points(points), _points(per_row))
+    return model
+
+
+def _model(stored: dict) -> CostModel:
+    """A stored CostModel; fields a cache predates keep their defaults (no batch prices)."""
+    extra = {k: stored[k] for k in ("slot", "base", "context") if k in stored}
+    return CostModel(_points(stored["points"]), _points(stored.get("rows", [(1, 0.0)])), **extra)
 
 
 def _points(raw) -> tuple[tuple[int, float], ...]:

@@ -102,6 +102,9 @@ class HFSession:
         self.next_pos = torch.cat([self.next_pos, other.next_pos.to(self.next_pos.device)])
         self.prompt_ids = self.prompt_ids + other.prompt_ids
 
+    def slots(self) -> int:
+        return self.valid.shape[1]
+
     def rollback(self) -> None:
         """Undo a forward pass that failed midway (out of memory): caches back to their committed slots."""
         n = self.valid.shape[1]
