@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +14,7 @@ import pytest
 from PIL import Image
 
 from hsd_cli.datatypes import PageImage
-from hsd_cli.drafts import AutoSource, RapidOcrSource
+from hsd_cli.drafts import AutoSource, RapidOcrSource, rapid
 from hsd_cli.drafts.rapid import MAX_UPSCALE, MIN_LONG_SIDE, _unrotate, ocr_scale
 
 LINES = ("Speculative decoding drafts", "every region of the page")
@@ -149,3 +152,37 @@ def test_region_confidence_is_its_lines_scores_weighted_by_length():
     lines = [TextSpan((0, 0, 90, 10), "a long sure line", score=0.99), TextSpan((0, 12, 20, 22), "0l", score=0.5)]
     region = _region((0, 0, 90, 22), RegionKind.TEXT, lines)
     assert region.confidence == pytest.approx((16 * 0.99 + 2 * 0.5) / 18)
+
+
+def test_engine_threads_follow_the_cpus_the_process_may_run_on(monkeypatch) -> None:
+    """Confined to fewer CPUs than the machine has (taskset, a cpuset), the OCR engines get one
+    thread per allowed CPU; unconfined, ONNX Runtime keeps its own default."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {2, 3}, raising=False)
+    assert rapid.ort_threads() == 2
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    assert rapid.ort_threads() is None
+    params, layout = rapid._engine_options(0.5, None)
+    assert not any("threads" in k for k in params) and "engine_cfg" not in layout
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or (os.cpu_count() or 1) < 2, reason="Linux, 2 CPUs")
+def test_engines_pinned_to_one_cpu_run_one_thread_each() -> None:
+    """The libraries honour the option: every ONNX session of a process pinned to one CPU has one
+    intra-op thread (in a child process, so the pin does not outlive the test)."""
+    script = """
+import gc, os
+import onnxruntime as ort
+from PIL import Image
+from hsd_cli.drafts.rapid import _load_engines
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+ocr, layout = _load_engines(0.5)
+blank = Image.new("RGB", (200, 60), "white")
+ocr(blank, use_det=True, use_cls=False, use_rec=True)
+ocr(blank, use_det=False, use_cls=False, use_rec=True)
+layout(blank)
+sessions = [o for o in gc.get_objects() if isinstance(o, ort.InferenceSession)]
+print(sorted(s.get_session_options().intra_op_num_threads for s in sessions))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[1, 1, 1]"  # detector, recognizer, layout
