@@ -91,20 +91,25 @@ def run_cost(cfg, clock: LoadClock) -> int:
     rows.append([f"prefill ({cfg.cost_prompt} tokens)", f"{prefill_ms:.0f}", f"{prefill_ms / points[0].ms:.1f}"])
     print_table(title, columns, rows)
     info = machine_info(device, clock)
-    notes = [
-        f"{curve.text_params / 1e9:.2f}B language-model parameters (vision tower shrunk to one block, not timed); "
-        f"linear weights {weight_layout(model)}, as the decode loop runs them",
-        f"KV cache holds an image-free prompt of {cfg.cost_prompt} random tokens; fastest of {cfg.cost_reps} "
-        "runs of step + commit (mask, forward, KV gather; others' load on shared cores only adds time); "
-        "prefill timed once",
-        "a tree of K tokens pays off when a step accepts more than (x AR step - 1) draft tokens on average",
-        f"N rows x 1 token: one step of N rows whose caches hold {ROW_CONTEXT} tokens each (batched pages); "
-        "what it costs beyond one row of N tokens is the per-row price that sizes trees under batching",
-        f"a cache slot costs a step {slot_us:.1f} us per row (one-token steps of the most rows over caches of "
-        "two lengths): a step is priced at its rows' cache length",
-    ]
+    notes = _notes(curve, weight_layout(model))
     body = section_header(title, cfg.command_line(), machine_line(info), wall, notes)
     body += "\n" + markdown_table(columns, rows) + "\n"
     data = {"command": cfg.command_line(), "machine": info, "wall_s": wall, "curve": asdict(curve)}
     write_outputs(cfg.json_path, cfg.markdown_path, f"cost-{cfg.full_size}", body, data, device)
     return 0
+
+
+def _notes(curve: CostCurve, layout: str) -> list[str]:
+    """What the cost table measured and how to read it."""
+    return [
+        f"{curve.text_params / 1e9:.2f}B language-model parameters (vision tower shrunk to one block, not timed); "
+        f"linear weights {layout}, as the decode loop runs them",
+        f"KV cache holds an image-free prompt of {curve.prompt_tokens} random tokens; fastest of {curve.reps} "
+        "runs of step + commit (mask, forward, KV gather; others' load on shared cores only adds time); "
+        "prefill timed once",
+        "a tree of K tokens pays off when a step accepts more than (x AR step - 1) draft tokens on average",
+        f"N rows x 1 token: one step of N rows whose caches hold {ROW_CONTEXT} tokens each (batched pages); "
+        "what it costs beyond one row of N tokens is the per-row price that sizes trees under batching",
+        f"a cache slot costs a step {curve.slot_us:.1f} us per row (one-token steps of the most rows over caches of "
+        "two lengths): a step is priced at its rows' cache length",
+    ]

@@ -38,13 +38,13 @@ class CostModel:
 
     points: tuple[tuple[int, float], ...]  # (tokens, seconds), sorted by tokens, first = 1
     # (rows, seconds) a batch of that many one-token rows takes beyond one row of as many tokens
-    # and beyond the `slot` price of their caches. A 1B model on a CPU, 1000-token rows: 16 rows
-    # of 1 token 1.14 s against one row of 16 tokens 0.53 s; the gap hardly moves with the rows'
-    # tree width (16 rows of 2 and 4 tokens: 0.67 and 0.51 s), so it is priced per row.
+    # and beyond the `slot` price of their caches: each row has its own mask and cache gather.
+    # A 1B model on a CPU: 0.05 s at 4 rows, 0.09 s at 16 (16 one-token rows over 1024-token
+    # caches: 1.1 s, against 0.45 s for one row of 16 tokens, the slots making most of the gap).
     rows: tuple[tuple[int, float], ...] = ((1, 0.0),)
     # Seconds a step spends per cache slot a row attends over (reading that slot's keys and
-    # values), beyond the `base` slots of the curve's own row. A 1B model on a CPU in float32:
-    # ~25 us a slot, so 8 rows over 512-slot caches cost 0.1 s less a step than over 1024.
+    # values), beyond the `base` slots of the curve's own row. The same model: ~30 us a slot,
+    # so 8 rows over 512-slot caches cost 0.12 s less a step than over 1024.
     slot: float = 0.0
     base: int = 0
     context: int = 0  # a row's cache slots, where a caller does not know them
