@@ -18,7 +18,7 @@ from dataclasses import asdict
 import torch
 
 from hsd_cli.bench.fullsize import decode_model
-from hsd_cli.targets.runtime.costs import _copies, batch_price, measure, prefill_text, time_step
+from hsd_cli.targets.runtime.costs import _copies, batch_price, fastest_step, measure, prefill_text
 from hsd_cli.targets.runtime.load import LoadClock
 from hsd_cli.targets.runtime.registry import FAMILIES
 
@@ -46,8 +46,7 @@ def main() -> None:
         for rows in map(int, args.rows.split(",")):
             session = _copies(prefill_text(model, ctx, axes), rows)
             for k in map(int, args.widths.split(",")):
-                time_step(session, k)  # warm-up: this shape's kernels and cache slots
-                measured = min(time_step(session, k) for _ in range(3))
+                measured = fastest_step(session, 3, k)
                 priced = cost.step(rows, k, ctx)
                 steps.append({"ctx": ctx, "rows": rows, "k": k, "measured": measured, "priced": priced})
                 print(f"ctx {ctx} rows {rows} k {k}: measured {measured:.3f} s, priced {priced:.3f} s")

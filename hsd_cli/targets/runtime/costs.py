@@ -116,20 +116,20 @@ def batch_price(model, n_axes: int, curve: Points, counts=ROW_COUNTS, reps: int 
     rows over caches of PROMPT_TOKENS and ROW_CONTEXT slots), then per row beyond the curve and
     the slots (one-token steps of each count of rows; at least 0, fitted monotone, 0 at one row)."""
     long = prefill_text(model, ROW_CONTEXT, n_axes)
-    times = {n: _fastest_step(_copies(long, n), reps) for n in counts}
+    times = {n: fastest_step(_copies(long, n), reps) for n in counts}
     most = max(counts)
-    short = _fastest_step(_copies(prefill_text(model, PROMPT_TOKENS, n_axes), most), reps)
+    short = fastest_step(_copies(prefill_text(model, PROMPT_TOKENS, n_axes), most), reps)
     slot = max(0.0, (times[most] - short) / (most * (ROW_CONTEXT - PROMPT_TOKENS)))
     priced = CostModel(tuple(curve), slot=slot, base=PROMPT_TOKENS, context=ROW_CONTEXT)
     rows = monotone([(1, 0.0)] + [(n, max(0.0, t - priced.step(n, 1))) for n, t in times.items()])
     return replace(priced, rows=tuple(rows))
 
 
-def _fastest_step(session: HFSession, reps: int) -> float:
-    """The fastest of `reps` one-token steps of `session`, after an untimed one (this batch
-    shape's kernels and cache slots)."""
-    time_step(session, 1)
-    return min(time_step(session, 1) for _ in range(reps))
+def fastest_step(session: HFSession, reps: int, k: int = 1) -> float:
+    """The fastest of `reps` steps of `k` tree tokens a row over `session`, after an untimed one
+    (this batch shape's kernels and cache slots)."""
+    time_step(session, k)
+    return min(time_step(session, k) for _ in range(reps))
 
 
 def _copies(session: HFSession, rows: int) -> HFSession:
