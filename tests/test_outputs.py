@@ -198,6 +198,7 @@ def test_tables_become_html():
     pipe = "| a | b \\| c |\n|---|---|\n| 1 | <2> |"
     assert table_html(pipe) == "<table><tr><th>a</th><th>b | c</th></tr><tr><td>1</td><td>&lt;2&gt;</td></tr></table>"
     assert table_html("no table here") is None
+    assert table_html("| a |\n| - |\n| 1 |") == "<table><tr><th>a</th></tr><tr><td>1</td></tr></table>"
 
 
 def test_figure_without_text_before_it_goes_first_and_unknown_text_is_passed_over():

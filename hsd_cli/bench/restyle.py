@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from hsd_cli.datatypes import TableCell
-from hsd_cli.drafts.markup import DraftStyle, html_table, markdown_table
+from hsd_cli.drafts.markup import TABLE_RULE, DraftStyle, html_table, markdown_table
 
 _COMMENT = re.compile(r"<!--(.*?)-->", re.S)
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
@@ -17,7 +17,6 @@ _HTML_TABLE = re.compile(r"(?:<html>\s*<body>\s*)?<table.*?</table>(?:\s*</body>
 _ROW = re.compile(r"<tr[^>]*>(.*?)</tr>", re.S | re.I)
 _CELL = re.compile(r"<t([dh])([^>]*)>(.*?)</t[dh]>", re.S | re.I)
 _SPAN = re.compile(r'(row|col)span\s*=\s*"?(\d+)', re.I)
-_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _DISPLAY_MATH = re.compile(r"\$\$\s*(.*?)\s*\$\$", re.S)
 
 
@@ -62,7 +61,7 @@ def _pipe_tables(text: str, style: DraftStyle) -> str:
     """Replace every pipe table (header row, rule row, body rows) by the style's table."""
     lines, out, i = text.split("\n"), [], 0
     while i < len(lines):
-        if i + 1 < len(lines) and lines[i].lstrip().startswith("|") and _RULE.match(lines[i + 1]):
+        if i + 1 < len(lines) and lines[i].lstrip().startswith("|") and TABLE_RULE.match(lines[i + 1]):
             j = i + 2
             while j < len(lines) and lines[j].lstrip().startswith("|"):
                 j += 1

@@ -13,6 +13,8 @@ from hsd_cli.drafts.tablegrid import heading_rows
 _BULLET = re.compile(r"^[\u2022\u25cf\u25aa\u25e6\u2023\u2043\u00b7\ue000-\uf8ff\-*]\s*")
 _FURNITURE = (RegionKind.HEADER, RegionKind.FOOTER)
 TABLE_STYLES = ("html", "markdown", "otsl", "gfm")
+# A pipe table's delimiter row; GFM takes one hyphen a cell as well as many ("| - | :-: |").
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 
 @dataclass(frozen=True, slots=True)

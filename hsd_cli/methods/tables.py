@@ -5,8 +5,9 @@ from __future__ import annotations
 import html
 import re
 
+from hsd_cli.drafts.markup import TABLE_RULE
+
 _HTML_TABLE = re.compile(r"<table\b.*?</table>", re.S | re.I)
-_SEPARATOR = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$")
 _PIPE = re.compile(r"(?<!\\)\|")
 
 
@@ -16,7 +17,7 @@ def table_html(text: str) -> str | None:
     if found:
         return found.group(0)
     lines = [line.strip() for line in text.splitlines() if line.strip().startswith("|")]
-    if len(lines) < 2 or not _SEPARATOR.match(lines[1]):
+    if len(lines) < 2 or not TABLE_RULE.match(lines[1]):
         return None
     head, body = _cells(lines[0]), [_cells(line) for line in lines[2:]]
     rows = ["<tr>" + "".join(f"<th>{c}</th>" for c in head) + "</tr>"]

@@ -194,6 +194,14 @@ def test_restyle_writes_tables_in_the_targets_convention():
     assert restyle(restyle(md, HTML), MARKDOWN).endswith("| a | b |\n|---|---|\n| 1 | 2 |")
 
 
+def test_restyle_reads_delimiter_rows_of_one_hyphen():
+    """GFM's delimiter row may hold one hyphen a cell (docling writes "| - |"); such a table is
+    restyled too, not left as a pipe table the HTML-writing target never writes."""
+    md = "| a | b |\n| - | :-: |\n| 1 | 2 |"
+    assert restyle(md, HTML) == "<table><tr><td>a</td><td>b</td></tr><tr><td>1</td><td>2</td></tr></table>"
+    assert restyle("- item\n- item", HTML) == "- item\n- item"  # a list is no delimiter row
+
+
 def test_noise_is_seeded_and_scales_with_the_rate():
     """Rate 0 is the reference itself; higher rates edit more; the same seed gives the same text."""
     text = " ".join(f"word{i}" for i in range(200))
