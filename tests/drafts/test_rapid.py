@@ -145,6 +145,16 @@ def test_chart_beside_a_text_column_is_not_a_table() -> None:
     assert _loose_lines(RegionKind.TABLE, statement) == []
 
 
+def test_one_area_boxed_twice_keeps_the_surer_box() -> None:
+    """Layout boxes of different classes over the same paragraph: the surer one stays; boxes that
+    merely touch or nest small inside a large one all stay."""
+    paragraph, title = (100, 480, 760, 600), (104, 482, 766, 602)
+    caption, figure, word = (100, 620, 760, 660), (90, 100, 780, 470), (120, 120, 220, 150)
+    boxes, scores = [paragraph, title, caption, figure, word], [0.63, 0.58, 0.9, 0.8, 0.7]
+    assert rapid.distinct_boxes(boxes, scores) == [0, 2, 3, 4]
+    assert rapid.distinct_boxes(boxes, [0.5, 0.58, 0.9, 0.8, 0.7]) == [1, 2, 3, 4]
+
+
 def test_region_confidence_is_its_lines_scores_weighted_by_length():
     from hsd_cli.datatypes import RegionKind, TextSpan
     from hsd_cli.drafts.rapid import _region
