@@ -191,6 +191,10 @@ def _engine_options(layout_conf: float, threads: int | None) -> tuple[dict, dict
         # 144-dpi page, and no worse on the corpus (small text still holds ~11 px).
         "Det.limit_type": "max",
         "Det.limit_side_len": 1280,
+        # rapidocr turns ONNX Runtime's memory arena off, so every run of its variable-sized line
+        # batches allocates afresh: with it, a page image's OCR takes 14-18% less time (dev pages,
+        # one thread) for ~200 MB more resident memory, and reads the same text.
+        "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
     }
     layout = {
         "model_type": "pp_layout_cdla",

@@ -178,8 +178,9 @@ def test_engine_threads_follow_the_cpus_the_process_may_run_on(monkeypatch) -> N
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or (os.cpu_count() or 1) < 2, reason="Linux, 2 CPUs")
 def test_engines_pinned_to_one_cpu_run_one_thread_each() -> None:
-    """The libraries honour the option: every ONNX session of a process pinned to one CPU has one
-    intra-op thread (in a child process, so the pin does not outlive the test)."""
+    """The libraries honour the options: every ONNX session of a process pinned to one CPU has one
+    intra-op thread (in a child process, so the pin does not outlive the test), and the OCR
+    engines' memory arena is on."""
     script = """
 import gc, os
 import onnxruntime as ort
@@ -193,6 +194,9 @@ ocr(blank, use_det=False, use_cls=False, use_rec=True)
 layout(blank)
 sessions = [o for o in gc.get_objects() if isinstance(o, ort.InferenceSession)]
 print(sorted(s.get_session_options().intra_op_num_threads for s in sessions))
+print(sorted(s.get_session_options().enable_cpu_mem_arena for s in sessions))
 """
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "[1, 1, 1]"  # detector, recognizer, layout
+    threads, arenas = out.stdout.strip().splitlines()[-2:]
+    assert threads == "[1, 1, 1]"  # detector, recognizer, layout
+    assert arenas == "[False, True, True]"  # the OCR engines keep their buffers between runs
