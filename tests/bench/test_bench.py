@@ -199,7 +199,7 @@ def test_restyle_reads_delimiter_rows_of_one_hyphen():
     restyled too, not left as a pipe table the HTML-writing target never writes."""
     md = "| a | b |\n| - | :-: |\n| 1 | 2 |"
     assert restyle(md, HTML) == "<table><tr><td>a</td><td>b</td></tr><tr><td>1</td><td>2</td></tr></table>"
-    assert restyle("- item\n- item", HTML) == "- item\n- item"  # a list is no delimiter row
+    assert restyle("| a |\n- item", HTML) == "| a |\n- item"  # a list item is no delimiter row
 
 
 def test_noise_is_seeded_and_scales_with_the_rate():
