@@ -53,6 +53,21 @@ def test_engines_load_offline(source: RapidOcrSource, monkeypatch) -> None:
     assert all(word in text for word in ("Speculative", "decoding", "region", "page"))
 
 
+def test_lines_are_recognised_one_at_a_time_at_their_own_width(source: RapidOcrSource, monkeypatch) -> None:
+    """A short line (a table cell, a number) is not padded to a longer neighbour's width or to
+    rapidocr's 320 px: each line is one run of the recognizer, as wide as the line (>= 2 heights)."""
+    from rapidocr.ch_ppocr_rec import TextRecInput
+
+    ocr = source._engines()[0]
+    ocr(text_image(), use_det=True, use_cls=False, use_rec=True)  # loads the recognizer
+    rec, shapes = ocr.text_rec, []
+    run = rec.session
+    monkeypatch.setattr(rec, "session", lambda batch: shapes.append(batch.shape) or run(batch))
+    short, long = (np.full((24, w, 3), 255, np.uint8) for w in (30, 480))
+    rec(TextRecInput(img=[long, short]))
+    assert shapes == [(1, 3, 48, 96), (1, 3, 48, 960)]
+
+
 def test_sideways_page_is_read_upright(source: RapidOcrSource) -> None:
     """A page turned 90 degrees is read in the right direction; boxes stay on the given image."""
     turned = text_image().rotate(-90, expand=True)  # clockwise: text runs top to bottom
