@@ -14,8 +14,11 @@ def machine_info(device: str = "cpu", clock: LoadClock | None = None) -> dict[st
     import torch
     import transformers
 
+    from hsd_cli.targets.runtime.costs import cpu_isa
+
     info: dict[str, str | int | float] = {
         "cpu": _cpu_model(),
+        "cpu_isa": cpu_isa(),
         "cores": os.cpu_count() or 0,
         "torch_threads": torch.get_num_threads(),
         "python": platform.python_version(),
@@ -34,8 +37,9 @@ def machine_info(device: str = "cpu", clock: LoadClock | None = None) -> dict[st
 def machine_line(info: dict[str, str | int | float]) -> str:
     """One line for a results file."""
     gpu = f", GPU {info['gpu']}" if "gpu" in info else ""
+    isa = f" ({info['cpu_isa']})" if "cpu_isa" in info else ""  # runs recorded before it was
     line = (
-        f"{info['cpu']}, {info['cores']} cores ({info['torch_threads']} torch threads){gpu}; "
+        f"{info['cpu']}{isa}, {info['cores']} cores ({info['torch_threads']} torch threads){gpu}; "
         f"torch {info['torch']}, transformers {info['transformers']}, Python {info['python']}; "
         f"{info['date']}"
     )

@@ -45,6 +45,12 @@ def test_a_busy_machine_is_named_in_the_results_line() -> None:
     assert busy_warning(None, 2) == ""
 
 
+def test_the_results_line_names_the_cpus_vector_instructions() -> None:
+    """Hosts of one CPU name can differ in them, and wide tree steps with them."""
+    assert machine_line({**INFO, "cpu_isa": "AVX2"}).startswith("X (AVX2), 2 cores")
+    assert machine_line(INFO).startswith("X, 2 cores")  # runs recorded before it was
+
+
 def test_the_real_counters_never_charge_our_own_work_to_others(monkeypatch: pytest.MonkeyPatch) -> None:
     """A machine that ran nothing but our busy loop: the loop, timed by the real counters, is ours."""
     real = load.own_cpu

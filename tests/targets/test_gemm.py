@@ -59,6 +59,17 @@ def test_cost_cache_tells_the_layouts_apart(tiny_model_dir):
     assert _key(model) != before[1]
 
 
+def test_cost_cache_tells_the_cpus_vector_units_apart(tiny_model_dir, monkeypatch):
+    """A curve measured on a host with AVX-512 must not price steps on one with AVX2 alone."""
+    from hsd_cli.targets.runtime import costs
+
+    model = _plain(tiny_model_dir("qwen2_5_vl"))
+    monkeypatch.setattr(costs, "cpu_isa", lambda: "AVX512")
+    wide = _key(model)
+    monkeypatch.setattr(costs, "cpu_isa", lambda: "AVX2")
+    assert _key(model) != wide
+
+
 def test_cpu_targets_hand_grouped_heads_to_sdpa_with_a_mask(tiny_target):
     """Tree steps always pass a mask: transformers must not copy the K/V heads per layer then."""
     from transformers.integrations.sdpa_attention import use_gqa_in_sdpa
