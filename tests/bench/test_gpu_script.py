@@ -37,9 +37,15 @@ def test_gpu_plan_runs_the_issue_s_tables_on_cuda(tmp_path):
     assert "--oracle" in oracle and _option(oracle, "--methods") == "ar,page,hsd,auto"
     assert _option(throughput, "--batch-pages") == "1,8,32" and _option(throughput, "--max-new-tokens") == "384"
     pages = [a for a in oracle if a.startswith(str(gpu.CORPUS))]
-    assert len(pages) == 16
+    assert len(pages) == 16 and _option(oracle, "--max-pages") == "1"
     if gpu.CORPUS.is_dir():
         assert all(Path(p).is_file() for p in pages)
+        # More pages than the largest batch, so rows that finish are refilled (continuous batching).
+        import pymupdf
+
+        per_doc = int(_option(throughput, "--max-pages"))
+        counts = [pymupdf.open(p).page_count if p.endswith(".pdf") else 1 for p in pages]
+        assert sum(min(n, per_doc) for n in counts) >= 32
 
 
 def test_a_gpu_run_writes_its_own_results_sections(tmp_path):
