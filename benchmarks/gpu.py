@@ -129,8 +129,8 @@ def plan(
     common += () if dry else ("--oracle", "--full-size", "hunyuan_vl")  # no truth for sample_docs
     oracle = ("--methods", "ar,page,hsd,auto", "--out-json", str(out / f"oracle_hunyuan_{s.device}_{s.tokens}.json"))
     steps.append(Step("oracle table, batch 1", _hsd("bench", *common, "--max-pages", "1", *oracle), s.env, "oracle"))
-    batch = ("--max-pages", str(THROUGHPUT_PAGES), "--methods", "ar,auto", "--batch-pages", s.batch_sizes, "--warmup", "0")
-    batch += ("--out-json", str(out / f"throughput_hunyuan_{s.device}_{s.tokens}.json"))
+    batch = ("--max-pages", str(THROUGHPUT_PAGES), "--methods", "ar,auto", "--batch-pages", s.batch_sizes)
+    batch += ("--warmup", "0", "--out-json", str(out / f"throughput_hunyuan_{s.device}_{s.tokens}.json"))
     steps.append(Step(f"throughput, batch {s.batch_sizes}", _hsd("bench", *common, *batch), s.env, "throughput"))
     return steps
 
