@@ -204,8 +204,9 @@ def sync(device) -> None:
 def _key(model) -> str:
     config = model.config.to_json_string(use_diff=False)
     threads = torch.get_num_threads() if model.device.type == "cpu" else 0
-    # A CPU's kernels follow its vector instructions: one VM host with AVX-512 and the next with
-    # AVX2 alone priced an 8-token step at 0.20 s and 0.36 s, and a faster host's curve passes the check.
+    # A CPU's kernels follow its vector instructions, and VM hosts of one CPU name differ in them
+    # (an 8-token step took 0.20 s one night, 0.31-0.36 s on an AVX2-only host later); a faster
+    # host's cached curve would pass the load check on a slower one.
     name = torch.cuda.get_device_name(model.device) if model.device.type == "cuda" else f"cpu|{cpu_isa()}"
     layout = weight_layout(model)
     # The attention path (registry.attention_for) changes what a step costs.
