@@ -19,7 +19,7 @@ from hsd_cli.datatypes import TableCell, TextSpan
 from hsd_cli.drafts import geometry as geo
 
 # A cell that is a figure: "0.87", "1,234", "(12.5)", "-3%", "$ 178", or a dash for none.
-_NUMBER = re.compile(r"^[(\-+\u2212]?[$€£¥]?\s?\d[\d,.\s]*%?\)?$|^[-\u2013\u2014]$")
+NUMBER = re.compile(r"^[(\-+\u2212]?[$€£¥]?\s?\d[\d,.\s]*%?\)?$|^[-\u2013\u2014]$")
 
 
 def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
@@ -98,7 +98,7 @@ def heading_rows(cells: tuple[TableCell, ...]) -> int:
     labelling only the stub columns ("Proteomics | Clustering") starts the body's first section.
     """
     numeric = _figure_columns(cells)
-    body = min((c.row for c in cells if c.col in numeric and _NUMBER.match(c.text.strip())), default=None)
+    body = min((c.row for c in cells if c.col in numeric and NUMBER.match(c.text.strip())), default=None)
     if body is None:
         return 1
     n = 0
@@ -113,7 +113,7 @@ def _figure_columns(cells: tuple[TableCell, ...]) -> set[int]:
     for c in cells:
         if c.text.strip():
             filled[c.col] += 1
-            figures[c.col] += bool(_NUMBER.match(c.text.strip()))
+            figures[c.col] += bool(NUMBER.match(c.text.strip()))
     return {k for k, n in filled.items() if figures[k] * 2 >= n}
 
 

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import replace
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
-from hsd_cli.drafts import furniture, headings, tablegrid
+from hsd_cli.drafts import figure_tables, furniture, headings, tablegrid
 from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.reading_order import reading_order
@@ -35,14 +35,21 @@ class TextLayerSource:
         layout = list(page.layout)
         inside, leftovers = geo.assign_lines(lines, [r.bbox for r in layout])
         groups = [leftovers]
-        for i, region in enumerate(layout):
-            loose = _loose_lines(region, inside[i])
+        parts: list[tuple[Region, list[TextSpan]]] = []
+        for region, held in zip(layout, inside, strict=True):
+            loose = _loose_lines(region, held)
             if loose:  # prose the layout model put in a table or formula: blocks of their own
                 groups.append(loose)
-                inside[i] = [s for s in inside[i] if s not in loose]
+                held = [s for s in held if s not in loose]
+            if region.kind is RegionKind.FIGURE:
+                split = figure_tables.figure_text(region.bbox, held)
+                parts += _figure_parts(region, split)
+                groups.append(list(split.notes))
+            else:
+                parts.append((region, held))
         body = body_size(lines)
         height = page.image.height
-        found = [_typed(_fill(r, ls), ls, body, height) for r, ls in zip(layout, inside, strict=False)]
+        found = [_typed(_fill(r, ls), ls, body, height) for r, ls in parts]
         found = [r for r in found if r.text or r.cells or r.kind is RegionKind.FIGURE]
         blocks = [b for g in groups for b in geo.group_lines(g)]
         extra = [_typed(_block_region(b, body, height), b, body, height) for b in blocks]
@@ -68,6 +75,15 @@ def _loose_lines(region: Region, lines: list[TextSpan]) -> list[TextSpan]:
     if region.kind is RegionKind.EQUATION:
         return geo.prose_lines(lines)[1]
     return []
+
+
+def _figure_parts(region: Region, split: figure_tables.FigureText) -> list[tuple[Region, list[TextSpan]]]:
+    """The figure (its lines are no text of the page) and the table found in its box."""
+    figure = (replace(region, bbox=split.figure), [])
+    if not split.table:
+        return [figure]
+    table = Region(geo.union_box([c.bbox for c in split.table]), RegionKind.TABLE, 0, "")
+    return [figure, (table, list(split.table))]
 
 
 def _fill(region: Region, lines: list[TextSpan]) -> Region:
