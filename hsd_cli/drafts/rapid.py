@@ -17,6 +17,7 @@ from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import eqtags, overlay, tablegrid
 from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts.base import heading_level
+from hsd_cli.drafts.fractions import stacked_fractions
 from hsd_cli.drafts.paragraphs import paragraphs
 from hsd_cli.drafts.reading_order import reading_order
 
@@ -122,6 +123,7 @@ class RapidOcrSource:
         return sum(scores) / len(scores)
 
     def _regions(self, image: Image.Image, lines: list[TextSpan]) -> list[Region]:
+        lines = stacked_fractions(lines)
         boxes, kinds = self._layout_boxes(image)
         inside, leftovers = geo.assign_lines(lines, boxes)
         groups = [leftovers]  # lines regrouped into paragraphs below
