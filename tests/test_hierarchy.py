@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -109,3 +110,21 @@ def test_stage1_stops_once_its_measured_time_cannot_pay(cost_model, seconds, bat
     report = StageReport(steps=4, regions=1, accepted_hist=[1, 1, 1, 1], t_prefill=seconds)
     requests, _, _ = _drive(work, page, _echo, HSD(plan=plan), report)
     assert len(requests) == batches
+
+
+def test_stage1_rows_stop_where_the_page_runs_out_of_tokens():
+    """A region whose draft runs past the page's token budget is verified only as far as the page
+    gets (plus room for the model's edits); regions starting past the budget get no row."""
+    drafts = [[[i] * 30] for i in range(5)] + [[[50]]]  # regions start at page tokens 0, 30, ..., 120
+    assert hsd.page_rooms(drafts[:5], 40) == [40, 10, 0, 0, 0]
+    work, page = _work(drafts, SpecConfig(max_new_tokens=40, stage1_batch=4, cost_model="flat"))
+    requests, _, _ = _drive(work, page, _echo, HSD(plan=(("OCR:", [0, 1]),)))
+    (request,) = requests
+    extra = hsd.STAGE1_EXTRA
+    assert request.limits == (40 + extra, 10 + extra) and request.spec.max_new_tokens == 40
+
+    def planned(budget: int) -> list[int]:
+        spec = replace(work.spec, max_new_tokens=budget)
+        return [i for _, chunk in hsd.stage1_plan(work.target, _regions(), drafts[:5], spec) for i in chunk]
+
+    assert planned(400) == [0, 4] and planned(40) == []  # past the budget, region 4 leaves its pair alone

@@ -67,11 +67,12 @@ def crop_request(
     drafts: list[list[list[int]]] | None,
     spec: SpecConfig,
     batch_stop: BatchStop | None = None,
+    limits: tuple[int, ...] | None = None,
 ) -> RowsRequest:
-    """The crops of regions `chunk` as one request; halved when out of memory."""
+    """The crops of regions `chunk` as one request (`limits`: each row's token budget); halved when out of memory."""
     crops = tuple(crop_region(image, regions[i].bbox) for i in chunk)
     rows = None if drafts is None else tuple(drafts)
-    return RowsRequest(crops, prompt, rows, spec, batch_stop=batch_stop, split_on_oom=True)
+    return RowsRequest(crops, prompt, rows, spec, batch_stop=batch_stop, split_on_oom=True, limits=limits)
 
 
 def region_drafts(target: VisionTarget, regions: list[Region]) -> list[list[list[int]]]:

@@ -15,8 +15,9 @@ stops a batch once its running rows no longer pay (spec/stats.BatchStop), and St
 measured seconds exceed what its row steps save (`overspent`). Where pages share forward passes
 (`--batch-pages`), a Stage-2 step saved is worth one row's share of a step the other pages take
 anyway, and a Stage-1 step costs what its rows add to theirs (`_shared`, `_step_price`).
-A batch takes at most `stage1_budget` forward passes. Out of memory on a single crop, the page is
-verified with the page method (same output at tau = 1).
+A batch takes at most `stage1_budget` forward passes; a row stops where the page's own token
+budget would run out (`page_rooms`), since Stage 2 never reaches the rest. Out of memory on a
+single crop, the page is verified with the page method (same output at tau = 1).
 """
 
 from __future__ import annotations
@@ -119,15 +120,17 @@ def stage1_plan(
 ) -> list[tuple[str, list[int]]]:
     """The Stage-1 batches worth running: (prompt, region indices), longest drafts first; `batch`
     pages share the run's forward passes."""
-    chosen = [i for i in _within_budget(drafts, spec.max_new_tokens) if _worth_a_row(regions[i], drafts[i], target)]
-    chosen.sort(key=lambda i: -_longest(drafts[i]))  # a batch runs as long as its longest row
+    rooms = page_rooms(drafts, spec.max_new_tokens)
+    chosen = [i for i, room in enumerate(rooms) if room > 0 and _worth_a_row(regions[i], drafts[i], target)]
+    length = [min(_longest(d), room) for d, room in zip(drafts, rooms, strict=True)]
+    chosen.sort(key=lambda i: -length[i])  # a batch runs as long as its longest row
     cost, stop, prefill = run_cost(target, spec), batch_stop(target, spec), crop_prefill(target, spec)
     saving = stop.saving * _shared(cost, batch)
     plan = []
     for prompt, chunk in crop_chunks(target, regions, chosen, spec.stage1_batch):
         if cost.step(len(chunk), ROW_TREE) / cost.step(1, 1) > PARALLEL_RATIO:
             continue  # a batched step costs several AR steps: Stage 1 is a second decode (a CPU)
-        steps = sum(_longest(drafts[i]) for i in chunk) / len(chunk) / TOKENS_PER_STEP
+        steps = sum(length[i] for i in chunk) / len(chunk) / TOKENS_PER_STEP
         price = _step_price(cost, stop, len(chunk), batch)
         if saving * len(chunk) * steps > prefill([regions[i] for i in chunk]) + steps * price:
             plan.append((prompt, chunk))
@@ -171,13 +174,14 @@ def stage1(work: PageWork, plan: list[tuple[str, list[int]]]):
     t, regions, drafts = work.target, work.regions, work.drafts.drafts
     outputs: dict[int, list[int]] = {}
     total, stop = StageReport(), batch_stop(t, work.spec)
+    rooms = page_rooms(drafts[: len(regions)], work.spec.max_new_tokens)
     for prompt, chunk in plan:
         if overspent(total, work.spec, run_cost(t, work.spec)):
             break  # lossless: the regions left keep their drafts, the page draft stays in Stage 2
         rows = [drafts[i] for i in chunk]
-        budget = min(work.spec.max_new_tokens, max(map(stage1_budget, rows)))
-        spec = replace(work.spec, max_new_tokens=budget)
-        done = yield crop_request(work.page.image, regions, chunk, prompt, rows, spec, stop)
+        limits = tuple(min(stage1_budget(drafts[i]), rooms[i] + STAGE1_EXTRA) for i in chunk)
+        spec = replace(work.spec, max_new_tokens=min(work.spec.max_new_tokens, max(limits)))
+        done = yield crop_request(work.page.image, regions, chunk, prompt, rows, spec, stop, limits)
         total = join(total, done.report)
         for i, row in zip(chunk, done.rows, strict=True):
             outputs[i] = _stage2_draft(row, drafts[i], work.spec, t)
@@ -198,14 +202,13 @@ def stage1_budget(drafts: list[list[int]]) -> int:
     return int(STAGE1_SLACK * _longest(drafts)) + STAGE1_EXTRA
 
 
-def _within_budget(drafts: list[list[list[int]]], budget: int) -> list[int]:
-    """Regions (in reading order) that start before the page's token budget runs out: the page
-    never reaches the ones after, so their Stage-1 outputs would go unused."""
+def page_rooms(drafts: list[list[list[int]]], budget: int) -> list[int]:
+    """Per region (in reading order), the page's tokens left where it starts: the page never
+    reaches a region with none left, nor the part of one past what is left, so Stage-1 output
+    there would go unused."""
     out, at = [], 0
-    for i, d in enumerate(drafts):
-        if at >= budget:
-            break
-        out.append(i)
+    for d in drafts:
+        out.append(max(0, budget - at))
         at += _longest(d)
     return out
 

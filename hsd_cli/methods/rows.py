@@ -32,13 +32,15 @@ class RowsRequest:
     batch_stop: BatchStop | None = None  # cut the running rows once more steps do not pay
     split_on_oom: bool = False  # region crops: out of memory, the rows are retried in halves
     prior: AcceptPrior | None = None  # the drafts' acceptance before any is seen; None: the driver's choice
+    limits: tuple[int, ...] | None = None  # per row: a token budget under spec.max_new_tokens
 
     def halves(self) -> tuple[RowsRequest, RowsRequest]:
         """The first and second half of the rows, each a request of its own."""
         h = len(self.images) // 2
         d = self.drafts
-        first = replace(self, images=self.images[:h], drafts=None if d is None else d[:h])
-        return first, replace(self, images=self.images[h:], drafts=None if d is None else d[h:])
+        n = self.limits
+        first = replace(self, images=self.images[:h], drafts=None if d is None else d[:h], limits=n and n[:h])
+        return first, replace(self, images=self.images[h:], drafts=None if d is None else d[h:], limits=n and n[h:])
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,7 @@ def prefill(target: VisionTarget, request: RowsRequest) -> Prefilled:
         session.prompt_ids,
         request.batch_stop,
         request.prior,
+        limits=request.limits,
     )
     return Prefilled(session, first, list(drafts), spec, rule, opts, t_prefill)
 

@@ -59,6 +59,7 @@ class DecodeOptions:
     batch_stop: Callable[[list[DecodeStats]], bool] | None = None  # running rows' stats -> cut them all
     prior: AcceptPrior | None = None  # acceptance believed before any is seen; None: DEFAULT_PRIOR
     own: bool = True  # also draft from the row's own output (False: plain AR decoding)
+    limits: tuple[int, ...] | None = None  # per row: a token budget under the rule's (None: the rule's)
 
 
 @dataclass(slots=True)
@@ -85,6 +86,7 @@ class _Row:
     last: Origin | None = None
     since: int = 0
     group: int = 0  # the request (SpecStepper.groups) the row belongs to
+    limit: int | None = None  # stop (BUDGET) after this many tokens, below the rule's budget
     own: OutputIndex = field(init=False)  # its own output as a draft, windows as long as the drafts'
 
     def __post_init__(self) -> None:
@@ -106,6 +108,8 @@ class _Row:
             self.tokens.append(tok)
             self.seen.add(tok)
             self.stop = rule.check(self.tokens)
+            if self.stop is StopReason.NONE and self.limit is not None and len(self.tokens) >= self.limit:
+                self.stop = StopReason.BUDGET
             if self.stop is not StopReason.NONE:
                 return
 
@@ -227,8 +231,10 @@ class SpecStepper:
         g, cfg, opts = len(self.groups), group.cfg, group.opts
         self.groups.append(group)
         prior = opts.prior or DEFAULT_PRIOR
+        limits = opts.limits or (None,) * len(drafts)
         new = [
-            _Row(build_index(d, cfg.window, cfg.min_window), accept=AcceptStats(prior=prior), group=g) for d in drafts
+            _Row(build_index(d, cfg.window, cfg.min_window), accept=AcceptStats(prior=prior), group=g, limit=n)
+            for d, n in zip(drafts, limits, strict=True)
         ]
         if opts.penalty != 1.0:
             for row, prompt in zip(new, opts.prompts, strict=False):

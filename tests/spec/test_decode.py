@@ -197,3 +197,16 @@ def test_rows_cruising_through_their_drafts_do_not_keep_a_batch_running():
     cruising, correcting = DecodeStats(steps=3, ran_out=True), DecodeStats(steps=3)
     assert not stop([correcting, correcting])  # 1.5 page steps saved for 1
     assert stop([correcting, cruising, cruising])  # Not running on: 0.75 saved for 1
+
+
+def test_a_row_limit_stops_that_row_alone_at_its_own_budget():
+    """Per-row limits (Stage-1 regions near the page's cap) stop a row early; its tokens so far
+    are AR's, and the other rows run to the rule's budget."""
+    rule = StopRule(frozenset(), max_new_tokens=30)
+    ref = _ar(PROMPTS, rule)
+    s = FakeSession(PROMPTS)
+    opts = DecodeOptions(limits=(30, 7, 30))
+    got = spec_decode(s, s.first_logits(), [[r.tokens] for r in ref], SpecConfig(max_new_tokens=30), rule, opts)
+    assert [len(g.tokens) for g in got] == [30, 7, 30]
+    assert got[1].tokens == ref[1].tokens[:7] and got[1].stop is StopReason.BUDGET
+    assert [g.tokens for g in (got[0], got[2])] == [ref[0].tokens, ref[2].tokens]
