@@ -120,8 +120,8 @@ def test_stage1_rows_stop_where_the_page_runs_out_of_tokens():
     work, page = _work(drafts, SpecConfig(max_new_tokens=40, stage1_batch=4, cost_model="flat"))
     requests, _, _ = _drive(work, page, _echo, HSD(plan=(("OCR:", [0, 1]),)))
     (request,) = requests
-    extra = hsd.STAGE1_EXTRA
-    assert request.limits == (40 + extra, 10 + extra) and request.spec.max_new_tokens == 40
+    assert request.limits == (hsd.stage1_budget(drafts[0]), 15 + hsd.STAGE1_EXTRA)  # 1.5 x 10 tokens left
+    assert request.spec.max_new_tokens == 40
 
     def planned(budget: int) -> list[int]:
         spec = replace(work.spec, max_new_tokens=budget)

@@ -179,7 +179,7 @@ def stage1(work: PageWork, plan: list[tuple[str, list[int]]]):
         if overspent(total, work.spec, run_cost(t, work.spec)):
             break  # lossless: the regions left keep their drafts, the page draft stays in Stage 2
         rows = [drafts[i] for i in chunk]
-        limits = tuple(min(stage1_budget(drafts[i]), rooms[i] + STAGE1_EXTRA) for i in chunk)
+        limits = tuple(min(stage1_budget(drafts[i]), _slack(rooms[i])) for i in chunk)
         spec = replace(work.spec, max_new_tokens=min(work.spec.max_new_tokens, max(limits)))
         done = yield crop_request(work.page.image, regions, chunk, prompt, rows, spec, stop, limits)
         total = join(total, done.report)
@@ -199,7 +199,12 @@ def overspent(report: StageReport, spec: SpecConfig, cost) -> bool:
 
 def stage1_budget(drafts: list[list[int]]) -> int:
     """Most tokens Stage 1 spends on a region: its longest draft, with room for the model's edits."""
-    return int(STAGE1_SLACK * _longest(drafts)) + STAGE1_EXTRA
+    return _slack(_longest(drafts))
+
+
+def _slack(tokens: int) -> int:
+    """A length in draft tokens, with room for the model's edits (and for drafts of what it leaves out)."""
+    return int(STAGE1_SLACK * tokens) + STAGE1_EXTRA
 
 
 def page_rooms(drafts: list[list[list[int]]], budget: int) -> list[int]:
