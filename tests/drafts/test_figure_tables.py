@@ -1,9 +1,10 @@
 from __future__ import annotations
 
+from test_text_layer import line, page_of, texts
+
 from hsd_cli.datatypes import Region, RegionKind, TextSpan
 from hsd_cli.drafts import TextLayerSource
 from hsd_cli.drafts.figure_tables import figure_text, split_figures
-from tests.drafts.test_text_layer import line, page_of, texts
 
 FIGURE = Region((40, 100, 500, 420), RegionKind.FIGURE, 0, "")
 
