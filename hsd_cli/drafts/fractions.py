@@ -23,13 +23,14 @@ def stacked_fractions(lines: list[TextSpan]) -> list[TextSpan]:
     """`lines` with each numerator-over-denominator pair as one line holding the fraction."""
     terms = sorted((i for i, s in enumerate(lines) if _TERM.match(s.text)), key=lambda i: lines[i].bbox[1])
     over: dict[int, int] = {}  # numerator -> denominator, paired from the top of the page down
+    taken: set[int] = set()
     for k, i in enumerate(terms):
-        if i in over or i in over.values():
+        if i in taken:
             continue
-        taken = set(over) | set(over.values())
         below = next((j for j in terms[k + 1 :] if j not in taken and _stacked(lines[i], lines[j])), None)
         if below is not None:
             over[i] = below
+            taken |= {i, below}
     denominators = set(over.values())
     return [_fraction(s, lines[over[i]]) if i in over else s for i, s in enumerate(lines) if i not in denominators]
 
