@@ -69,19 +69,19 @@ def region_markup(region: Region, style: DraftStyle = MARKDOWN) -> str:
     """One region's draft text in the style's markup."""
     text = region.text.strip()
     kind = region.kind
-    if kind is RegionKind.TITLE:
-        return f"{'#' * (region.level or 2)} {text}" if style.heading == "hash" and text else text
-    if kind is RegionKind.TABLE:
-        return table_markup(region.cells, style.table) if region.cells else text
     if kind is RegionKind.EQUATION:
         return _formula(text, style.formula) if text else ""
     if kind is RegionKind.FIGURE:
         return style.figure
     if kind is RegionKind.CODE:
         return f"```\n{region.text.strip(chr(10))}\n```" if text else ""
-    if kind is RegionKind.LIST:
-        return delimited(_BULLET.sub("- ", text, count=1), style.formula)
-    return delimited(text, style.formula)
+    if kind is RegionKind.TITLE and style.heading == "hash" and text:
+        text = f"{'#' * (region.level or 2)} {text}"
+    elif kind is RegionKind.TABLE and region.cells:
+        text = table_markup(region.cells, style.table)
+    elif kind is RegionKind.LIST:
+        text = _BULLET.sub("- ", text, count=1)
+    return delimited(text, style.formula)  # inline formulas wherever the region holds them
 
 
 def table_markup(cells: tuple[TableCell, ...], table: str) -> str:

@@ -281,3 +281,12 @@ def test_throughput_prices_each_pass_at_its_rows_width_and_cache():
     assert _priced(cost, batcher) == cost.step(2, 3, 3) + cost.step(4, 1, 1)
     assert _priced(cost, batcher) == (6.0 + 1.0 + 0.5 * 2 * 3) + (4.0 + 3.0 + 0.5 * 4 * 1)
     assert _priced(None, batcher) is None
+
+
+def test_restyle_writes_inline_formulas_as_the_drafts_do():
+    """A ground truth's inline formulas, padded or not, become the style's unpadded delimiters;
+    display math and a `$` that holds no LaTeX stay as they are."""
+    md = "A $ \\frac{2}{17} $ or $x_{1}$ for $5 and $10\n\n$$\na^2\n$$"
+    assert restyle(md, MARKDOWN) == "A $\\frac{2}{17}$ or $x_{1}$ for $5 and $10\n\n$$\na^2\n$$"
+    brackets = DraftStyle(formula="brackets")
+    assert restyle(md, brackets) == "A \\(\\frac{2}{17}\\) or \\(x_{1}\\) for $5 and $10\n\n\\[\na^2\n\\]"

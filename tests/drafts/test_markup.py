@@ -113,3 +113,14 @@ def test_style_is_validated() -> None:
         DraftStyle(table="latex")
     with pytest.raises(ValueError, match="formula"):
         DraftStyle(formula="mathml")
+
+
+def test_inline_formulas_take_the_styles_delimiters_in_every_kind_of_region() -> None:
+    """Headings, table cells and lists write an inline formula as running text does."""
+    half = "$\\frac{1}{2}$"
+    cells = (TableCell(0, 0, half),)
+    table = region_markup(region(RegionKind.TABLE, cells=cells), HTML)
+    assert table == "<table><tr><td>\\(\\frac{1}{2}\\)</td></tr></table>"
+    assert region_markup(region(RegionKind.TITLE, f"Take {half}", level=1), HTML) == "Take \\(\\frac{1}{2}\\)"
+    assert region_markup(region(RegionKind.LIST, f"• {half}"), HTML) == "- \\(\\frac{1}{2}\\)"
+    assert region_markup(region(RegionKind.TITLE, f"Take {half}", level=1), MD) == f"# Take {half}"
