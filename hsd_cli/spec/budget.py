@@ -48,6 +48,9 @@ class CostModel:
     slot: float = 0.0
     base: int = 0
     context: int = 0  # a row's cache slots, where a caller does not know them
+    # Measured on this device: the run's own passes then correct its shape (PassPrices). A
+    # made-up model (flat, a test's) prices every run the same.
+    measured: bool = False
 
     def __call__(self, tokens: int) -> float:
         return _interpolate(self.points, tokens)
@@ -98,6 +101,50 @@ class AcceptStats:
                 self.cont[0] += node != path[-1]
 
 
+PRICE_WEIGHT = 4.0  # a shape of passes seen this few times weighs as much as the run's overall ratio
+PRICE_CLIP = (0.5, 2.0)  # one pass's measured / priced, before it counts: a stall is not a price
+
+
+@dataclass(slots=True)
+class PassPrices:
+    """What the run's passes took against their price, by rows and tree tokens a row.
+
+    The model prices a batch as the one-row curve plus per-row and per-slot prices measured with
+    one token a row; wide trees over many rows cost more than that (a CPU: 8 rows of 8 tokens
+    ~10% over). The factor for a shape is its passes' measured / priced, shrunk to the run's
+    overall ratio where few were seen; only its ratio between shapes changes a tree's size.
+    """
+
+    cells: dict[tuple[int, int], list[float]] = field(default_factory=dict)  # shape -> [seconds, price, passes]
+    total: list[float] = field(default_factory=lambda: [0.0, 0.0])  # [seconds, price] of every pass
+
+    def observe(self, rows: int, width: int, price: float, seconds: float) -> None:
+        if price <= 0:
+            return
+        lo, hi = PRICE_CLIP
+        taken = price * min(max(seconds / price, lo), hi)
+        cell = self.cells.setdefault(_shape(rows, width), [0.0, 0.0, 0.0])
+        cell[0], cell[1], cell[2] = cell[0] + taken, cell[1] + price, cell[2] + 1
+        self.total[0] += taken
+        self.total[1] += price
+
+    def factor(self, rows: int, width: int) -> float:
+        """Measured / priced for a pass of `rows` rows of `width` tokens (1.0 before any pass)."""
+        if not self.total[1]:
+            return 1.0
+        overall = self.total[0] / self.total[1]
+        seconds, price, passes = self.cells.get(_shape(rows, width), (0.0, 0.0, 0.0))
+        if not passes:
+            return overall
+        mean = price / passes
+        return (seconds + PRICE_WEIGHT * overall * mean) / (price + PRICE_WEIGHT * mean)
+
+
+def _shape(rows: int, width: int) -> tuple[int, int]:
+    """Rows and width to powers of two: passes of about the same shape share their prices."""
+    return max(rows, 1).bit_length(), max(width, 1).bit_length()
+
+
 def node_probs(tree: DraftTree, p_first: float, p_cont: float) -> list[float]:
     """P(node accepted) for every node of a DFS-ordered tree (root = 1)."""
     probs = [1.0] * tree.num_nodes
@@ -109,11 +156,17 @@ def node_probs(tree: DraftTree, p_first: float, p_cont: float) -> list[float]:
     return probs
 
 
-def best_size(gains: list[list[float]], cost: CostModel | None, max_nodes: int, context: int | None = None) -> int:
+def best_size(
+    gains: list[list[float]],
+    cost: CostModel | None,
+    max_nodes: int,
+    context: int | None = None,
+    prices: PassPrices | None = None,
+) -> int:
     """Draft nodes per row (n) maximising sum_b (1 + E_b(n)) / cost.step(B, n + 1, context).
 
     `gains[b]` are row b's node probabilities, best first (root excluded); `context` the rows'
-    cache slots (None: the cost model's typical row).
+    cache slots (None: the cost model's typical row); `prices` the run's measured correction.
     """
     longest = min(max((len(g) for g in gains), default=0), max_nodes)
     if cost is None or longest == 0:
@@ -125,5 +178,6 @@ def best_size(gains: list[list[float]], cost: CostModel | None, max_nodes: int, 
         for n in range(1, longest + 1):
             run += g[n - 1] if n <= len(g) else 0.0
             cum[n] += run
-    rates = [(rows + cum[n]) / cost.step(rows, n + 1, context) for n in range(longest + 1)]
+    scale = prices.factor if prices is not None and cost.measured else lambda _rows, _width: 1.0
+    rates = [(rows + cum[n]) / (cost.step(rows, n + 1, context) * scale(rows, n + 1)) for n in range(longest + 1)]
     return max(range(longest + 1), key=lambda n: (rates[n], -n))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -11,9 +12,9 @@ import torch
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.accept import accept_nodes
 from hsd_cli.spec.align import MODEL, NgramIndex, Origin, OutputIndex, build_index
-from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior, AcceptStats, CostModel
+from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior, AcceptStats, CostModel, PassPrices
 from hsd_cli.spec.penalty import path_tokens, penalize
-from hsd_cli.spec.propose import Exploration, propose
+from hsd_cli.spec.propose import Exploration, propose, step_cost
 from hsd_cli.spec.stats import DecodeStats
 from hsd_cli.spec.stop import StopReason, StopRule
 from hsd_cli.spec.tree import pack_trees
@@ -143,6 +144,7 @@ class SpecStepper:
         self._next_id = 0
         self.active: list[int] = []  # the rows still decoding, in the session's row order
         self.exploration = Exploration()
+        self.prices = PassPrices()  # what this loop's passes took against their price
         self.width = 0  # the last step's padded tree width: it computed rows x width tokens
         self.add(session, first_logits, drafts, cfg, rule, opts)  # the first request: a batch of its own
 
@@ -184,10 +186,12 @@ class SpecStepper:
         rows, active = self.rows, self.active
         live = [rows[i] for i in active]
         # 1. align + 2. build trees sized by the step's cost
-        trees, ks, offered = propose(live, self.groups, self.exploration, self.session.slots())
+        slots = self.session.slots()
+        trees, ks, offered = propose(live, self.groups, self.exploration, slots, self.prices)
         # 3. one forward pass over all rows' trees
         packed = pack_trees(trees)
         self.width = packed[0].shape[1]
+        t0 = time.perf_counter()
         logits = self.session.step(*packed)
         penalty = self.groups[live[0].group].opts.penalty
         if penalty != 1.0:
@@ -195,6 +199,7 @@ class SpecStepper:
             extra = [path_tokens(t, r.seen) for r, t in zip(live, trees, strict=False)]
             logits = penalize(logits, seen, extra, penalty)
         u_hat = logits.argmax(-1).tolist()  # [B, K]: the step's one device sync
+        self._price(live, slots, time.perf_counter() - t0)
         sampled = any(self.groups[r.group].cfg.tau < 1.0 for r in live)
         logp = torch.log_softmax(logits.float(), -1) if sampled else None
         # 4. accept, per row
@@ -249,6 +254,12 @@ class SpecStepper:
         self.rows.update(zip(ids, new, strict=True))
         self.active = self._drop(self.active + ids)
         return g
+
+    def _price(self, live: list[_Row], slots: int, seconds: float) -> None:
+        """Record what the pass took against its measured cost model's price."""
+        cost = step_cost(live, self.groups)
+        if cost is not None and cost.measured:
+            self.prices.observe(len(live), self.width, cost.step(len(live), self.width, slots), seconds)
 
     def _cut(self, live: list[_Row]) -> None:
         """Per group with a batch-stop rule: cut its running rows once more steps do not pay."""

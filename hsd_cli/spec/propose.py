@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.align import MODEL, Origin, align_origins, resync_origins, starts_origins
-from hsd_cli.spec.budget import best_size, node_probs
+from hsd_cli.spec.budget import CostModel, PassPrices, best_size, node_probs
 from hsd_cli.spec.tree import DraftTree, build_trie, linearize
 
 if TYPE_CHECKING:  # decode.py imports this module
@@ -53,12 +53,17 @@ class Exploration:
 
 
 def propose(
-    rows: list[_Row], groups: list[RowGroup], exploration: Exploration | None = None, context: int | None = None
+    rows: list[_Row],
+    groups: list[RowGroup],
+    exploration: Exploration | None = None,
+    context: int | None = None,
+    prices: PassPrices | None = None,
 ) -> tuple[list[DraftTree], list[int], list[int]]:
     """Per row: its trie pruned to the node count the step's cost favours, window length k, candidate nodes.
 
     One node budget for the whole batch: the step costs what all rows' padded trees cost together
-    over their caches of `context` slots, so trees shrink as rows join (spec/budget.best_size)."""
+    over their caches of `context` slots, so trees shrink as rows join (spec/budget.best_size);
+    `prices` corrects that cost by what the run's passes took."""
     tries, ks, probs = [], [], []
     for row in rows:
         group = groups[row.group]
@@ -70,8 +75,7 @@ def propose(
     order = [sorted(range(1, len(p)), key=lambda i: -p[i]) for p in probs]
     gains = [[p[i] for i in o] for p, o in zip(probs, order, strict=False)]
     used = [groups[g] for g in dict.fromkeys(r.group for r in rows)]
-    cost = next((g.opts.cost for g in used if g.cfg.cost_aware and g.opts.cost is not None), None)
-    n = best_size(gains, cost, max(g.cfg.max_nodes for g in used), context)
+    n = best_size(gains, step_cost(rows, groups), max(g.cfg.max_nodes for g in used), context, prices)
     cfgs = [groups[row.group].cfg for row in rows]
     cut = [_cut(row, n, len(o), k, cfg) for row, o, k, cfg in zip(rows, order, ks, cfgs, strict=True)]
     due = any(c and row.cut_streak >= EXPLORE_EVERY for row, c in zip(rows, cut, strict=True))
@@ -79,6 +83,12 @@ def propose(
     sizes = [_size(row, n, c and explore, cfg) for row, c, cfg in zip(rows, cut, cfgs, strict=True)]
     trees = [linearize(t, {0, *o[:m]}) for t, o, m in zip(tries, order, sizes, strict=False)]
     return trees, ks, [len(o) for o in order]
+
+
+def step_cost(rows: list[_Row], groups: list[RowGroup]) -> CostModel | None:
+    """The cost model that sizes the trees of a step over `rows` (None: trees up to max_nodes)."""
+    used = [groups[g] for g in dict.fromkeys(r.group for r in rows)]
+    return next((g.opts.cost for g in used if g.cfg.cost_aware and g.opts.cost is not None), None)
 
 
 def _cut(row: _Row, n: int, offered: int, k: int, cfg: SpecConfig) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest import approx
 
-from hsd_cli.spec.budget import CostModel, best_size
+from hsd_cli.spec.budget import CostModel, PassPrices, best_size
 
 CURVE = ((1, 0.15), (16, 0.45), (32, 0.73), (64, 1.26), (128, 2.35))  # full-size HunyuanOCR, CPU (s)
 PER_ROW = ((1, 0.0), (4, 0.2), (16, 0.64))  # 1024-token rows: 16 one-token rows 1.09 s, not 0.45
@@ -51,3 +51,44 @@ def test_short_caches_keep_a_batch_from_widening_trees_that_do_not_pay():
     assert best_size(gains, cost, 16, 500) < best_size(gains, cost, 16, 4096)
     flat = CostModel(CURVE, PER_ROW)
     assert best_size(gains, flat, 16, 500) == best_size(gains, flat, 16, 4096)  # no slot price: no change
+
+
+def _prices(cost: CostModel, passes: dict[tuple[int, int], float], times: int = 20) -> PassPrices:
+    """Prices after `times` passes of each (rows, width) shape, each taking `ratio` x its price."""
+    prices = PassPrices()
+    for (rows, width), ratio in passes.items():
+        for _ in range(times):
+            prices.observe(rows, width, cost.step(rows, width), ratio * cost.step(rows, width))
+    return prices
+
+
+def test_passes_that_cost_more_than_their_price_shrink_the_batchs_trees():
+    """Issue 22: 8 rows of wide trees took ~25% over their price on a CPU while one-token rows
+    took their price; learned from the run's own passes, the batch's trees shrink."""
+    cost = CostModel(CURVE, PER_ROW, measured=True)
+    gains = [[0.8**i for i in range(1, 17)] for _ in range(8)]
+    prices = _prices(cost, {(8, 1): 1.0, (8, 2): 1.0, (8, 4): 1.25, (8, 8): 1.25, (8, 16): 1.25})
+    assert prices.factor(8, 8) > 1.2 * prices.factor(8, 1)
+    assert best_size(gains, cost, 16, prices=prices) < best_size(gains, cost, 16)
+
+
+def test_a_uniform_error_changes_no_tree_and_a_made_up_cost_model_learns_nothing():
+    """Every shape 30% over: the overall ratio is no reason to resize; a flat or test cost model
+    (not measured on this device) is never corrected, so its runs stay reproducible."""
+    measured = CostModel(CURVE, PER_ROW, measured=True)
+    gains = [[0.8**i for i in range(1, 17)] for _ in range(8)]
+    uniform = _prices(measured, {(8, w): 1.3 for w in (1, 2, 4, 8, 16)})
+    assert best_size(gains, measured, 16, prices=uniform) == best_size(gains, measured, 16)
+    made_up = CostModel(CURVE, PER_ROW)
+    skewed = _prices(made_up, {(8, 1): 0.5, (8, 8): 2.0})
+    assert best_size(gains, made_up, 16, prices=skewed) == best_size(gains, made_up, 16)
+
+
+def test_a_shape_seen_rarely_or_not_at_all_takes_the_runs_overall_ratio():
+    """One stalled pass does not price a shape: it is clipped and shrunk to the overall ratio."""
+    cost = CostModel(CURVE, PER_ROW, measured=True)
+    prices = _prices(cost, {(8, 1): 1.1})
+    assert prices.factor(8, 16) == approx(1.1)  # never seen
+    prices.observe(8, 16, cost.step(8, 16), 50 * cost.step(8, 16))  # a stall
+    assert 1.1 < prices.factor(8, 16) < 1.5
+    assert PassPrices().factor(4, 4) == 1.0

@@ -8,13 +8,15 @@ from fake_target import EOS, VOCAB, FakeSession
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.budget import CostModel
-from hsd_cli.spec.decode import DecodeOptions, ar_decode, spec_decode
+from hsd_cli.spec.decode import DecodeOptions, SpecStepper, ar_decode, spec_decode
 from hsd_cli.spec.stats import BatchStop, DecodeStats
 from hsd_cli.spec.stop import StopReason, StopRule
 
 PROMPTS = [[1, 2, 3], [4, 5], [6, 7, 8, 9]]
-# No cost model, a flat (GPU-like) one and a steep (CPU-like) one: tree sizes change, output never.
-COSTS = [None, CostModel(((1, 1.0), (256, 1.2))), CostModel(((1, 1.0), (2, 1.3), (64, 8.0)))]
+# No cost model, a flat (GPU-like) one and a steep (CPU-like) one, and one corrected by the
+# loop's own pass times: tree sizes change, output never.
+STEEP = ((1, 1.0), (2, 1.3), (64, 8.0))
+COSTS = [None, CostModel(((1, 1.0), (256, 1.2))), CostModel(STEEP), CostModel(STEEP, measured=True)]
 
 
 def _ar(prompts, rule):
@@ -210,3 +212,20 @@ def test_a_row_limit_stops_that_row_alone_at_its_own_budget():
     assert [len(g.tokens) for g in got] == [30, 7, 30]
     assert got[1].tokens == ref[1].tokens[:7] and got[1].stop is StopReason.BUDGET
     assert [g.tokens for g in (got[0], got[2])] == [ref[0].tokens, ref[2].tokens]
+
+
+def test_the_loop_prices_its_passes_only_against_a_measured_cost_model():
+    """Every pass's time is recorded against its price when the cost model was measured on the
+    device; a made-up one (flat, a test's) learns nothing."""
+    rule = StopRule(frozenset({EOS}), max_new_tokens=20)
+    drafts = [[r.tokens] for r in _ar(PROMPTS, rule)]
+    for measured in (True, False):
+        s = FakeSession(PROMPTS)
+        opts = DecodeOptions(cost=CostModel(STEEP, measured=measured))
+        stepper = SpecStepper(s, s.first_logits(), drafts, SpecConfig(max_new_tokens=20), rule, opts)
+        steps = 0
+        while not stepper.done:
+            stepper.step()
+            steps += 1
+        assert stepper.prices.total[1] > 0 if measured else stepper.prices.total == [0.0, 0.0]
+        assert sum(c[2] for c in stepper.prices.cells.values()) == (steps if measured else 0)

@@ -53,13 +53,14 @@ def cost_model(model, n_axes: int) -> CostModel:
     """The cached curve of `model` on its device and dtype, measuring it on first use."""
     # A cached curve is checked by a quick run of CHECK_SIZES first (curve.py): one measured while
     # the machine was busy would otherwise price trees out of every later run.
-    return cached_curve(
+    curve = cached_curve(
         _cache_path(model),
         _key(model),
         lambda: measure(model, n_axes),
         lambda: measure(model, n_axes, sizes=CHECK_SIZES, reps=CHECK_REPS),
         lambda curve: batch_price(model, n_axes, curve),
     )
+    return replace(curve, measured=True)
 
 
 def prefill_model(target) -> CostModel:
