@@ -86,6 +86,7 @@ def prefill(target: VisionTarget, request: RowsRequest) -> Prefilled:
         request.batch_stop,
         request.prior,
         limits=request.limits,
+        prices=target.pass_prices,
     )
     return Prefilled(session, first, list(drafts), spec, rule, opts, t_prefill)
 

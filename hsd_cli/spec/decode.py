@@ -61,6 +61,7 @@ class DecodeOptions:
     prior: AcceptPrior | None = None  # acceptance believed before any is seen; None: DEFAULT_PRIOR
     own: bool = True  # also draft from the row's own output (False: plain AR decoding)
     limits: tuple[int, ...] | None = None  # per row: a token budget under the rule's (None: the rule's)
+    prices: PassPrices | None = None  # the run's passes against their price, shared by its loops
 
 
 @dataclass(slots=True)
@@ -144,7 +145,7 @@ class SpecStepper:
         self._next_id = 0
         self.active: list[int] = []  # the rows still decoding, in the session's row order
         self.exploration = Exploration()
-        self.prices = PassPrices()  # what this loop's passes took against their price
+        self.prices = opts.prices or PassPrices()  # what the passes took against their price
         self.width = 0  # the last step's padded tree width: it computed rows x width tokens
         self.add(session, first_logits, drafts, cfg, rule, opts)  # the first request: a batch of its own
 

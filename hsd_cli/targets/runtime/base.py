@@ -10,6 +10,7 @@ import torch
 from PIL import Image
 
 from hsd_cli.drafts.markup import DraftStyle
+from hsd_cli.spec.budget import PassPrices
 from hsd_cli.targets.convert import display_math, tidy
 from hsd_cli.targets.runtime.session import HFSession
 
@@ -62,6 +63,9 @@ class VisionTarget:
         self.repetition_penalty = float(model.generation_config.repetition_penalty or 1.0)
         self.greedy_processors = greedy_processors(model)
         self.boundary_ids = frozenset(i for i in range(len(self.tokenizer)) if "\n" in self.tokenizer.decode([i]))
+        # What the run's verification passes took against the cost model's price: every decode
+        # loop on this model adds to it and sizes its trees by it (spec/budget.PassPrices).
+        self.pass_prices = PassPrices()
 
     @property
     def device(self) -> torch.device:
