@@ -109,6 +109,7 @@ def run_single(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[s
         "skipped": skipped,
         "totals": totals_json(groups),
         "pages": [page_json(r) for r in results],
+        "pass_prices": target.pass_prices.summary(),  # what the run's passes took against their price
     }
     write_outputs(cfg.json_path, cfg.markdown_path, section_name(cfg), body, data, target.device.type)
     return lossless_exit(cfg, results, err)

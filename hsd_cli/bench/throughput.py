@@ -155,6 +155,7 @@ def _report(cfg, target, pages, skipped, clock, runs: list[BatchRun]) -> int:
         "wall_s": wall,
         "notes": notes,
         "totals": [_json(r) for r in runs],
+        "pass_prices": target.pass_prices.summary(),  # what the run's passes took against their price
     }
     size = f"-fullsize-{cfg.full_size}" if cfg.full_size else ""
     section = f"throughput{size}-{cfg.max_new_tokens}"

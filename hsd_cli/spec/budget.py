@@ -139,6 +139,19 @@ class PassPrices:
         mean = price / passes
         return (seconds + PRICE_WEIGHT * overall * mean) / (price + PRICE_WEIGHT * mean)
 
+    def summary(self) -> list[dict[str, float]]:
+        """Per shape seen: its smallest rows and width, passes, and measured / priced (raw and as used)."""
+        return [
+            {
+                "rows": 1 << (r - 1),
+                "width": 1 << (w - 1),
+                "passes": int(n),
+                "measured_over_priced": m / p,
+                "factor": self.factor(1 << (r - 1), 1 << (w - 1)),
+            }
+            for (r, w), (m, p, n) in sorted(self.cells.items())
+        ]
+
 
 def _shape(rows: int, width: int) -> tuple[int, int]:
     """Rows and width to powers of two: passes of about the same shape share their prices."""

@@ -92,3 +92,10 @@ def test_a_shape_seen_rarely_or_not_at_all_takes_the_runs_overall_ratio():
     prices.observe(8, 16, cost.step(8, 16), 50 * cost.step(8, 16))  # a stall
     assert 1.1 < prices.factor(8, 16) < 1.5
     assert PassPrices().factor(4, 4) == 1.0
+
+
+def test_the_summary_names_each_shape_seen_by_its_smallest_rows_and_width():
+    cost = CostModel(CURVE, PER_ROW, measured=True)
+    (cell,) = _prices(cost, {(6, 5): 1.2}, times=3).summary()
+    assert (cell["rows"], cell["width"], cell["passes"]) == (4, 4, 3)
+    assert cell["measured_over_priced"] == approx(1.2) == cell["factor"]
