@@ -78,6 +78,17 @@ def test_sideways_page_is_read_upright(source: RapidOcrSource) -> None:
         assert 0 <= x0 < x1 <= turned.width + 1 and 0 <= y0 < y1 <= turned.height + 1
 
 
+def test_upside_down_page_is_turned_and_a_surely_upright_one_is_not_read_turned(source, monkeypatch) -> None:
+    """Text upside down reads poorly, so the page is read turned over; text read surely upright
+    (clean print) is not read a second time turned over."""
+    flipped = text_image().rotate(180)
+    assert "Speculative" in " ".join(r.text for r in source.regions(page_of(flipped)))
+    turned = []
+    monkeypatch.setattr(source, "_mean_score", lambda crops, angle: turned.append(angle) or 0.0)
+    assert "Speculative" in " ".join(r.text for r in source.regions(page_of(text_image())))
+    assert turned == []
+
+
 @pytest.mark.parametrize("angle", [90, 180, 270])
 def test_unrotate_inverts_pil_rotate(angle: int) -> None:
     """A pixel found on image.rotate(angle, expand=True) maps back to where it was."""
