@@ -109,10 +109,12 @@ PRICE_CLIP = (0.5, 2.0)  # one pass's measured / priced, before it counts: a sta
 class PassPrices:
     """What the run's passes took against their price, by rows and tree tokens a row.
 
-    The model prices a batch as the one-row curve plus per-row and per-slot prices measured with
-    one token a row; wide trees over many rows cost more than that (a CPU: 8 rows of 8 tokens
-    ~10% over). The factor for a shape is its passes' measured / priced, shrunk to the run's
-    overall ratio where few were seen; only its ratio between shapes changes a tree's size.
+    The model prices a pass from a curve measured a few times at a few sizes, and a batch from
+    per-row and per-slot prices measured with one token a row, so some shapes are off by more
+    than others (a CPU: one row of 8 tokens 1.30x its price where one of 16 was 1.14x; 8 rows
+    of 8 tokens 8-12% over, of one token on the price). The factor for a shape is its passes'
+    measured / priced, shrunk to the run's overall ratio where few were seen; only how it differs
+    between shapes changes a tree's size.
     """
 
     cells: dict[tuple[int, int], list[float]] = field(default_factory=dict)  # shape -> [seconds, price, passes]
