@@ -92,6 +92,7 @@ def test_a_requests_prior_reaches_the_loop():
         repetition_penalty=1.0,
         device="cpu",
         cost=None,
+        pass_prices=None,
         prefill=lambda images, prompt: (session, None),
     )
     request = RowsRequest((), "p", ([],), SpecConfig(cost_aware=False), prior=MADE_UP)

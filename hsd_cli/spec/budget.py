@@ -120,7 +120,10 @@ class PassPrices:
     cells: dict[tuple[int, int], list[float]] = field(default_factory=dict)  # shape -> [seconds, price, passes]
     total: list[float] = field(default_factory=lambda: [0.0, 0.0])  # [seconds, price] of every pass
 
-    def observe(self, rows: int, width: int, price: float, seconds: float) -> None:
+    def observe(self, cost: CostModel | None, rows: int, width: int, slots: int, seconds: float) -> None:
+        """Record a pass of `rows` rows of `width` tokens over `slots` cache slots; only a cost
+        model measured on the device is corrected (a made-up one prices every run alike)."""
+        price = cost.step(rows, width, slots) if cost is not None and cost.measured else 0.0
         if price <= 0:
             return
         lo, hi = PRICE_CLIP

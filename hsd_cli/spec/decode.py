@@ -200,7 +200,7 @@ class SpecStepper:
             extra = [path_tokens(t, r.seen) for r, t in zip(live, trees, strict=False)]
             logits = penalize(logits, seen, extra, penalty)
         u_hat = logits.argmax(-1).tolist()  # [B, K]: the step's one device sync
-        self._price(live, slots, time.perf_counter() - t0)
+        self.prices.observe(step_cost(live, self.groups), len(live), self.width, slots, time.perf_counter() - t0)
         sampled = any(self.groups[r.group].cfg.tau < 1.0 for r in live)
         logp = torch.log_softmax(logits.float(), -1) if sampled else None
         # 4. accept, per row
@@ -255,12 +255,6 @@ class SpecStepper:
         self.rows.update(zip(ids, new, strict=True))
         self.active = self._drop(self.active + ids)
         return g
-
-    def _price(self, live: list[_Row], slots: int, seconds: float) -> None:
-        """Record what the pass took against its measured cost model's price."""
-        cost = step_cost(live, self.groups)
-        if cost is not None and cost.measured:
-            self.prices.observe(len(live), self.width, cost.step(len(live), self.width, slots), seconds)
 
     def _cut(self, live: list[_Row]) -> None:
         """Per group with a batch-stop rule: cut its running rows once more steps do not pay."""

@@ -58,7 +58,7 @@ def _prices(cost: CostModel, passes: dict[tuple[int, int], float], times: int = 
     prices = PassPrices()
     for (rows, width), ratio in passes.items():
         for _ in range(times):
-            prices.observe(rows, width, cost.step(rows, width), ratio * cost.step(rows, width))
+            prices.observe(cost, rows, width, 0, ratio * cost.step(rows, width))
     return prices
 
 
@@ -80,7 +80,8 @@ def test_a_uniform_error_changes_no_tree_and_a_made_up_cost_model_learns_nothing
     uniform = _prices(measured, {(8, w): 1.3 for w in (1, 2, 4, 8, 16)})
     assert best_size(gains, measured, 16, prices=uniform) == best_size(gains, measured, 16)
     made_up = CostModel(CURVE, PER_ROW)
-    skewed = _prices(made_up, {(8, 1): 0.5, (8, 8): 2.0})
+    assert _prices(made_up, {(8, 1): 0.5, (8, 8): 2.0}).total == [0.0, 0.0]
+    skewed = _prices(CostModel(CURVE, PER_ROW, measured=True), {(8, 1): 0.5, (8, 8): 2.0})
     assert best_size(gains, made_up, 16, prices=skewed) == best_size(gains, made_up, 16)
 
 
@@ -89,7 +90,7 @@ def test_a_shape_seen_rarely_or_not_at_all_takes_the_runs_overall_ratio():
     cost = CostModel(CURVE, PER_ROW, measured=True)
     prices = _prices(cost, {(8, 1): 1.1})
     assert prices.factor(8, 16) == approx(1.1)  # never seen
-    prices.observe(8, 16, cost.step(8, 16), 50 * cost.step(8, 16))  # a stall
+    prices.observe(cost, 8, 16, 0, 50 * cost.step(8, 16))  # a stall
     assert 1.1 < prices.factor(8, 16) < 1.5
     assert PassPrices().factor(4, 4) == 1.0
 
