@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from hsd_cli.datatypes import TableCell
-from hsd_cli.drafts.inline_math import delimited
+from hsd_cli.drafts.inline_math import delimited, unpadded
 from hsd_cli.drafts.markup import TABLE_RULE, DraftStyle, html_table, markdown_table
 
 _COMMENT = re.compile(r"<!--(.*?)-->", re.S)
@@ -19,8 +19,6 @@ _ROW = re.compile(r"<tr[^>]*>(.*?)</tr>", re.S | re.I)
 _CELL = re.compile(r"<t([dh])([^>]*)>(.*?)</t[dh]>", re.S | re.I)
 _SPAN = re.compile(r'(row|col)span\s*=\s*"?(\d+)', re.I)
 _DISPLAY_MATH = re.compile(r"\$\$\s*(.*?)\s*\$\$", re.S)
-# One `$..$` (not `$$`) holding LaTeX markup; some ground truths pad it (`$ \pm $`), others not.
-_INLINE_MATH = re.compile(r"(?<!\$)\$(?!\$)([^$\n]*?[\\_^{][^$\n]*?)\$(?!\$)")
 
 
 def restyle(markdown: str, style: DraftStyle) -> str:
@@ -33,8 +31,8 @@ def restyle(markdown: str, style: DraftStyle) -> str:
         text = re.sub(r"^#{1,6}\s+", "", text, flags=re.M)
     if style.formula == "brackets":
         text = _DISPLAY_MATH.sub(lambda m: f"\\[\n{m[1]}\n\\]", text)
-    # Inline formulas as the drafts write them (drafts/markup.py): unpadded, in the style's delimiters.
-    text = delimited(_INLINE_MATH.sub(lambda m: f"${m[1].strip()}$", text), style.formula)
+    # Inline formulas as the drafts write them (drafts/markup.py); some ground truths pad them.
+    text = delimited(unpadded(text), style.formula)
     return re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text).strip()
 
 

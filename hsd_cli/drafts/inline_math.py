@@ -17,13 +17,18 @@ from hsd_cli.drafts.formula import Glyph, Rule, to_latex
 _WEAK = frozenset("=+-−<>/|()[],.'*0123456789")
 _TRAIL = frozenset(".,;:")  # sentence punctuation after a formula stays in the text
 _NOT_MATH = frozenset("•◦▪▸►–—·")  # bullets and dashes in symbol fonts
-# `$..$` holding LaTeX markup (a price like "$5 and $10" holds none, so it is left alone).
-_INLINE = re.compile(r"\$([^$\n]*?[\\_^{][^$\n]*?)\$")
+# `$..$` (not `$$`) holding LaTeX markup (a price like "$5 and $10" holds none, so it is left alone).
+_INLINE = re.compile(r"(?<!\$)\$(?!\$)([^$\n]*?[\\_^{][^$\n]*?)\$(?!\$)")
 
 
 def delimited(text: str, formula: str) -> str:
     """Inline formulas in the target's delimiters: `\\(..\\)` where it writes display math as `\\[..\\]`."""
     return _INLINE.sub(lambda m: f"\\({m[1]}\\)", text) if formula == "brackets" and "$" in text else text
+
+
+def unpadded(text: str) -> str:
+    """`text` with each inline formula's padding dropped: `$ \\pm $` -> `$\\pm$`."""
+    return _INLINE.sub(lambda m: f"${m[1].strip()}$", text)
 
 
 def line_segments(glyphs: list[Glyph], rules: list[Rule] = ()) -> list[tuple[str, str]] | None:
