@@ -43,6 +43,7 @@ class BenchConfig:
     cost_reps: int = 3
     max_pixels: int | None = None  # cap on the page image the target sees (drafts still use the full render)
     batch_pages: tuple[int, ...] = ()  # throughput: every page at each of these batch sizes
+    workers: int = 0  # throughput: prepare in this many processes beside verification (0: charged serially)
 
     def __post_init__(self) -> None:
         bad = [m for m in self.methods if m not in BENCH_METHODS]
@@ -57,6 +58,8 @@ class BenchConfig:
                 raise ValueError(f"noise rates must be in [0, 1], got {rate}")
         if (self.noise is not None or self.noise_sweep) and not self.oracle:
             raise ValueError("--noise and --noise-sweep need --oracle (the reference is the clean draft)")
+        if self.workers < 0 or (self.workers and not self.batch_pages):
+            raise ValueError("--workers must be >= 0 and applies to --batch-pages runs")
         if not self.full_size and not self.inputs:  # (--full-size alone: the cost curve)
             raise ValueError("give input files or folders (or --full-size FAMILY)")
 
@@ -108,6 +111,7 @@ class BenchConfig:
             parts += ["--device", self.device, "--dtype", self.dtype]
         parts += _flag("--threads", self.threads)
         parts += _flag("--batch-pages", ",".join(map(str, self.batch_pages)) or None)
+        parts += _flag("--workers", self.workers or None)
         return " ".join(parts) + _path_flags(self)
 
 

@@ -2,14 +2,18 @@
 size, pages sharing forward passes as `hsd convert --batch-pages` shares them.
 
 Per method and batch size: decode tokens per second (all pages' tokens over the run's wall time
-less its prefills: the batch's prefills run one after another, its decode steps are shared) and
-pages per minute with everything charged (render and drafts from the prepare stage, prefill,
-decode), forward passes, rows per forward pass and tree tokens per forward pass.
+less its prefills and its waits for prepared pages: the batch's prefills run one after another,
+its decode steps are shared) and pages per minute with everything charged (render and drafts
+from the prepare stage, prefill, decode), forward passes, rows per forward pass and tree tokens
+per forward pass. Pages are prepared once beforehand and their prepare seconds added to each
+run's; with `--workers N` every run prepares its pages again in N background processes beside
+verification, as `hsd convert --workers N` does, and pages per minute is its wall time.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from rich.console import Console
@@ -18,7 +22,9 @@ from hsd_cli.bench.machine import machine_info, machine_line
 from hsd_cli.bench.notes import run_notes, target_note
 from hsd_cli.bench.records import PageBench
 from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
-from hsd_cli.bench.run import WARMUP_TOKENS, Bench
+from hsd_cli.bench.run import WARMUP_TOKENS, Bench, Drafts
+from hsd_cli.datatypes import PreparedPage
+from hsd_cli.pipeline.prepare import PrepareConfig, PrepareQueue
 from hsd_cli.targets.runtime.load import LoadClock
 
 COLUMNS = (
@@ -44,9 +50,12 @@ class BatchRun:
     batch_pages: int
     pages: int
     tokens: int
-    wall_s: float  # verify: prefills and shared decode steps
+    wall_s: float  # verify: prefills, shared decode steps and waits for prepared pages
     prefill_s: float
     prepare_s: float  # render + drafts of the pages (charged to every method that needs them)
+    wait_s: float  # verify waited for the prepare stage (with workers: their drafts were not ready)
+    overlapped: bool  # prepared beside verification (wall_s holds it) or beforehand (prepare_s added)
+    drafts_differ: int  # pages the workers drafted otherwise than the bench did (should be 0)
     forward_passes: int
     rows: int  # rows summed over forward passes
     tree_tokens: int  # tree tokens summed over forward passes (rows x their root + draft nodes)
@@ -57,11 +66,11 @@ class BatchRun:
 
     @property
     def decode_tokens_per_s(self) -> float:
-        return self.tokens / max(self.wall_s - self.prefill_s, 1e-9)
+        return self.tokens / max(self.wall_s - self.prefill_s - self.wait_s, 1e-9)
 
     @property
     def pages_per_min(self) -> float:
-        return 60.0 * self.pages / max(self.wall_s + self.prepare_s, 1e-9)
+        return 60.0 * self.pages / max(self.wall_s + (0.0 if self.overlapped else self.prepare_s), 1e-9)
 
 
 def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> int:
@@ -95,8 +104,9 @@ def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> 
 def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=None) -> tuple[BatchRun, list]:
     """`method` over every page at batch `size`; `cost`: the target's measured curve, to price the passes."""
     conv = bench.converter(method, spec)
+    feed = _Feed(bench.cfg, drafts, uses_drafts=method != "ar")
     t0 = time.perf_counter()
-    outs = dict(conv.verify_many([(i, d.prepared) for i, d in enumerate(drafts)], pages=size))
+    outs = dict(conv.verify_many(feed, pages=size))
     wall = time.perf_counter() - t0
     failed = [o for o in outs.values() if isinstance(o, BaseException)]
     if failed:
@@ -105,8 +115,6 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
     tokens = [list(out.tokens) for _, out in results]
     per_step = conv.last_batcher.rows_per_step
     drafted = sum(s.drafted for _, out in results for s in (out.stage1, out.page) if s)
-    uses_drafts = method != "ar"
-    prepare = sum(d.prepared.t_render + (d.prepared.t_draft if uses_drafts else 0.0) for d in drafts)
     run = BatchRun(
         method,
         size,
@@ -114,7 +122,10 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
         sum(map(len, tokens)),
         wall,
         sum(r.t_prefill for r, _ in results),
-        prepare,
+        feed.prepare_s,
+        feed.wait_s,
+        feed.workers > 0,
+        feed.differ,
         len(per_step),
         sum(per_step),
         sum(per_step) + drafted,
@@ -124,6 +135,46 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
         _priced(cost, conv.last_batcher),
     )
     return run, tokens
+
+
+class _Feed:
+    """The pages as the verify stage reads them. Without workers: the bench's prepared pages at
+    once, their prepare seconds charged after. With workers: each page only once background
+    processes have rendered and drafted it again (`PrepareQueue`, as `hsd convert --workers`), the
+    run's wall time holding them; the bench's own copy of the same drafts is what is verified,
+    since the oracle knows the regions it drafted (`differ` counts pages drafted otherwise)."""
+
+    def __init__(self, cfg, drafts: list[Drafts], uses_drafts: bool) -> None:
+        self.drafts, self.uses_drafts = drafts, uses_drafts
+        self.cfg = PrepareConfig(cfg.dpi, None, cfg.draft_source if uses_drafts else None)
+        self.workers = cfg.workers
+        self.prepare_s = self.wait_s = 0.0
+        self.differ = 0
+
+    def __iter__(self) -> Iterator[tuple[int, PreparedPage]]:
+        if not self.workers:
+            for i, d in enumerate(self.drafts):
+                self._charge(d.prepared)
+                yield i, d.prepared
+            return
+        # convert prepares pages without drafts (ar) inline: rendering alone is cheap
+        queue = PrepareQueue(self.cfg, self.workers if self.uses_drafts else 0)
+        fresh = queue.run((d.prepared.page.source, d.prepared.page.number) for d in self.drafts)
+        try:
+            for i, d in enumerate(self.drafts):
+                t0 = time.perf_counter()
+                page = next(fresh)
+                self.wait_s += time.perf_counter() - t0
+                if isinstance(page, BaseException):
+                    raise page
+                self.differ += self.uses_drafts and page.regions != d.prepared.regions
+                yield i, self._charge(replace(d.prepared, t_render=page.t_render, t_draft=page.t_draft))
+        finally:
+            queue.close()
+
+    def _charge(self, prepared: PreparedPage) -> PreparedPage:
+        self.prepare_s += prepared.t_render + (prepared.t_draft if self.uses_drafts else 0.0)
+        return prepared
 
 
 def _priced(cost, batcher) -> float | None:
@@ -145,7 +196,7 @@ def _report(cfg, target, pages, skipped, clock, runs: list[BatchRun]) -> int:
     )
     print_table(title, columns, rows)
     info = machine_info(target.device.type, clock)
-    notes = [target_note(cfg, target), *run_notes(cfg, len(pages), skipped)]
+    notes = [target_note(cfg, target), *run_notes(cfg, len(pages), skipped), _prepare_note(cfg.workers, runs)]
     wall = clock.elapsed()
     body = section_header(title, cfg.command_line(), machine_line(info), wall, notes)
     body += "\n" + markdown_table(columns, rows) + "\n"
@@ -162,6 +213,22 @@ def _report(cfg, target, pages, skipped, clock, runs: list[BatchRun]) -> int:
     write_outputs(cfg.json_path, cfg.markdown_path, section, body, data, target.device.type)
     bad = [r for r in runs if r.identical < r.pages]
     return 1 if bad and cfg.tau >= 1.0 else 0
+
+
+def _prepare_note(workers: int, runs: list[BatchRun]) -> str:
+    """How pages/min charges the prepare stage."""
+    if not workers:
+        return (
+            "pages/min: the pages' render and drafts, made beforehand, added to each run's verify time "
+            "(prepared one after another, as hsd convert --workers 0)"
+        )
+    differ = sum(r.drafts_differ for r in runs)
+    return (
+        f"pages/min: the run's wall time, each run rendering and drafting its pages again in {workers} "
+        f"background process(es) beside verification, as hsd convert --workers {workers} (ar, without "
+        f"drafts, renders inline); decode tok/s leaves out the waits for prepared pages; pages the "
+        f"workers drafted otherwise than the bench: {differ}"
+    )
 
 
 def _row(r: BatchRun, ar: BatchRun | None) -> list[str]:
@@ -192,6 +259,9 @@ def _json(r: BatchRun) -> dict:
         "wall_s": r.wall_s,
         "prefill_s": r.prefill_s,
         "prepare_s": r.prepare_s,
+        "wait_s": r.wait_s,
+        "prepared_beside": r.overlapped,
+        "drafts_differ": r.drafts_differ,
         "decode_tokens_per_s": r.decode_tokens_per_s,
         "pages_per_min": r.pages_per_min,
         "forward_passes": r.forward_passes,

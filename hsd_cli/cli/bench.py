@@ -67,6 +67,16 @@ BatchPagesList = Annotated[
         "decode tokens/s and pages/min per method and batch size.",
     ),
 ]
+BenchWorkers = Annotated[
+    int,
+    opt(
+        "--workers",
+        "With --batch-pages: render and draft pages in this many background processes beside "
+        "verification, as hsd convert --workers does (pages/min is then the run's wall time); "
+        "0 = made beforehand and charged one after another.",
+        min=0,
+    ),
+]
 Threads = Annotated[int | None, opt("--threads", "Torch CPU threads [default: every core].", min=1)]
 
 
@@ -96,6 +106,7 @@ def bench(
     dtype: Dtype = "auto",
     threads: Threads = None,
     batch_pages: BatchPagesList = None,
+    workers: BenchWorkers = 0,
     json_output: JsonOut = False,
     debug: Debug = False,
 ) -> None:
@@ -149,4 +160,5 @@ _PLAIN = (
     "cost_reps",
     "threads",
     "max_pixels",
+    "workers",
 )

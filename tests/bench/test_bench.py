@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from random import Random
 
@@ -266,6 +267,36 @@ def test_throughput_at_several_batch_sizes(tiny_model_dir, tmp_path):
     ar1, ar3 = totals[0], totals[2]
     assert ar1["rows_per_step"] == 1.0 < ar3["rows_per_step"] and ar3["forward_passes"] < ar1["forward_passes"]
     assert all(t["pass_s"] > 0 and t["priced_pass_s"] is None for t in totals)  # flat: no curve to price with
+
+
+def test_throughput_with_workers_prepares_pages_beside_verification(tiny_model_dir, tmp_path):
+    """--workers N: every run drafts its pages again in N processes while the model verifies, the
+    same drafts as the bench's, and pages/min is the run's own wall time."""
+    out = tmp_path / "tp.json"
+    args = [str(REPO / "sample_docs"), "--model", str(tiny_model_dir("qwen2_5_vl")), "--methods", "ar,page"]
+    args += ["--max-new-tokens", "8", "--max-pages", "1", "--warmup", "0", "--batch-pages", "2", "--workers", "1"]
+    code, output = _bench([*args, "--cost-model", "flat", "--out-json", str(out)])
+    assert code == 0, output
+    data = json.loads(out.read_text())
+    assert "--workers 1" in data["command"] and any("background process" in n for n in data["notes"])
+    for t in data["totals"]:
+        assert t["prepared_beside"] and t["drafts_differ"] == 0 and t["identical_to_ar"] == t["pages"]
+        assert t["pages_per_min"] == pytest.approx(60 * t["pages"] / t["wall_s"])
+        assert 0 < t["wait_s"] < t["wall_s"]  # the first page's drafts at least are waited for
+
+
+def test_throughput_rates_charge_prepare_once_and_leave_waits_out_of_decoding():
+    """Pages prepared beforehand add their seconds to the run's; prepared beside it, the wall time
+    holds them. Decode tok/s counts neither prefills nor waits for prepared pages."""
+    from hsd_cli.bench.throughput import BatchRun
+
+    run = BatchRun("auto", 4, 6, 300, 20.0, 5.0, 12.0, 3.0, False, 0, 10, 40, 80, 80, 6, 9.0, None)
+    assert run.pages_per_min == pytest.approx(60 * 6 / 32.0)
+    assert run.decode_tokens_per_s == pytest.approx(300 / 12.0)
+    beside = replace(run, overlapped=True)
+    assert beside.pages_per_min == pytest.approx(60 * 6 / 20.0) and beside.decode_tokens_per_s == run.decode_tokens_per_s
+    with pytest.raises(ValueError, match="batch-pages"):
+        BenchConfig(inputs=(Path("x.pdf"),), workers=2)
 
 
 def test_throughput_prices_each_pass_at_its_rows_width_and_cache():

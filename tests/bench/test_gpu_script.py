@@ -36,6 +36,7 @@ def test_gpu_plan_runs_the_issue_s_tables_on_cuda(tmp_path):
     oracle, throughput = steps["oracle table, batch 1"].argv, steps["throughput, batch 1,8,32"].argv
     assert "--oracle" in oracle and _option(oracle, "--methods") == "ar,page,hsd,auto"
     assert _option(throughput, "--batch-pages") == "1,8,32" and _option(throughput, "--max-new-tokens") == "384"
+    assert _option(throughput, "--workers") == "4"  # drafting beside the model, as hsd convert runs
     pages = [a for a in oracle if a.startswith(str(gpu.CORPUS))]
     assert len(pages) == 16 and _option(oracle, "--max-pages") == "1"
     if gpu.CORPUS.is_dir():
@@ -68,6 +69,7 @@ def test_dry_run_runs_every_step_to_its_end(tmp_path):
         assert f"<!-- bench:{section} -->" in text
     totals = json.loads((out / "throughput_hunyuan_cpu_16.json").read_text())["totals"]
     assert [(t["method"], t["batch_pages"]) for t in totals] == [("ar", 1), ("auto", 1), ("ar", 2), ("auto", 2)]
+    assert all(t["prepared_beside"] and t["drafts_differ"] == 0 for t in totals)
 
 
 def test_a_short_lease_plan_takes_a_ready_model_and_the_first_pages(tmp_path):
