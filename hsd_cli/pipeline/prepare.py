@@ -27,6 +27,7 @@ class PrepareConfig:
     dpi: int = 144
     password: str | None = None
     drafts: str | None = "auto"  # draft-source mode ("auto", "text", "ocr"); None: no drafts
+    ocr_threads: int | None = None  # the OCR engines' threads; None: every CPU the process may use
 
 
 class Preparer:
@@ -55,11 +56,11 @@ class Preparer:
             return PreparedPage(image, tuple(regions), name, t_render, time.perf_counter() - t1, error)
 
     def _draft(self, doc, image: PageImage) -> tuple[PageImage, list[Region], str]:
-        from hsd_cli.drafts import AutoSource, running
+        from hsd_cli.drafts import AutoSource, RapidOcrSource, running
         from hsd_cli.pages.render import with_layout, with_text_layer
 
         if self._sources is None:
-            self._sources = AutoSource(self.cfg.drafts)
+            self._sources = AutoSource(self.cfg.drafts, ocr=RapidOcrSource(threads=self.cfg.ocr_threads))
         image = with_text_layer(doc, image)
         source = self._sources.select(image)
         if source is self._sources.text:  # layout analysis only where its drafts use it
@@ -125,6 +126,14 @@ def _prepare_in_worker(path: Path, page: int) -> PreparedPage:
     return strip_layer(_WORKER(path, page))
 
 
+def worker_threads(workers: int) -> int:
+    """OCR threads of each of `workers` processes: the CPUs this process may use, less one for the
+    model's process, shared out (ONNX Runtime would give each of them every core)."""
+    from hsd_cli.drafts.rapid import allowed_cpus
+
+    return max(1, (allowed_cpus() - 1) // workers)
+
+
 class PrepareQueue:
     """Prepared pages in task order, made `workers` processes ahead of the consumer.
 
@@ -133,7 +142,7 @@ class PrepareQueue:
     """
 
     def __init__(self, cfg: PrepareConfig, workers: int, ahead: int | None = None) -> None:
-        self.cfg = cfg
+        self.cfg = cfg if not workers or cfg.ocr_threads else replace(cfg, ocr_threads=worker_threads(workers))
         self.workers = workers
         self.ahead = ahead or 2 * workers
         self._pool: ProcessPoolExecutor | None = None

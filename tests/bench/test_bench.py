@@ -294,7 +294,9 @@ def test_throughput_rates_charge_prepare_once_and_leave_waits_out_of_decoding():
     assert run.pages_per_min == pytest.approx(60 * 6 / 32.0)
     assert run.decode_tokens_per_s == pytest.approx(300 / 12.0)
     beside = replace(run, overlapped=True)
-    assert beside.pages_per_min == pytest.approx(60 * 6 / 20.0) and beside.decode_tokens_per_s == run.decode_tokens_per_s
+    assert (
+        beside.pages_per_min == pytest.approx(60 * 6 / 20.0) and beside.decode_tokens_per_s == run.decode_tokens_per_s
+    )
     with pytest.raises(ValueError, match="batch-pages"):
         BenchConfig(inputs=(Path("x.pdf"),), workers=2)
 

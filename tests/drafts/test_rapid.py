@@ -211,9 +211,9 @@ def test_engines_pinned_to_one_cpu_run_one_thread_each() -> None:
 import gc, os
 import onnxruntime as ort
 from PIL import Image
-from hsd_cli.drafts.rapid import _load_engines
+from hsd_cli.drafts.rapid import _load_engines, ort_threads
 os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-ocr, layout = _load_engines(0.5)
+ocr, layout = _load_engines(0.5, ort_threads())
 blank = Image.new("RGB", (200, 60), "white")
 ocr(blank, use_det=True, use_cls=False, use_rec=True)
 ocr(blank, use_det=False, use_cls=False, use_rec=True)
