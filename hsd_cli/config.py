@@ -195,4 +195,12 @@ def spec_options(cfg: RunConfig) -> dict[str, object]:
 
 def default_workers() -> int:
     """Prepare processes by default: one core stays with the model, at most 4 prepare pages."""
-    return max(1, min(4, (os.cpu_count() or 2) - 1))
+    return max(1, min(4, allowed_cpus() - 1))
+
+
+def allowed_cpus() -> int:
+    """The CPUs this process may run on (taskset, a cpuset; the machine's where the OS does not say)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux: no affinity to read
+        return os.cpu_count() or 1

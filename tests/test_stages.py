@@ -78,12 +78,14 @@ def test_workers_share_the_cpus_left_beside_the_model(monkeypatch):
     to the model's process: ONNX Runtime alone would give every worker every core."""
     import os
 
+    from hsd_cli.config import default_workers
     from hsd_cli.pipeline.prepare import worker_threads
 
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)  # the machine's; the run may use fewer
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
-    assert [worker_threads(n) for n in (1, 4, 15, 32)] == [15, 3, 1, 1]
+    assert [worker_threads(n) for n in (1, 4, 15, 32)] == [15, 3, 1, 1] and default_workers() == 4
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    assert PrepareQueue(PrepareConfig(), 1).cfg.ocr_threads == 1
+    assert PrepareQueue(PrepareConfig(), 1).cfg.ocr_threads == 1 and default_workers() == 1
     assert PrepareQueue(PrepareConfig(), 0).cfg.ocr_threads is None  # inline: the process's own CPUs
     assert PrepareQueue(PrepareConfig(ocr_threads=2), 1).cfg.ocr_threads == 2  # asked for: kept
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from hsd_cli.config import allowed_cpus
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import eqtags, overlay, tablegrid
 from hsd_cli.drafts import geometry as geo
@@ -223,14 +224,6 @@ def ort_threads() -> int | None:
     # two cores, its two threads took 54.7 s to draft five dev pages against 38.4 s with one.
     allowed = allowed_cpus()
     return allowed if allowed < (os.cpu_count() or allowed) else None
-
-
-def allowed_cpus() -> int:
-    """The CPUs this process may run on (the machine's where the OS does not say)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not Linux: no affinity to read
-        return os.cpu_count() or 1
 
 
 def distinct_boxes(boxes: list[BBox], scores: list[float]) -> list[int]:

@@ -17,6 +17,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from hsd_cli.config import allowed_cpus
 from hsd_cli.datatypes import PageImage, PreparedPage, Region
 
 
@@ -129,8 +130,6 @@ def _prepare_in_worker(path: Path, page: int) -> PreparedPage:
 def worker_threads(workers: int) -> int:
     """OCR threads of each of `workers` processes: the CPUs this process may use, less one for the
     model's process, shared out (ONNX Runtime would give each of them every core)."""
-    from hsd_cli.drafts.rapid import allowed_cpus
-
     return max(1, (allowed_cpus() - 1) // workers)
 
 
