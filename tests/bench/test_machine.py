@@ -77,10 +77,13 @@ def test_our_prepare_workers_count_as_our_own_work(monkeypatch: pytest.MonkeyPat
             return SimpleNamespace(user=self.user, system=1.0)
 
     class Me:
+        kids: list[Child] = []
+
         def children(self, recursive: bool) -> list[Child]:
             assert recursive  # workers' own children too
-            return [Child(2.0), Child(None)]
+            return self.kids
 
+    monkeypatch.setattr(psutil, "Process", Me)  # real children (an earlier test's workers) would count
     alone = load.own_cpu()
-    monkeypatch.setattr(psutil, "Process", Me)
+    Me.kids = [Child(2.0), Child(None)]
     assert load.own_cpu() == pytest.approx(alone + 3.0, abs=0.05)
