@@ -91,30 +91,8 @@ def region_references(regions: list[Region], page_ref: str, style: DraftStyle) -
 
 def region_spans(regions: list[Region], page_ref: str, style: DraftStyle) -> list[tuple[int, int]]:
     """For each region, the (start, end) characters of the page reference its draft matches best;
-    (0, 0) where nothing matches. A region whose best match is mostly an earlier region's (a page
-    that repeats a paragraph) takes its best match outside the earlier regions' spans, if any."""
-    spans: list[tuple[int, int]] = []
-    for r in regions:
-        draft = region_markup(r, style) or r.text
-        span = _span(draft, page_ref)
-        if _taken(span, spans) and (elsewhere := _span(draft, _masked(page_ref, spans))) != (0, 0):
-            span = elsewhere
-        spans.append(span)
-    return spans
-
-
-def _taken(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
-    """More than half of `span` lies in one of `spans`."""
-    a, b = span
-    return b > a and any(2 * (min(b, d) - max(a, c)) > b - a for c, d in spans)
-
-
-def _masked(text: str, spans: list[tuple[int, int]]) -> str:
-    """`text` with the characters of `spans` blanked (same length, so positions hold)."""
-    chars = list(text)
-    for a, b in spans:
-        chars[a:b] = " " * (b - a)
-    return "".join(chars)
+    (0, 0) where nothing matches."""
+    return [_span(region_markup(r, style) or r.text, page_ref) for r in regions]
 
 
 def _span(draft: str, ref: str) -> tuple[int, int]:

@@ -19,7 +19,7 @@ from hsd_cli.bench.config import BenchConfig
 from hsd_cli.bench.corpus import corpus_doc
 from hsd_cli.bench.noise import corrupt_text, noisy_regions
 from hsd_cli.bench.records import MethodRun, PageBench
-from hsd_cli.bench.reference import assign_blocks, region_references, region_spans
+from hsd_cli.bench.reference import assign_blocks, region_references
 from hsd_cli.bench.report import group_totals, table_rows, update_section
 from hsd_cli.bench.restyle import restyle
 from hsd_cli.cli.app import app
@@ -186,17 +186,6 @@ def test_region_reference_is_the_best_matching_span():
         Region((0, 0, 1, 1), RegionKind.TEXT, 1, "zzzz qqqq"),
     ]
     assert region_references(regions, ref, MARKDOWN) == ["quick brown fox jumps", ""]
-
-
-def test_a_repeated_paragraph_gives_each_of_its_regions_its_own_span():
-    """A page that prints a paragraph twice: the second region takes the second copy, not the
-    first one again (which left the second copy as text no region drafted); a region that matches
-    nothing else keeps its best match."""
-    para = "Lorem ipsum dolor sit amet, consetetur sadipscing elitr, sed diam nonumy eirmod tempor."
-    ref = f"{para}\n\nA caption between.\n\n{para}"
-    regions = [Region((0, 0, 1, 1), RegionKind.TEXT, i, para) for i in range(3)]
-    first, second, third = region_spans(regions, ref, MARKDOWN)
-    assert first == (0, len(para)) and second == (len(ref) - len(para), len(ref)) and third in (first, second)
 
 
 def test_restyle_writes_tables_in_the_targets_convention():
