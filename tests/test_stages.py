@@ -87,6 +87,7 @@ def test_workers_share_the_cpus_left_beside_the_model(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     assert PrepareQueue(PrepareConfig(), 1).cfg.ocr_threads == 1 and default_workers() == 1
     assert PrepareQueue(PrepareConfig(), 0).cfg.ocr_threads is None  # inline: the process's own CPUs
+    assert PrepareQueue(PrepareConfig(drafts=None), 2).workers == 0  # rendering alone stays inline
     assert PrepareQueue(PrepareConfig(ocr_threads=2), 1).cfg.ocr_threads == 2  # asked for: kept
 
 

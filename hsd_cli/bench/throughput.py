@@ -24,7 +24,8 @@ from hsd_cli.bench.records import PageBench
 from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
 from hsd_cli.bench.run import WARMUP_TOKENS, Bench, Drafts
 from hsd_cli.datatypes import PreparedPage
-from hsd_cli.pipeline.prepare import PrepareConfig, PrepareQueue
+from hsd_cli.pipeline.local import prepare_config
+from hsd_cli.pipeline.prepare import PrepareQueue
 from hsd_cli.targets.runtime.load import LoadClock
 
 COLUMNS = (
@@ -104,7 +105,7 @@ def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> 
 def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=None) -> tuple[BatchRun, list]:
     """`method` over every page at batch `size`; `cost`: the target's measured curve, to price the passes."""
     conv = bench.converter(method, spec)
-    feed = _Feed(bench.cfg, drafts, uses_drafts=method != "ar")
+    feed = _Feed(conv, drafts, bench.cfg.workers)
     t0 = time.perf_counter()
     outs = dict(conv.verify_many(feed, pages=size))
     wall = time.perf_counter() - t0
@@ -144,10 +145,10 @@ class _Feed:
     run's wall time holding them; the bench's own copy of the same drafts is what is verified,
     since the oracle knows the regions it drafted (`differ` counts pages drafted otherwise)."""
 
-    def __init__(self, cfg, drafts: list[Drafts], uses_drafts: bool) -> None:
-        self.drafts, self.uses_drafts = drafts, uses_drafts
-        self.cfg = PrepareConfig(cfg.dpi, None, cfg.draft_source if uses_drafts else None)
-        self.workers = cfg.workers
+    def __init__(self, conv, drafts: list[Drafts], workers: int) -> None:
+        self.drafts, self.workers = drafts, workers
+        self.cfg = prepare_config(conv.cfg, conv)  # the prepare stage `hsd convert` would run
+        self.uses_drafts = self.cfg.drafts is not None
         self.prepare_s = self.wait_s = 0.0
         self.differ = 0
 
@@ -157,8 +158,7 @@ class _Feed:
                 self._charge(d.prepared)
                 yield i, d.prepared
             return
-        # convert prepares pages without drafts (ar) inline: rendering alone is cheap
-        queue = PrepareQueue(self.cfg, self.workers if self.uses_drafts else 0)
+        queue = PrepareQueue(self.cfg, self.workers)
         fresh = queue.run((d.prepared.page.source, d.prepared.page.number) for d in self.drafts)
         try:
             for i, d in enumerate(self.drafts):

@@ -74,9 +74,7 @@ def run(
         if isinstance(converter, LazyConverter):
             converter = converter.get()  # chosen by options_key() above; loads nothing
         ctx = _Context(cfg, converter, options, stop, progress, debug)
-        prep = prepare_config(cfg, converter)
-        # Rendering alone is cheap; worker processes pay off where drafts are made.
-        queue = PrepareQueue(prep, cfg.workers if prep.drafts is not None else 0)
+        queue = PrepareQueue(prepare_config(cfg, converter), cfg.workers)
         prepared = queue.run((p.doc.path, page) for p in plans for page in p.todo)
         verified = _Ahead(verify_stream(converter, _pages(plans, prepared, stop), _InPage(stop)))
         try:

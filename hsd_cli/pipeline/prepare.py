@@ -136,11 +136,13 @@ def worker_threads(workers: int) -> int:
 class PrepareQueue:
     """Prepared pages in task order, made `workers` processes ahead of the consumer.
 
-    With workers = 0 pages are prepared inline, on demand. Otherwise at most `ahead` pages are
-    prepared or in flight at once (bounded memory); a failure is re-raised when its page is read.
+    With workers = 0, or no drafts to make (rendering alone is cheap), pages are prepared inline,
+    on demand. Otherwise at most `ahead` pages are prepared or in flight at once (bounded memory);
+    a failure is re-raised when its page is read.
     """
 
     def __init__(self, cfg: PrepareConfig, workers: int, ahead: int | None = None) -> None:
+        workers = workers if cfg.drafts is not None else 0
         self.cfg = cfg if not workers or cfg.ocr_threads else replace(cfg, ocr_threads=worker_threads(workers))
         self.workers = workers
         self.ahead = ahead or 2 * workers
