@@ -47,7 +47,6 @@ class Bench:
         self.cfg = cfg
         self.target = OracleTarget(target) if cfg.oracle else target
         self.style = target.spec.style
-        self.rng = Random(cfg.seed)
         self._prepare = None  # the prepare stage, built on first use (OCR engines load once)
 
     def run(self, pages: list[BenchPage], on_page=None) -> list[PageBench]:
@@ -66,10 +65,11 @@ class Bench:
 
     def drafts(self, bp: BenchPage) -> Drafts:
         """The real prepare stage (timed), or the corrupted reference in noise mode (not timed)."""
+        rng = self.page_rng(bp)
         if self.cfg.noise is not None:
             size = bp.page.image.size
-            regions, refs = noisy_regions(bp.reference or "", size, self.cfg.noise, self.rng)
-            return Drafts(PreparedPage(bp.page, tuple(regions), "noise"), self._crop_refs(refs, self.cfg.noise))
+            regions, refs = noisy_regions(bp.reference or "", size, self.cfg.noise, rng)
+            return Drafts(PreparedPage(bp.page, tuple(regions), "noise"), _crop_refs(refs, self.cfg.noise, rng))
         if self._prepare is None:
             self._prepare = Preparer(PrepareConfig(self.cfg.dpi, None, self.cfg.draft_source))
         prepared = self._prepare(bp.page.source, bp.page.number)
@@ -78,12 +78,11 @@ class Bench:
             return Drafts(prepared)
         spans = region_spans(list(prepared.regions), bp.reference, self.style)
         refs = [bp.reference[a:b] for a, b in spans]
-        return Drafts(prepared, self._crop_refs(refs, self.cfg.crop_noise), spans)
+        return Drafts(prepared, _crop_refs(refs, self.cfg.crop_noise, rng), spans)
 
-    def _crop_refs(self, refs: list[str] | None, rate: float) -> list[str] | None:
-        """What the oracle writes for a region crop: its span of the page truth, corrupted at `rate`
-        (a model reading a crop sees less context than on the page, so it is not exact)."""
-        return None if refs is None else [corrupt_text(r, rate, self.rng) for r in refs]
+    def page_rng(self, bp: BenchPage) -> Random:
+        """The page's own noise stream: a page's figures do not depend on which pages ran before it."""
+        return Random(f"{self.cfg.seed}:{bp.page.source.name}:{bp.page.number}")
 
     def measure(self, bp: BenchPage, drafts: Drafts, spec: SpecConfig) -> PageBench:
         """Every method on the page; AR first, the others compared with it token for token."""
@@ -171,3 +170,9 @@ def _faster(old: MethodRun | None, new: MethodRun) -> MethodRun:
     if old.error:
         return old
     return new if new.t_total < old.t_total else old
+
+
+def _crop_refs(refs: list[str] | None, rate: float, rng: Random) -> list[str] | None:
+    """What the oracle writes for a region crop: its span of the page truth, corrupted at `rate`
+    (a model reading a crop sees less context than on the page, so it is not exact)."""
+    return None if refs is None else [corrupt_text(r, rate, rng) for r in refs]

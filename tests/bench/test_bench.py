@@ -323,3 +323,29 @@ def test_restyle_writes_inline_formulas_as_the_drafts_do():
     assert restyle(md, MARKDOWN) == "A $\\frac{2}{17}$ or $x_{1}$ for $5 and $10\n\n$$\na^2\n$$"
     brackets = DraftStyle(formula="brackets")
     assert restyle(md, brackets) == "A \\(\\frac{2}{17}\\) or \\(x_{1}\\) for $5 and $10\n\n\\[\na^2\n\\]"
+
+
+def test_a_pages_noise_does_not_depend_on_the_pages_before_it():
+    """Each page draws its noise from its own stream: a subset run measures a page as the full run did."""
+    from types import SimpleNamespace
+
+    from PIL import Image
+
+    from hsd_cli.bench.pages import BenchPage
+    from hsd_cli.bench.run import Bench
+    from hsd_cli.datatypes import PageImage
+
+    target = SimpleNamespace(spec=SimpleNamespace(style=MARKDOWN), eos_ids=(0,))
+    cfg = BenchConfig(inputs=(Path("x.pdf"),), oracle=True, noise=0.3)
+    text = "\n\n".join(" ".join(f"w{p}{i}" for i in range(40)) for p in range(4))
+
+    def page(name: str) -> BenchPage:
+        return BenchPage(PageImage(Path(name), 0, Image.new("RGB", (200, 300)), 72), "image", text)
+
+    def drafts(order: list[str]) -> dict[str, list[str]]:
+        bench = Bench(cfg, target)
+        return {n: [r.text for r in bench.drafts(page(n)).regions] for n in order}
+
+    alone, after = drafts(["b.png"]), drafts(["a.png", "b.png"])
+    assert alone["b.png"] == after["b.png"]
+    assert after["a.png"] != after["b.png"]  # pages do not share one stream either
