@@ -182,3 +182,15 @@ def test_engine_from_the_environment(tmp_path: Path) -> None:
     assert (tmp_path / "o" / "two_columns.md").read_text().strip()
     bad = CliRunner().invoke(app, ["convert", str(SAMPLES), "-o", str(tmp_path / "o"), "--engine", "spark"])
     assert bad.exit_code == 2
+
+
+def test_a_prepare_task_drafts_on_the_cpus_it_holds() -> None:
+    """Each prepare task's OCR engines take the CPUs Ray gave the task, not every core of the node."""
+    from types import SimpleNamespace
+
+    from hsd_cli.config import RunConfig
+    from hsd_cli.pipeline.ray.engine import PREPARE_CPUS, task_prepare_config
+
+    cfg = RunConfig(inputs=(), out_dir=Path("."))
+    prepared = task_prepare_config(cfg, SimpleNamespace(uses_drafts=True))
+    assert prepared.ocr_threads == PREPARE_CPUS == 1 and prepared.drafts == cfg.draft_source

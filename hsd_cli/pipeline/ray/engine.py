@@ -40,6 +40,7 @@ from hsd_cli.pipeline.local import (
     signals,
 )
 from hsd_cli.pipeline.plan import DocPlan, plan_document
+from hsd_cli.pipeline.prepare import PrepareConfig
 from hsd_cli.pipeline.ray import import_ray
 from hsd_cli.pipeline.ray.cluster import connected, ray_log
 from hsd_cli.pipeline.ray.stages import VerifyStage, prepare_batch
@@ -51,6 +52,8 @@ from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
 
 if TYPE_CHECKING:
     from hsd_cli.methods.base import PageConverter
+
+PREPARE_CPUS = 1  # CPUs a prepare task holds in Ray's schedule (and its OCR engines' threads)
 
 
 def run(
@@ -233,10 +236,10 @@ def _pipeline(
     ds = ray.data.from_items(rows, override_num_blocks=max(1, math.ceil(len(rows) / batch)))
     ds = ds.map_batches(
         prepare_batch,
-        fn_args=(prepare_config(cfg, converter),),
+        fn_args=(task_prepare_config(cfg, converter),),
         batch_size=batch,
         batch_format="numpy",
-        num_cpus=1,
+        num_cpus=PREPARE_CPUS,
         runtime_env=env,
     )
     # A dead actor is restarted (Ray Data's default, any number of times) and the pages it had
@@ -257,6 +260,13 @@ def _pipeline(
             max_restarts=-1,
             max_task_retries=rc.retries,
         )
+
+
+def task_prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
+    """The prepare stage's settings in a Ray task: OCR engines on the CPUs the task holds."""
+    # Ray runs one prepare task per CPU it schedules; ONNX Runtime would give each task's engines
+    # every core of the node, so a node drafting N pages at once ran N x cores threads.
+    return replace(prepare_config(cfg, converter), ocr_threads=PREPARE_CPUS)
 
 
 def _verify_resources(ray: ModuleType, rc: RayConfig) -> tuple[int, int]:
