@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from hsd_cli.datatypes import BBox, TextSpan
 from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts.formula import tagged
+from hsd_cli.drafts.fractions import in_display
 
 _TAG = re.compile(r"^[(（]\s*(\d+(?:\.\d+)*[a-z]?)\s*[)）]$")
 
@@ -38,7 +39,7 @@ class Equation:
     @property
     def latex(self) -> str:
         """The formula's text with its number as `\\tag{n}`, as the drafts write numbered displays."""
-        return tagged(geo.join_lines(list(self.lines)), self.tag)
+        return tagged(in_display(geo.join_lines(list(self.lines))), self.tag)
 
 
 def tag_of(line: TextSpan) -> str:

@@ -15,6 +15,7 @@ from hsd_cli.datatypes import TextSpan
 from hsd_cli.drafts import geometry as geo
 
 _TERM = re.compile(r"^\d{1,4}$")
+_INLINE = re.compile(r"\$(\\frac\{\d{1,4}\}\{\d{1,4}\})\$")  # what `_fraction` writes
 OVERLAP = 0.1  # the boxes share at least this much of the shorter one's height
 CENTRED = 0.25  # their centres stand at most this much of the wider one's width apart
 
@@ -47,3 +48,8 @@ def _stacked(top: TextSpan, bottom: TextSpan) -> bool:
 def _fraction(top: TextSpan, bottom: TextSpan) -> TextSpan:
     text = f"$\\frac{{{top.text}}}{{{bottom.text}}}$"
     return replace(top, bbox=geo.union_box([top.bbox, bottom.bbox]), text=text, score=min(top.score, bottom.score))
+
+
+def in_display(text: str) -> str:
+    """`text` with its fractions unwrapped, for a display formula (no `$` inside `\\[..\\]`)."""
+    return _INLINE.sub(r"\1", text)

@@ -58,3 +58,10 @@ def test_numbered_equation_region_writes_a_tag() -> None:
     (region,) = _box_regions((190, 95, 610, 135), RegionKind.EQUATION, lines)
     assert region_markup(region) == "$$\nx = y + z \\tag{13}\n$$"
     assert region.bbox == (190, 95, 920, 135)  # the box takes in its number
+
+
+def test_a_built_up_fraction_in_a_display_formula_has_no_inline_delimiters() -> None:
+    """`x = $\\frac{1}{2}$` in a formula box is written `x = \\frac{1}{2}` inside the display."""
+    lines = [span(300, 100, 360, 130, "x ="), span(370, 90, 400, 140, "$\\frac{1}{2}$")]
+    (region,) = _box_regions((290, 80, 420, 150), RegionKind.EQUATION, lines)
+    assert region_markup(region) == "$$\nx = \\frac{1}{2}\n$$"
