@@ -49,7 +49,29 @@ def _work(target, page: PageImage, ref: list[int], rng: random.Random) -> tuple:
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_batched_pages_equal_their_own_ar(family, tiny_target):
-    target, rng = tiny_target(family), random.Random(f"batch-{family}")
+    _batches_equal_their_own_ar(tiny_target(family), random.Random(f"batch-{family}"))
+
+
+@pytest.mark.parametrize("family", ["qwen2_5_vl", "hunyuan_vl"])
+def test_rows_moved_to_the_cache_end_decode_as_before(family, tiny_target, monkeypatch):
+    """With the rows' slots packed after every commit that left fillers, outputs are unchanged."""
+    from hsd_cli.targets.runtime import session
+
+    monkeypatch.setattr(session, "PACK_WASTE", 0.0)
+    moved = []
+    real = session.HFSession._pack
+
+    def pack(self) -> None:
+        before = self.packs
+        real(self)
+        moved.append(self.packs > before)
+
+    monkeypatch.setattr(session.HFSession, "_pack", pack)
+    _batches_equal_their_own_ar(tiny_target(family), random.Random(f"pack-{family}"))
+    assert any(moved)  # the slots really moved
+
+
+def _batches_equal_their_own_ar(target, rng: random.Random) -> None:
     pages = [_page(i) for i in range(len(SIZES))]
     refs = [run_ar(target, p, replace(_random_spec(rng), max_new_tokens=BUDGET)).tokens for p in pages]
     for _ in range(3):

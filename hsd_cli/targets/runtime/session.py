@@ -13,6 +13,11 @@ import functools
 import torch
 
 SPARE_SLOTS = 128  # cache slots allocated ahead, so most steps append without copying the cache
+# A batch's commit keeps as many slots as its longest accepted path, so rows that accepted less get
+# masked filler slots that every later step still reads. Once fillers are this share of the cache,
+# the rows' tokens are moved up against its end (one copy of the cache; without it a batch of 8
+# pages carried about twice the slots its rows hold).
+PACK_WASTE = 0.25
 
 
 class HFSession:
@@ -38,6 +43,7 @@ class HFSession:
         self.next_pos = next_pos  # [B] long: rope position of the row's next token
         self.n_axes = n_axes  # 0: plain 1D rope, position_ids [B, K]
         self.forward_calls = 0
+        self.packs = 0  # times _pack moved the rows' slots
 
     def step(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
         """One forward over packed trees: [B, K], [B, K, K], [B, K] -> logits [B, K, V] (model dtype).
@@ -79,6 +85,7 @@ class HFSession:
         self.valid = torch.cat([self.valid[:, :length], new_valid], dim=1)
         self.next_pos = self.next_pos + new_valid.sum(1)
         self._compact()
+        self._pack()
 
     def select_rows(self, rows: list[int]) -> None:
         """Drop finished rows from the batch."""
@@ -138,6 +145,22 @@ class HFSession:
         for layer in self.cache.layers:
             layer.keys = layer.keys.index_select(dim, idx)
             layer.values = layer.values.index_select(dim, idx)
+
+    def _pack(self) -> None:
+        """Each row's slots moved, in order, to the end of the cache once fillers waste PACK_WASTE of it."""
+        length, width = self.valid.shape[1], int(self.valid.sum(1).max())
+        if length - width <= PACK_WASTE * length:
+            return
+        # Stable sort on validity: a row's fillers first, then its tokens, each in slot order; the
+        # last `width` entries are its tokens after (width - its count) fillers. Positions are the
+        # rows' own (next_pos), so moving slots changes no row's rope positions or mask.
+        idx = torch.argsort(self.valid.to(torch.int8), dim=1, stable=True)[:, length - width :]
+        self.valid = self.valid.gather(1, idx)
+        self.packs += 1
+        with torch.inference_mode():
+            for layer in self.cache.layers:
+                full = idx[:, None, :, None].expand(-1, layer.keys.shape[1], -1, layer.keys.shape[3])
+                layer.keys, layer.values = layer.keys.gather(2, full), layer.values.gather(2, full)
 
     def _compact(self) -> None:
         # Slots no row uses (left padding, filler after commits) only cost attention time.
