@@ -15,8 +15,8 @@ import torch
 SPARE_SLOTS = 128  # cache slots allocated ahead, so most steps append without copying the cache
 # A batch's commit keeps as many slots as its longest accepted path, so rows that accepted less get
 # masked filler slots that every later step still reads. Once fillers are this share of the cache,
-# the rows' tokens are moved up against its end (one copy of the cache; without it a batch of 8
-# pages carried about twice the slots its rows hold).
+# the rows' tokens are moved up against its end: one copy of the cache, which the next steps
+# repay by reading fewer slots.
 PACK_WASTE = 0.25
 
 
