@@ -43,7 +43,6 @@ class HFSession:
         self.next_pos = next_pos  # [B] long: rope position of the row's next token
         self.n_axes = n_axes  # 0: plain 1D rope, position_ids [B, K]
         self.forward_calls = 0
-        self.packs = 0  # times _pack moved the rows' slots
 
     def step(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
         """One forward over packed trees: [B, K], [B, K, K], [B, K] -> logits [B, K, V] (model dtype).
@@ -156,7 +155,6 @@ class HFSession:
         # rows' own (next_pos), so moving slots changes no row's rope positions or mask.
         idx = torch.argsort(self.valid.to(torch.int8), dim=1, stable=True)[:, length - width :]
         self.valid = self.valid.gather(1, idx)
-        self.packs += 1
         with torch.inference_mode():
             for layer in self.cache.layers:
                 full = idx[:, None, :, None].expand(-1, layer.keys.shape[1], -1, layer.keys.shape[3])
