@@ -1,6 +1,8 @@
 """The first GPU run in one command: CUDA tests, cost curves, oracle table, batch throughput.
 
-On a machine with a CUDA GPU (under 25 minutes on one H100):
+On a machine with a CUDA GPU (about 20 minutes of steps on one H100: the CUDA tests 1.5, the cost
+curves 0.5, the oracle table 4.5, throughput at batch 8 and 32 4, at batch 1 over 5, the rest
+loading; a 15-minute lease takes it in two, with `--only`):
 
     python benchmarks/gpu.py                 # or: bash benchmarks/gpu.sh
 
@@ -9,12 +11,14 @@ On a machine with a CUDA GPU (under 25 minutes on one H100):
 2. the cost curve of the full-size HunyuanOCR and Qwen2.5-VL-3B language models in bf16;
 3. the oracle table of ar / page / hsd / auto at batch 1 (full-size HunyuanOCR, bf16, 16 dev
    pages of every kind, 384 tokens);
-4. the throughput table of ar and auto at batch 1, 8 and 32 on up to 4 pages of each of those
+4. the throughput table of ar and auto at batch 8, 32 and 1 on up to 4 pages of each of those
    documents (32 pages: a batch that drains to its longest page shows nothing of continuous
    batching; the second run's 16 pages could not fill a batch of 16), each run drafting its pages
    in 4 background processes beside the model as `hsd convert` does (the second run charged
    drafting one page after another: 14.2 s of prepare against 8.5 s of verification at batch 8).
-Each bench step writes its JSON under --out and its section (`...-cuda`) of --results.
+Each bench step writes its JSON under --out and its section (`...-cuda`) of --results; the
+throughput step rewrites both after each of its runs, so a lease that ends mid-step keeps the runs
+it finished (batch 1 comes last: plain decoding of 32 pages one at a time is its longest run).
 `--only`, `--pages`, `--tokens` and `--batch-sizes` fit the run to a shorter lease; `--corpus` and
 `--model` point at copies where the repository's neighbours did not travel.
 
@@ -99,7 +103,7 @@ class Settings:
             layers = (("HSD_FULL_SIZE_LAYERS", "1"),)
             cost = ("--cost-prompt", "32", "--cost-reps", "1")
             return cls("cpu", "fp32", 16, "1,2", cost, layers, ("-x", "-k", "reuse_the_cache"), 1)
-        return cls("cuda", "bf16", 384, "1,8,32", (), (), (), 4)
+        return cls("cuda", "bf16", 384, "8,32,1", (), (), (), 4)
 
 
 def plan(
@@ -180,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", default=",".join(STEPS), help=f"comma-separated steps to run, of {','.join(STEPS)}")
     p.add_argument("--pages", type=int, default=len(PAGES), help="the first N of the 16 pages")
     p.add_argument("--tokens", type=int, help="max new tokens per page (default 384; dry run 16)")
-    p.add_argument("--batch-sizes", help="throughput batch sizes (default 1,8,32; dry run 1,2)")
+    p.add_argument("--batch-sizes", help="throughput batch sizes (default 8,32,1; dry run 1,2)")
     args = p.parse_args(argv)
     only = set(args.only.split(","))
     if only - set(STEPS):

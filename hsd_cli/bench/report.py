@@ -11,6 +11,7 @@ from rich.table import Table
 from hsd_cli.bench.acceptance import KIND_ORDER, KindCount
 from hsd_cli.bench.corpus import KINDS
 from hsd_cli.bench.records import MethodTotals, PageBench, totals
+from hsd_cli.report.store import write_text
 
 SCHEMA_VERSION = 1
 ORACLE_NOTE = (
@@ -112,7 +113,7 @@ def update_section(path: Path, name: str, body: str) -> None:
         text = head + block + rest.split(end, 1)[1]
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text, encoding="utf-8")
+    write_text(path, text)
 
 
 RESULTS_HEADER = """# Benchmark results
@@ -188,9 +189,7 @@ def write_outputs(
     section = section if kind == "cpu" else f"{section}-{kind}"
 
     if json_path is not None:
-        json_path.parent.mkdir(parents=True, exist_ok=True)
         payload = {"schema_version": SCHEMA_VERSION, **data}
-        json_path.write_text(json.dumps(payload, indent=1, ensure_ascii=False), encoding="utf-8")
+        write_text(json_path, json.dumps(payload, indent=1, ensure_ascii=False))
     if markdown_path is not None:
-        markdown_path.parent.mkdir(parents=True, exist_ok=True)
         update_section(markdown_path, section, body)

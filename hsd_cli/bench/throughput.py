@@ -90,6 +90,7 @@ def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> 
             bench.converter(method, replace(spec, max_new_tokens=WARMUP_TOKENS)).verify_many([(0, drafts[0].prepared)])
         )
     runs, reference = [], None
+    planned = len(cfg.batch_pages) * len(methods)
     for size in cfg.batch_pages:
         for method in methods:
             # The curve only if the run has one (measured or read): pricing must not measure one.
@@ -99,7 +100,11 @@ def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> 
             err.print(
                 f"{method} @ {size}: {run.decode_tokens_per_s:.1f} decode tok/s, {run.pages_per_min:.2f} pages/min"
             )
-    return _report(cfg, target, pages, skipped, clock, runs)
+            # Written after every run: a run cut short (a lease's end, a kill) keeps what it measured.
+            title, columns, rows = _write(cfg, target, pages, skipped, clock, runs, planned)
+    print_table(title, columns, rows)
+    bad = [r for r in runs if r.identical < r.pages]
+    return 1 if bad and cfg.tau >= 1.0 else 0
 
 
 def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=None) -> tuple[BatchRun, list]:
@@ -186,7 +191,8 @@ def _priced(cost, batcher) -> float | None:
     return sum(cost.step(r, max(1, p // r), c) for r, p, c in passes if r)
 
 
-def _report(cfg, target, pages, skipped, clock, runs: list[BatchRun]) -> int:
+def _write(cfg, target, pages, skipped, clock, runs: list[BatchRun], planned: int) -> tuple[str, tuple, list]:
+    """The JSON and results section of the runs so far (`planned` in all); the table's title, columns, rows."""
     ar = {r.batch_pages: r for r in runs if r.method == "ar"}
     rows = [_row(r, ar.get(r.batch_pages)) for r in runs]
     # The tokens every run is held to: AR's at the first batch size measured.
@@ -194,9 +200,10 @@ def _report(cfg, target, pages, skipped, clock, runs: list[BatchRun]) -> int:
     title = f"hsd bench: throughput, oracle={cfg.oracle}, max {cfg.max_new_tokens} new tokens, batch sizes " + ",".join(
         map(str, cfg.batch_pages)
     )
-    print_table(title, columns, rows)
     info = machine_info(target.device.type, clock)
     notes = [target_note(cfg, target), *run_notes(cfg, len(pages), skipped), _prepare_note(cfg.workers, runs)]
+    if len(runs) < planned:
+        notes.append(f"partial: {len(runs)} of {planned} runs written; the command did not finish")
     wall = clock.elapsed()
     body = section_header(title, cfg.command_line(), machine_line(info), wall, notes)
     body += "\n" + markdown_table(columns, rows) + "\n"
@@ -211,8 +218,7 @@ def _report(cfg, target, pages, skipped, clock, runs: list[BatchRun]) -> int:
     size = f"-fullsize-{cfg.full_size}" if cfg.full_size else ""
     section = f"throughput{size}-{cfg.max_new_tokens}"
     write_outputs(cfg.json_path, cfg.markdown_path, section, body, data, target.device.type)
-    bad = [r for r in runs if r.identical < r.pages]
-    return 1 if bad and cfg.tau >= 1.0 else 0
+    return title, columns, rows
 
 
 def _prepare_note(workers: int, runs: list[BatchRun]) -> str:

@@ -269,6 +269,30 @@ def test_throughput_at_several_batch_sizes(tiny_model_dir, tmp_path):
     assert all(t["pass_s"] > 0 and t["priced_pass_s"] is None for t in totals)  # flat: no curve to price with
 
 
+def test_a_throughput_run_cut_short_keeps_the_runs_it_finished(tiny_model_dir, tmp_path, monkeypatch):
+    """The JSON and results section are written after every run: a lease that ends mid-command
+    leaves the runs already measured, marked partial."""
+    from hsd_cli.bench import throughput
+
+    one, calls = throughput._one, []
+
+    def cut(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyboardInterrupt  # what a killed command looks like from inside
+        return one(*args, **kwargs)
+
+    monkeypatch.setattr(throughput, "_one", cut)
+    out, md = tmp_path / "tp.json", tmp_path / "RESULTS.md"
+    args = [str(REPO / "sample_docs"), "--model", str(tiny_model_dir("qwen2_5_vl")), "--methods", "ar,page"]
+    args += ["--max-new-tokens", "8", "--max-pages", "1", "--warmup", "0", "--batch-pages", "1,2"]
+    code, _ = _bench([*args, "--cost-model", "flat", "--out-json", str(out), "--markdown", str(md)])
+    assert code != 0
+    data = json.loads(out.read_text())
+    assert [(t["method"], t["batch_pages"]) for t in data["totals"]] == [("ar", 1)]
+    assert any(n.startswith("partial: 1 of 4 runs") for n in data["notes"]) and "partial: 1 of 4" in md.read_text()
+
+
 def test_throughput_with_workers_prepares_pages_beside_verification(tiny_model_dir, tmp_path):
     """--workers N: every run drafts its pages again in N processes while the model verifies, the
     same drafts as the bench's, and pages/min is the run's own wall time."""

@@ -33,9 +33,9 @@ def test_gpu_plan_runs_the_issue_s_tables_on_cuda(tmp_path):
     benches = [s.argv for s in steps.values() if "bench" in s.argv]
     assert all((_option(a, "--device"), _option(a, "--dtype")) == ("cuda", "bf16") for a in benches)
     assert {_option(a, "--full-size") for a in benches} == {"hunyuan_vl", "qwen2_5_vl"}
-    oracle, throughput = steps["oracle table, batch 1"].argv, steps["throughput, batch 1,8,32"].argv
+    oracle, throughput = steps["oracle table, batch 1"].argv, steps["throughput, batch 8,32,1"].argv
     assert "--oracle" in oracle and _option(oracle, "--methods") == "ar,page,hsd,auto"
-    assert _option(throughput, "--batch-pages") == "1,8,32" and _option(throughput, "--max-new-tokens") == "384"
+    assert _option(throughput, "--batch-pages") == "8,32,1" and _option(throughput, "--max-new-tokens") == "384"
     assert _option(throughput, "--workers") == "4"  # drafting beside the model, as hsd convert runs
     pages = [a for a in oracle if a.startswith(str(gpu.CORPUS))]
     assert len(pages) == 16 and _option(oracle, "--max-pages") == "1"
