@@ -71,6 +71,29 @@ def test_rows_moved_to_the_cache_end_decode_as_before(family, tiny_target, monke
     assert any(moved)  # the slots really moved
 
 
+@pytest.mark.parametrize("family", ["qwen2_5_vl"])  # hunyuan_vl's test pages never fit a freed row
+def test_newcomers_take_the_cache_rows_of_rows_that_left(family, tiny_target, monkeypatch):
+    """A row that leaves frees its cache row (masked, still computed) and a newcomer is written
+    into it in place, out of batch order: outputs are unchanged."""
+    from hsd_cli.targets.runtime import session
+
+    placed, stepped_moved = [], []
+    real_place, real_step = session.HFSession._place, session.HFSession.step
+
+    def place(self, other, rows) -> None:
+        placed.append(rows)
+        real_place(self, other, rows)
+
+    def step(self, *args):
+        stepped_moved.append(self.live != list(range(self.valid.shape[0])))  # free or out-of-order rows
+        return real_step(self, *args)
+
+    monkeypatch.setattr(session.HFSession, "_place", place)
+    monkeypatch.setattr(session.HFSession, "step", step)
+    _batches_equal_their_own_ar(tiny_target(family), random.Random(f"place-{family}"))
+    assert placed and any(stepped_moved)  # rows really went into freed cache rows and decoded there
+
+
 def _batches_equal_their_own_ar(target, rng: random.Random) -> None:
     pages = [_page(i) for i in range(len(SIZES))]
     refs = [run_ar(target, p, replace(_random_spec(rng), max_new_tokens=BUDGET)).tokens for p in pages]

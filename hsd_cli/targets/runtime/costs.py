@@ -140,6 +140,7 @@ def _copies(session: HFSession, rows: int) -> HFSession:
         out.extend(HFSession(out.model, _clone(out.cache), out.valid, out.next_pos, out.n_axes))
     if len(out.valid) > rows:
         out.select_rows(list(range(rows)))
+        out._drop_free()  # priced shapes hold exactly `rows` cache rows  # noqa: SLF001
     return out
 
 
@@ -172,7 +173,7 @@ def prefill_text(model, prompt_tokens: int, n_axes: int) -> HFSession:
 
 def time_step(session: HFSession, k: int) -> float:
     """Seconds of one step + commit over a tree of `k` tokens in every row (the trees are dropped again)."""
-    rows = len(session.valid)
+    rows = len(session.live)
     ids, anc, depth = tree_of(k, session.model.config.get_text_config().vocab_size)
     ids, anc, depth = ids.expand(rows, -1), anc.expand(rows, -1, -1), depth.expand(rows, -1)
     sync(session.model.device)

@@ -39,8 +39,12 @@ class HFSession:
             if type(layer) is roomy.__base__:
                 layer.__class__ = roomy
         self.cache = cache
-        self.valid = valid  # [B, L] bool: which cache slots hold real tokens of the row
-        self.next_pos = next_pos  # [B] long: rope position of the row's next token
+        self.valid = valid  # [N, L] bool: which cache slots hold real tokens of the cache row
+        self.next_pos = next_pos  # [N] long: rope position of the cache row's next token
+        # The cache row of each of the batch's B rows, in batch order. A row that leaves frees its
+        # cache row (masked, still computed) instead of copying the whole cache; a newcomer takes
+        # a free one in place; the free rows are dropped, in one copy, once they are half the cache.
+        self.live = list(range(valid.shape[0]))
         self.n_axes = n_axes  # 0: plain 1D rope, position_ids [B, K]
         self.forward_calls = 0
 
@@ -50,35 +54,39 @@ class HFSession:
         The logits stay in the model's dtype: tau = 1 needs only their argmax, and an up-cast of
         K x vocabulary floats per step is pure cost.
         """
-        b, k = ids.shape
         dev = self.valid.device
-        allowed = torch.cat([self.valid[:, None, :].expand(b, k, -1), ancestry.to(dev)], dim=2)
+        ids, ancestry, depth = self._spread(ids.to(dev), ancestry.to(dev), depth.to(dev))
+        b, k = ids.shape
+        allowed = torch.cat([self.valid[:, None, :].expand(b, k, -1), ancestry], dim=2)
         dtype = self.model.dtype
         # Additive float mask: eager attention adds a bool mask as 0/1 (silently wrong).
         mask = torch.zeros(allowed.shape, dtype=dtype, device=dev)
         mask.masked_fill_(~allowed, torch.finfo(dtype).min)
-        pos = self.next_pos[:, None] + depth.to(dev)  # [B, K]
+        pos = self.next_pos[:, None] + depth  # [N, K]
         if self.n_axes:  # M-RoPE: text positions are equal on every axis
             pos = pos.expand(self.n_axes, b, k)
         self.forward_calls += 1
         with torch.inference_mode():
             out = self.model(
-                input_ids=ids.to(dev),
+                input_ids=ids,
                 attention_mask=mask[:, None],
                 position_ids=pos,
                 past_key_values=self.cache,
                 use_cache=True,
             )
-        return out.logits
+        return out.logits if self._full() else out.logits[self._live_index()]
 
     def commit(self, keep: list[list[int]]) -> None:
-        """Keep the old slots plus each row's path; shorter rows get masked filler slots."""
+        """Keep the old slots plus each row's path; shorter rows (and free cache rows) get masked filler slots."""
         length = self.valid.shape[1]  # the cache also holds the K tree nodes after it
         width = max(len(p) for p in keep)
         dev = self.valid.device
+        paths, lengths = [[0] * width] * self.valid.shape[0], [0] * self.valid.shape[0]
+        for i, p in zip(self.live, keep, strict=True):
+            paths[i], lengths[i] = p + [p[-1]] * (width - len(p)), len(p)
         # One tensor from Python lists, one copy to the device: no per-row tensors.
-        paths = torch.tensor([p + [p[-1]] * (width - len(p)) for p in keep], device=dev)  # [B, W]
-        lengths = torch.tensor([len(p) for p in keep], device=dev)  # [B]
+        paths = torch.tensor(paths, device=dev)  # [N, W]
+        lengths = torch.tensor(lengths, device=dev)  # [N]
         new_valid = torch.arange(width, device=dev)[None, :] < lengths[:, None]  # [B, W]
         self._keep_paths(length, paths)
         self.valid = torch.cat([self.valid[:, :length], new_valid], dim=1)
@@ -87,18 +95,32 @@ class HFSession:
         self._pack()
 
     def select_rows(self, rows: list[int]) -> None:
-        """Drop finished rows from the batch."""
-        sel = torch.tensor(rows, device=self.valid.device)
-        self._select(0, sel)
-        self.valid = self.valid.index_select(0, sel)
-        self.next_pos = self.next_pos.index_select(0, sel)
+        """Keep only these rows of the batch (finished rows leave)."""
+        self.live = [self.live[i] for i in rows]
+        self.prompt_ids = [self.prompt_ids[i] for i in rows] if self.prompt_ids else []
+        if 2 * len(self.live) <= self.valid.shape[0]:
+            self._drop_free()
+        else:  # freed cache rows stay, masked, for the next newcomers
+            self.valid[self._free()] = False
         self._compact()
 
     def extend(self, other: HFSession) -> None:
         """Place another prefilled batch's rows after these (continuous batching).
 
-        The shorter cache is padded on the left with masked slots: a row's positions and mask
-        are its own, so its logits do not change with the rows beside it."""
+        A row's positions and mask are its own, so its logits do not change with the rows beside
+        it: the newcomers take free cache rows in place where they fit, their shorter caches
+        ending where the batch's end (the slots before are masked); else the shorter cache is
+        padded on the left with masked slots and the caches are joined (a copy of both)."""
+        free = self._free()
+        if other._full() and len(other.live) <= len(free) and other.valid.shape[1] <= self.valid.shape[1]:
+            self._place(other, free[: len(other.live)])
+        else:
+            self._join(other)
+        self.prompt_ids = self.prompt_ids + other.prompt_ids
+
+    def _join(self, other: HFSession) -> None:
+        self._drop_free()
+        other._drop_free()
         width = max(self.valid.shape[1], other.valid.shape[1])
         for mine, theirs in zip(self.cache.layers, other.cache.layers, strict=True):
             mine.keys = torch.cat([_pad_left(mine.keys, width), _pad_left(theirs.keys, width)])
@@ -106,7 +128,53 @@ class HFSession:
         valid = [_pad_left(v[:, None, :, None], width)[:, 0, :, 0] for v in (self.valid, other.valid)]
         self.valid = torch.cat(valid)
         self.next_pos = torch.cat([self.next_pos, other.next_pos.to(self.next_pos.device)])
-        self.prompt_ids = self.prompt_ids + other.prompt_ids
+        self.live = list(range(self.valid.shape[0]))
+
+    def _place(self, other: HFSession, rows: list[int]) -> None:
+        """`other`'s rows written into free cache rows `rows`, right-aligned: a copy of theirs only."""
+        dev = self.valid.device
+        idx = torch.tensor(rows, device=dev)
+        start = self.valid.shape[1] - other.valid.shape[1]
+        with torch.inference_mode():
+            for mine, theirs in zip(self.cache.layers, other.cache.layers, strict=True):
+                mine.keys[idx, :, start:] = theirs.keys.to(dev)
+                mine.values[idx, :, start:] = theirs.values.to(dev)
+        self.valid[idx] = False
+        self.valid[idx, start:] = other.valid.to(dev)
+        self.next_pos[idx] = other.next_pos.to(dev)
+        self.live = self.live + rows
+
+    def _full(self) -> bool:
+        """Cache row i holds the batch's row i, for every cache row."""
+        return self.live == list(range(self.valid.shape[0]))
+
+    def _free(self) -> list[int]:
+        """Cache rows no row of the batch holds."""
+        held = set(self.live)
+        return [i for i in range(self.valid.shape[0]) if i not in held]
+
+    def _live_index(self) -> torch.Tensor:
+        return torch.tensor(self.live, device=self.valid.device)
+
+    def _drop_free(self) -> None:
+        """The cache keeps only the batch's rows, in batch order (one copy of it)."""
+        if self._full():
+            return
+        sel = self._live_index()
+        self._select(0, sel)
+        self.valid = self.valid.index_select(0, sel)
+        self.next_pos = self.next_pos.index_select(0, sel)
+        self.live = list(range(len(self.live)))
+
+    def _spread(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> tuple:
+        """The batch's [B, K] trees placed in their cache rows [N, K]; a free row gets K lone tokens."""
+        if self._full():
+            return ids, ancestry, depth
+        n, k = self.valid.shape[0], ids.shape[1]
+        idx = self._live_index()
+        all_ids = ids.new_zeros(n, k).index_copy_(0, idx, ids)
+        eye = torch.eye(k, dtype=ancestry.dtype, device=ancestry.device).expand(n, k, k)
+        return all_ids, eye.index_copy(0, idx, ancestry), depth.new_zeros(n, k).index_copy_(0, idx, depth)
 
     def slots(self) -> int:
         return self.valid.shape[1]
@@ -161,9 +229,11 @@ class HFSession:
                 layer.keys, layer.values = layer.keys.gather(2, full), layer.values.gather(2, full)
 
     def _compact(self) -> None:
-        # Slots no row uses (left padding, filler after commits) only cost attention time.
+        # Slots no row uses (left padding of rows that left) only cost attention time, but
+        # dropping them copies the cache: once they are PACK_WASTE of it. Until then they are room
+        # for a newcomer's longer prompt.
         used = self.valid.any(0)
-        if bool(used.all()):
+        if bool(used.all()) or int(used.sum()) > (1 - PACK_WASTE) * used.numel():
             return
         keep = used.nonzero().squeeze(1)
         self._select(2, keep)
