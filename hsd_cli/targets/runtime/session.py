@@ -45,6 +45,7 @@ class HFSession:
         # cache row (masked, still computed) instead of copying the whole cache; a newcomer takes
         # a free one in place; the free rows are dropped, in one copy, once they are half the cache.
         self.live = list(range(valid.shape[0]))
+        self.tight = False  # a step ran out of memory: rows that leave give their memory back at once
         self.n_axes = n_axes  # 0: plain 1D rope, position_ids [B, K]
         self.forward_calls = 0
 
@@ -77,7 +78,7 @@ class HFSession:
         return out.logits if self._full() else out.logits[self._live_index()]
 
     def commit(self, keep: list[list[int]]) -> None:
-        """Keep the old slots plus each row's path; shorter rows (and free cache rows) get masked filler slots."""
+        """Keep the old slots plus each row's path; shorter rows and free cache rows get masked fillers."""
         length = self.valid.shape[1]  # the cache also holds the K tree nodes after it
         width = max(len(p) for p in keep)
         dev = self.valid.device
@@ -87,7 +88,7 @@ class HFSession:
         # One tensor from Python lists, one copy to the device: no per-row tensors.
         paths = torch.tensor(paths, device=dev)  # [N, W]
         lengths = torch.tensor(lengths, device=dev)  # [N]
-        new_valid = torch.arange(width, device=dev)[None, :] < lengths[:, None]  # [B, W]
+        new_valid = torch.arange(width, device=dev)[None, :] < lengths[:, None]  # [N, W]
         self._keep_paths(length, paths)
         self.valid = torch.cat([self.valid[:, :length], new_valid], dim=1)
         self.next_pos = self.next_pos + new_valid.sum(1)
@@ -98,7 +99,7 @@ class HFSession:
         """Keep only these rows of the batch (finished rows leave)."""
         self.live = [self.live[i] for i in rows]
         self.prompt_ids = [self.prompt_ids[i] for i in rows] if self.prompt_ids else []
-        if 2 * len(self.live) <= self.valid.shape[0]:
+        if self.tight or 2 * len(self.live) <= self.valid.shape[0]:
             self._drop_free()
         else:  # freed cache rows stay, masked, for the next newcomers
             self.valid[self._free()] = False
@@ -180,8 +181,10 @@ class HFSession:
         return self.valid.shape[1]
 
     def rollback(self) -> None:
-        """Undo a forward pass that failed midway (out of memory): caches back to their committed slots."""
+        """Undo a forward pass that failed midway (out of memory): caches back to their committed slots;
+        from then on, rows that leave (the batch halves) free their cache rows' memory at once."""
         n = self.valid.shape[1]
+        self.tight = True
         for layer in self.cache.layers:
             layer.keys, layer.values = layer.keys[:, :, :n], layer.values[:, :, :n]
 
