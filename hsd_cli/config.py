@@ -137,7 +137,7 @@ class RunConfig:
     password: str | None = None
     shard: tuple[int, int] = (1, 1)  # (i, N), 1-based
     glob: str | None = None  # folder inputs: file-name pattern (None: the known extensions)
-    workers: int = 0  # background processes preparing (render + draft) the next pages; 0 = inline
+    workers: int | None = 0  # processes preparing (render + draft) the next pages; 0: inline; None: by converter
     batch_pages: int | None = None  # pages verified together per forward pass; None: the device's default
     # No model was asked for (no --model/HSD_MODEL, method auto or draft): when the default model
     # cannot be loaded, convert with the draft pipeline and say so, instead of failing the run.
@@ -158,7 +158,7 @@ class RunConfig:
             raise ValueError(f"draft_source must be one of {DRAFT_SOURCES}")
         if not 36 <= self.dpi <= 600:
             raise ValueError(f"dpi must be in [36, 600], got {self.dpi}")
-        if self.workers < 0:
+        if self.workers is not None and self.workers < 0:
             raise ValueError(f"workers must be >= 0, got {self.workers}")
         if self.batch_pages is not None and self.batch_pages < 1:
             raise ValueError(f"batch pages must be >= 1, got {self.batch_pages}")
@@ -193,8 +193,14 @@ def spec_options(cfg: RunConfig) -> dict[str, object]:
     return key
 
 
-def default_workers() -> int:
-    """Prepare processes by default: one core stays with the model, at most 4 prepare pages."""
+MAX_DRAFT_WORKERS = 8  # each holds its own layout and OCR engines
+
+
+def default_workers(model: bool = True) -> int:
+    """Prepare processes by default. Beside a model one core stays with it and at most 4 prepare
+    pages; with the draft pipeline alone the run's own process only writes, so every core drafts."""
+    if not model:
+        return max(1, min(MAX_DRAFT_WORKERS, allowed_cpus()))
     return max(1, min(4, allowed_cpus() - 1))
 
 

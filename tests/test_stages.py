@@ -91,6 +91,25 @@ def test_workers_share_the_cpus_left_beside_the_model(monkeypatch):
     assert PrepareQueue(PrepareConfig(ocr_threads=2), 1).cfg.ocr_threads == 2  # asked for: kept
 
 
+def test_the_draft_pipeline_alone_drafts_on_every_core_by_default(monkeypatch):
+    """No model in the run: its own process only writes pages, so the default puts every core the
+    run may use to drafting (at most MAX_DRAFT_WORKERS); beside a model one core stays with it.
+    An explicit --workers is kept either way."""
+    import os
+    from dataclasses import replace
+
+    from hsd_cli.config import MAX_DRAFT_WORKERS
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    default = RunConfig(inputs=(), out_dir=Path("out"), workers=None)
+    model = type("TargetLike", (), {"uses_drafts": True})()
+    assert runner.prepare_workers(default, DraftConverter()) == 2 and runner.prepare_workers(default, model) == 1
+    assert runner.prepare_workers(replace(default, workers=0), DraftConverter()) == 0
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    assert runner.prepare_workers(default, DraftConverter()) == MAX_DRAFT_WORKERS
+    assert runner.prepare_workers(default, model) == 4
+
+
 def test_the_ocr_engines_take_the_threads_the_prepare_stage_gives(monkeypatch):
     """PrepareConfig.ocr_threads reaches both ONNX engines' options."""
     from hsd_cli.drafts import rapid

@@ -17,7 +17,7 @@ from hsd_cli.cli.errors import main as _main
 from hsd_cli.cli.errors import one_line_errors, usage_errors
 from hsd_cli.cli.models import models
 from hsd_cli.cli.options import Command, Debug, Device, Dpi, Dtype, JsonOut, MaxPages, Pages, opt, with_spec_knobs
-from hsd_cli.config import DEFAULT_MODEL, RayConfig, RunConfig, SpecConfig, default_workers
+from hsd_cli.config import DEFAULT_MODEL, RayConfig, RunConfig, SpecConfig
 from hsd_cli.pages.inputs import parse_shard
 
 EXAMPLES = """\
@@ -86,7 +86,8 @@ Workers = Annotated[
     opt(
         "--workers",
         "Background processes that render and draft the next pages while the model "
-        "verifies the current one; 0 = none [default: from the core count].",
+        "verifies the current one; 0 = none [default: cores - 1, at most 4, beside a model; "
+        "every core, at most 8, for the draft pipeline alone].",
         min=0,
     ),
 ]
@@ -230,7 +231,7 @@ def _run_config(
         spec=SpecConfig(**knobs),
         device=checks.device(device),
         shard=parse_shard(shard),
-        workers=default_workers() if workers is None else workers,
+        workers=workers,  # None: chosen once the converter is known (pipeline/local.prepare_workers)
         draft_fallback=not model and method in ("auto", "draft"),  # no model asked for
         ray=RayConfig(ray_address, ray_verify_actors, ray_batch),
         formats=tuple(dict.fromkeys(f.strip() for f in format.split(",") if f.strip())),

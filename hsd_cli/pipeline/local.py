@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
-from hsd_cli.config import RunConfig
+from hsd_cli.config import RunConfig, default_workers
 from hsd_cli.errors import OutputError
 from hsd_cli.methods.base import PageConverter
 from hsd_cli.pages import inputs
@@ -74,7 +74,7 @@ def run(
         if isinstance(converter, LazyConverter):
             converter = converter.get()  # chosen by options_key() above; loads nothing
         ctx = _Context(cfg, converter, options, stop, progress, debug)
-        queue = PrepareQueue(prepare_config(cfg, converter), cfg.workers)
+        queue = PrepareQueue(prepare_config(cfg, converter), prepare_workers(cfg, converter))
         prepared = queue.run((p.doc.path, page) for p in plans for page in p.todo)
         verified = _Ahead(verify_stream(converter, _pages(plans, prepared, stop), _InPage(stop)))
         try:
@@ -114,6 +114,15 @@ def run_options(cfg: RunConfig, converter_key: dict[str, object]) -> dict[str, o
     # dpi changes what OCR reads even where the converter's own key leaves it out (draft);
     # --images changes the Markdown (links). Formats do not: blocks are in every page report.
     return {**converter_key, "dpi": cfg.dpi, **({"images": True} if cfg.images else {})}
+
+
+def prepare_workers(cfg: RunConfig, converter: PageConverter) -> int:
+    """--workers, or the default for this converter: a model keeps a core; drafts alone take them all."""
+    from hsd_cli.methods.draft import DraftConverter
+
+    if cfg.workers is not None:
+        return cfg.workers
+    return default_workers(model=not isinstance(converter, DraftConverter))
 
 
 def prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
