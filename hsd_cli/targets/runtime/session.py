@@ -56,7 +56,10 @@ class HFSession:
         K x vocabulary floats per step is pure cost.
         """
         dev = self.valid.device
-        ids, ancestry, depth = self._spread(ids.to(dev), ancestry.to(dev), depth.to(dev))
+        live = None if self._full() else self._live_index()
+        ids, ancestry, depth = ids.to(dev), ancestry.to(dev), depth.to(dev)
+        if live is not None:
+            ids, ancestry, depth = self._spread(live, ids, ancestry, depth)
         b, k = ids.shape
         allowed = torch.cat([self.valid[:, None, :].expand(b, k, -1), ancestry], dim=2)
         dtype = self.model.dtype
@@ -75,7 +78,7 @@ class HFSession:
                 past_key_values=self.cache,
                 use_cache=True,
             )
-        return out.logits if self._full() else out.logits[self._live_index()]
+        return out.logits if live is None else out.logits[live]
 
     def commit(self, keep: list[list[int]]) -> None:
         """Keep the old slots plus each row's path; shorter rows and free cache rows get masked fillers."""
@@ -167,12 +170,9 @@ class HFSession:
         self.next_pos = self.next_pos.index_select(0, sel)
         self.live = list(range(len(self.live)))
 
-    def _spread(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> tuple:
-        """The batch's [B, K] trees placed in their cache rows [N, K]; a free row gets K lone tokens."""
-        if self._full():
-            return ids, ancestry, depth
+    def _spread(self, idx: torch.Tensor, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> tuple:
+        """The batch's [B, K] trees placed in their cache rows `idx` of [N, K]; a free row gets K lone tokens."""
         n, k = self.valid.shape[0], ids.shape[1]
-        idx = self._live_index()
         all_ids = ids.new_zeros(n, k).index_copy_(0, idx, ids)
         eye = torch.eye(k, dtype=ancestry.dtype, device=ancestry.device).expand(n, k, k)
         return all_ids, eye.index_copy(0, idx, ancestry), depth.new_zeros(n, k).index_copy_(0, idx, depth)
