@@ -194,21 +194,14 @@ def spec_options(cfg: RunConfig) -> dict[str, object]:
 
 
 MAX_DRAFT_WORKERS = 8  # each holds its own layout and OCR engines
-MAX_HOST_WORKERS = 16  # beside an accelerator: the host's cores draft, memory bounds how many
 
 
-def default_workers(model_on: str | None = "cpu") -> int:
-    """Prepare processes by default, for a model on `model_on` (a device kind; None: no model).
-
-    A model on the CPU keeps a core and at most 4 workers share the rest with it. On an accelerator
-    the host's cores are free but one (the model's launches): drafting is what feeds a batch there.
-    With the draft pipeline alone the run's own process only writes, so every core drafts."""
-    cpus = allowed_cpus()
-    if model_on is None:
-        return max(1, min(MAX_DRAFT_WORKERS, cpus))
-    if model_on == "cpu":
-        return max(1, min(4, cpus - 1))
-    return max(1, min(MAX_HOST_WORKERS, cpus - 1))
+def default_workers(model: bool = True) -> int:
+    """Prepare processes by default. Beside a model one core stays with it and at most 4 prepare
+    pages; with the draft pipeline alone the run's own process only writes, so every core drafts."""
+    if not model:
+        return max(1, min(MAX_DRAFT_WORKERS, allowed_cpus()))
+    return max(1, min(4, allowed_cpus() - 1))
 
 
 def allowed_cpus() -> int:

@@ -91,33 +91,23 @@ def test_workers_share_the_cpus_left_beside_the_model(monkeypatch):
     assert PrepareQueue(PrepareConfig(ocr_threads=2), 1).cfg.ocr_threads == 2  # asked for: kept
 
 
-def test_the_default_workers_follow_the_device_the_model_runs_on(monkeypatch):
-    """No model in the run: its own process only writes pages, so every core the run may use drafts
-    (at most MAX_DRAFT_WORKERS). A model on the CPU keeps a core and shares the rest with at most 4
-    workers; a model on an accelerator leaves every core but one to drafting (at most
-    MAX_HOST_WORKERS), one OCR thread each. An explicit --workers is kept either way."""
+def test_the_draft_pipeline_alone_drafts_on_every_core_by_default(monkeypatch):
+    """No model in the run: its own process only writes pages, so the default puts every core the
+    run may use to drafting (at most MAX_DRAFT_WORKERS); beside a model one core stays with it.
+    An explicit --workers is kept either way."""
     import os
     from dataclasses import replace
 
-    import torch
-
-    from hsd_cli.config import MAX_DRAFT_WORKERS, MAX_HOST_WORKERS
-    from hsd_cli.pipeline.prepare import worker_threads
+    from hsd_cli.config import MAX_DRAFT_WORKERS
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    default = RunConfig(inputs=(), out_dir=Path("out"), workers=None, device="cpu")
+    default = RunConfig(inputs=(), out_dir=Path("out"), workers=None)
     model = type("TargetLike", (), {"uses_drafts": True})()
     assert runner.prepare_workers(default, DraftConverter()) == 2 and runner.prepare_workers(default, model) == 1
     assert runner.prepare_workers(replace(default, workers=0), DraftConverter()) == 0
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
     assert runner.prepare_workers(default, DraftConverter()) == MAX_DRAFT_WORKERS
     assert runner.prepare_workers(default, model) == 4
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    on_gpu = replace(default, device="auto")
-    assert runner.prepare_workers(on_gpu, model) == MAX_HOST_WORKERS
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
-    assert runner.prepare_workers(on_gpu, model) == 15 and worker_threads(15) == 1
-    assert runner.prepare_workers(replace(on_gpu, workers=3), model) == 3
 
 
 def test_the_ocr_engines_take_the_threads_the_prepare_stage_gives(monkeypatch):

@@ -86,8 +86,8 @@ Workers = Annotated[
     opt(
         "--workers",
         "Background processes that render and draft the next pages while the model "
-        "verifies the current one; 0 = none [default: cores - 1, at most 4, beside a model on "
-        "the CPU; at most 16 beside a GPU; every core, at most 8, for the draft pipeline alone].",
+        "verifies the current one; 0 = none [default: cores - 1, at most 4, beside a model; "
+        "every core, at most 8, for the draft pipeline alone].",
         min=0,
     ),
 ]

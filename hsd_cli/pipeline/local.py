@@ -117,16 +117,12 @@ def run_options(cfg: RunConfig, converter_key: dict[str, object]) -> dict[str, o
 
 
 def prepare_workers(cfg: RunConfig, converter: PageConverter) -> int:
-    """--workers, or the default for this converter and the device its model runs on."""
+    """--workers, or the default for this converter: a model keeps a core; drafts alone take them all."""
     from hsd_cli.methods.draft import DraftConverter
 
     if cfg.workers is not None:
         return cfg.workers
-    if isinstance(converter, DraftConverter):
-        return default_workers(model_on=None)
-    from hsd_cli.targets.runtime.registry import resolve_device
-
-    return default_workers(model_on=resolve_device(cfg.device).partition(":")[0])
+    return default_workers(model=not isinstance(converter, DraftConverter))
 
 
 def prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
