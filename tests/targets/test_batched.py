@@ -72,26 +72,32 @@ def test_rows_moved_to_the_cache_end_decode_as_before(family, tiny_target, monke
 
 
 @pytest.mark.parametrize("family", ["qwen2_5_vl"])  # hunyuan_vl's test pages never fit a freed row
-def test_newcomers_take_the_cache_rows_of_rows_that_left(family, tiny_target, monkeypatch):
-    """A row that leaves frees its cache row (masked, still computed) and a newcomer is written
-    into it in place, out of batch order: outputs are unchanged."""
+def test_rows_that_leave_hand_their_cache_rows_on(family, tiny_target, monkeypatch):
+    """A row that leaves gives its cache row to a row past the new batch size (a copy of that row),
+    a forward computes only the rows that decode, and a newcomer is written into the room's rows
+    past the batch in place: outputs are unchanged."""
     from hsd_cli.targets.runtime import session
 
-    placed, stepped_moved = [], []
-    real_place, real_step = session.HFSession._place, session.HFSession.step
+    placed, moved = [], []
+    real_place, real_move, real_step = session.HFSession._place, session.HFSession._move_rows, session.HFSession.step
 
-    def place(self, other, rows) -> None:
-        placed.append(rows)
-        real_place(self, other, rows)
+    def place(self, other) -> None:
+        placed.append(other.valid.shape[0])
+        real_place(self, other)
 
-    def step(self, *args):
-        stepped_moved.append(self.live != list(range(self.valid.shape[0])))  # free or out-of-order rows
-        return real_step(self, *args)
+    def move(self, src, dst) -> None:
+        moved.append(src)
+        real_move(self, src, dst)
+
+    def step(self, ids, *args):
+        assert all(layer.keys.shape[0] == ids.shape[0] for layer in self.cache.layers)  # no idle rows
+        return real_step(self, ids, *args)
 
     monkeypatch.setattr(session.HFSession, "_place", place)
+    monkeypatch.setattr(session.HFSession, "_move_rows", move)
     monkeypatch.setattr(session.HFSession, "step", step)
     _batches_equal_their_own_ar(tiny_target(family), random.Random(f"place-{family}"))
-    assert placed and any(stepped_moved)  # rows really went into freed cache rows and decoded there
+    assert placed and moved  # rows really moved down and newcomers really took room rows in place
 
 
 def _batches_equal_their_own_ar(target, rng: random.Random) -> None:

@@ -140,7 +140,6 @@ def _copies(session: HFSession, rows: int) -> HFSession:
         out.extend(HFSession(out.model, _clone(out.cache), out.valid, out.next_pos, out.n_axes))
     if len(out.valid) > rows:
         out.select_rows(list(range(rows)))
-        out._drop_free()  # priced shapes hold exactly `rows` cache rows, no free ones
     return out
 
 

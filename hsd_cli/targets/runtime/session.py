@@ -3,16 +3,15 @@
 Facts this relies on (transformers 5.23, see shared/transformers-facts.md): a 4D additive float
 mask is used as given; explicit position ids are required with it (text positions are equal on
 every M-RoPE axis); DynamicCache layers expose `.keys/.values` [B, H, S, D] that can be replaced,
-and grow them in `update` (which `RoomyLayer` overrides).
+and grow them in `update` (which `RoomyLayer`, room.py, overrides).
 """
 
 from __future__ import annotations
 
-import functools
-
 import torch
 
-SPARE_SLOTS = 128  # cache slots allocated ahead, so most steps append without copying the cache
+from hsd_cli.targets.runtime.room import roomy_layer
+
 # A batch's commit keeps as many slots as its longest accepted path, so rows that accepted less get
 # masked filler slots that every later step still reads. Once fillers are this share of the cache,
 # the rows' tokens are moved up against its end: one copy of the cache, which the next steps
@@ -41,9 +40,10 @@ class HFSession:
         self.cache = cache
         self.valid = valid  # [N, L] bool: which cache slots hold real tokens of the cache row
         self.next_pos = next_pos  # [N] long: rope position of the cache row's next token
-        # The cache row of each of the batch's B rows, in batch order. A row that leaves frees its
-        # cache row (masked, still computed) instead of copying the whole cache; a newcomer takes
-        # a free one in place; the free rows are dropped, in one copy, once they are half the cache.
+        # The cache row of each of the batch's rows, in batch order: a permutation of the cache's
+        # rows, so a forward computes only rows that decode. A row that leaves hands its cache row
+        # to one past the new batch size (a copy of that row, not of the cache); the cache's room
+        # keeps the rows past the batch, where newcomers are written in place.
         self.live = list(range(valid.shape[0]))
         self.tight = False  # a step ran out of memory: rows that leave give their memory back at once
         self.n_axes = n_axes  # 0: plain 1D rope, position_ids [B, K]
@@ -56,10 +56,10 @@ class HFSession:
         K x vocabulary floats per step is pure cost.
         """
         dev = self.valid.device
-        live = None if self._full() else self._live_index()
+        order = None if self._in_order() else torch.tensor(self.live, device=dev)
         ids, ancestry, depth = ids.to(dev), ancestry.to(dev), depth.to(dev)
-        if live is not None:
-            ids, ancestry, depth = self._spread(live, ids, ancestry, depth)
+        if order is not None:  # batch row i goes to cache row live[i]
+            ids, ancestry, depth = (torch.empty_like(t).index_copy_(0, order, t) for t in (ids, ancestry, depth))
         b, k = ids.shape
         allowed = torch.cat([self.valid[:, None, :].expand(b, k, -1), ancestry], dim=2)
         dtype = self.model.dtype
@@ -78,10 +78,10 @@ class HFSession:
                 past_key_values=self.cache,
                 use_cache=True,
             )
-        return out.logits if live is None else out.logits[live]
+        return out.logits if order is None else out.logits[order]
 
     def commit(self, keep: list[list[int]]) -> None:
-        """Keep the old slots plus each row's path; shorter rows and free cache rows get masked fillers."""
+        """Keep the old slots plus each row's path; shorter rows get masked fillers."""
         length = self.valid.shape[1]  # the cache also holds the K tree nodes after it
         width = max(len(p) for p in keep)
         dev = self.valid.device
@@ -99,83 +99,88 @@ class HFSession:
         self._pack()
 
     def select_rows(self, rows: list[int]) -> None:
-        """Keep only these rows of the batch (finished rows leave)."""
-        self.live = [self.live[i] for i in rows]
+        """Keep only these rows of the batch (finished rows leave): the cache rows of rows that stay
+        past the new batch size move down into the freed ones (a copy of those rows only)."""
+        kept = [self.live[i] for i in rows]
+        n = len(kept)
+        holes = sorted(set(range(n)) - set(kept))
+        movers = sorted(c for c in kept if c >= n)
+        if holes:
+            self._move_rows(movers, holes)
+        moved = dict(zip(movers, holes, strict=True))
+        self.live = [moved.get(c, c) for c in kept]
+        for layer in self.cache.layers:  # views: the room keeps the rows past n for newcomers
+            layer.keys, layer.values = layer.keys[:n], layer.values[:n]
+        self.valid, self.next_pos = self.valid[:n], self.next_pos[:n]
         self.prompt_ids = [self.prompt_ids[i] for i in rows] if self.prompt_ids else []
-        if self.tight or 2 * len(self.live) <= self.valid.shape[0]:
-            self._drop_free()
-        else:  # freed cache rows stay, masked, for the next newcomers
-            self.valid[self._free()] = False
+        if self.tight:
+            self._release()
         self._compact()
 
     def extend(self, other: HFSession) -> None:
         """Place another prefilled batch's rows after these (continuous batching).
 
         A row's positions and mask are its own, so its logits do not change with the rows beside
-        it: the newcomers take free cache rows in place where they fit, their shorter caches
-        ending where the batch's end (the slots before are masked); else the shorter cache is
-        padded on the left with masked slots and the caches are joined (a copy of both)."""
-        free = self._free()
-        if other._full() and len(other.live) <= len(free) and other.valid.shape[1] <= self.valid.shape[1]:
-            self._place(other, free[: len(other.live)])
+        it: the newcomers are written into the room's rows past the batch where they fit, their
+        shorter caches ending where the batch's end (the slots before are masked); else the
+        shorter cache is padded on the left with masked slots and the caches are joined (a copy of
+        both)."""
+        if other.valid.shape[1] <= self.slots() and self._spare_rows() >= other.valid.shape[0]:
+            self._place(other)
         else:
             self._join(other)
         self.prompt_ids = self.prompt_ids + other.prompt_ids
 
     def _join(self, other: HFSession) -> None:
-        self._drop_free()
-        other._drop_free()
-        width = max(self.valid.shape[1], other.valid.shape[1])
+        n, width = self.valid.shape[0], max(self.slots(), other.slots())
         for mine, theirs in zip(self.cache.layers, other.cache.layers, strict=True):
             mine.keys = torch.cat([_pad_left(mine.keys, width), _pad_left(theirs.keys, width)])
             mine.values = torch.cat([_pad_left(mine.values, width), _pad_left(theirs.values, width)])
-        valid = [_pad_left(v[:, None, :, None], width)[:, 0, :, 0] for v in (self.valid, other.valid)]
-        self.valid = torch.cat(valid)
-        self.next_pos = torch.cat([self.next_pos, other.next_pos.to(self.next_pos.device)])
-        self.live = list(range(self.valid.shape[0]))
+        self._add_rows(other, width)
+        self.live = self.live + [n + c for c in other.live]
 
-    def _place(self, other: HFSession, rows: list[int]) -> None:
-        """`other`'s rows written into free cache rows `rows`, right-aligned: a copy of theirs only."""
-        dev = self.valid.device
-        idx = torch.tensor(rows, device=dev)
-        start = self.valid.shape[1] - other.valid.shape[1]
+    def _place(self, other: HFSession) -> None:
+        """`other`'s rows written into the room's rows past the batch, right-aligned: a copy of theirs only."""
+        dev, width = self.valid.device, self.slots()
         with torch.inference_mode():
             for mine, theirs in zip(self.cache.layers, other.cache.layers, strict=True):
-                mine.keys[idx, :, start:] = theirs.keys.to(dev)
-                mine.values[idx, :, start:] = theirs.values.to(dev)
-        self.valid[idx] = False
-        self.valid[idx, start:] = other.valid.to(dev)
-        self.next_pos[idx] = other.next_pos.to(dev)
-        self.live = self.live + rows
+                mine.place(theirs.keys.to(dev), theirs.values.to(dev))
+        self._add_rows(other, width)
+        self.live = self.live + [len(self.live) + c for c in other.live]
 
-    def _full(self) -> bool:
-        """Cache row i holds the batch's row i, for every cache row."""
-        return self.live == list(range(self.valid.shape[0]))
+    def _add_rows(self, other: HFSession, width: int) -> None:
+        """`other`'s valid slots (left-padded to `width`) and positions after these rows'."""
+        dev = self.valid.device
+        valid = [_pad_left(v[:, None, :, None].to(dev), width)[:, 0, :, 0] for v in (self.valid, other.valid)]
+        self.valid = torch.cat(valid)
+        self.next_pos = torch.cat([self.next_pos, other.next_pos.to(dev)])
 
-    def _free(self) -> list[int]:
-        """Cache rows no row of the batch holds."""
-        held = set(self.live)
-        return [i for i in range(self.valid.shape[0]) if i not in held]
+    def _in_order(self) -> bool:
+        """Cache row i holds the batch's row i, for every row."""
+        return self.live == list(range(len(self.live)))
 
-    def _live_index(self) -> torch.Tensor:
-        return torch.tensor(self.live, device=self.valid.device)
+    def _spare_rows(self) -> int:
+        """Rows of the cache's room past the batch's, where newcomers fit without a copy."""
+        roomy = roomy_layer()
+        return min((layer.spare_rows() if isinstance(layer, roomy) else 0 for layer in self.cache.layers), default=0)
 
-    def _drop_free(self) -> None:
-        """The cache keeps only the batch's rows, in batch order (one copy of it)."""
-        if self._full():
-            return
-        sel = self._live_index()
-        self._select(0, sel)
-        self.valid = self.valid.index_select(0, sel)
-        self.next_pos = self.next_pos.index_select(0, sel)
-        self.live = list(range(len(self.live)))
+    def _move_rows(self, src: list[int], dst: list[int]) -> None:
+        """Cache rows `src` copied into rows `dst` (every layer, valid slots, positions)."""
+        dev = self.valid.device
+        s, d = torch.tensor(src, device=dev), torch.tensor(dst, device=dev)
+        with torch.inference_mode():
+            for layer in self.cache.layers:
+                layer.keys[d] = layer.keys[s]
+                layer.values[d] = layer.values[s]
+        self.valid[d] = self.valid[s]
+        self.next_pos[d] = self.next_pos[s]
 
-    def _spread(self, idx: torch.Tensor, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> tuple:
-        """The batch's [B, K] trees placed in their cache rows `idx` of [N, K]; a free row gets K lone tokens."""
-        n, k = self.valid.shape[0], ids.shape[1]
-        all_ids = ids.new_zeros(n, k).index_copy_(0, idx, ids)
-        eye = torch.eye(k, dtype=ancestry.dtype, device=ancestry.device).expand(n, k, k)
-        return all_ids, eye.index_copy(0, idx, ancestry), depth.new_zeros(n, k).index_copy_(0, idx, depth)
+    def _release(self) -> None:
+        """The cache holds only the batch's rows: the room's rows past them are given back."""
+        for layer in self.cache.layers:
+            layer.keys, layer.values = layer.keys.clone(), layer.values.clone()
+            if isinstance(layer, roomy_layer()):
+                layer.rooms = (None, None)
 
     def slots(self) -> int:
         return self.valid.shape[1]
@@ -250,38 +255,3 @@ def _pad_left(t: torch.Tensor, width: int) -> torch.Tensor:
         return t
     pad = torch.zeros(t.shape[0], t.shape[1], missing, t.shape[3], dtype=t.dtype, device=t.device)
     return torch.cat([pad, t], dim=2)
-
-
-@functools.cache
-def roomy_layer() -> type:
-    """DynamicLayer that appends into spare slots instead of concatenating a new cache per step.
-
-    Built on first use: `hsd models` and the draft path never import transformers."""
-    from transformers.cache_utils import DynamicLayer
-
-    class RoomyLayer(DynamicLayer):
-        def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
-            if not self.is_initialized or not self.keys.numel():
-                return super().update(key_states, value_states, *args, **kwargs)
-            self._room_k, self.keys = _append(getattr(self, "_room_k", None), self.keys, key_states)
-            self._room_v, self.values = _append(getattr(self, "_room_v", None), self.values, value_states)
-            return self.keys, self.values
-
-    return RoomyLayer
-
-
-def _append(room: torch.Tensor | None, cached: torch.Tensor, new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(room, `cached` + `new` along the sequence as its prefix): `room` is reused when `cached` is its prefix."""
-    n, k = cached.shape[2], new.shape[2]
-    fits = (
-        room is not None
-        and cached.data_ptr() == room.data_ptr()
-        and cached.stride() == room.stride()
-        and cached.shape[:2] == room.shape[:2]
-        and n + k <= room.shape[2]
-    )
-    if not fits:
-        room = cached.new_empty(*cached.shape[:2], n + k + SPARE_SLOTS, cached.shape[3])
-        room[:, :, :n] = cached
-    room[:, :, n : n + k] = new
-    return room, room[:, :, : n + k]

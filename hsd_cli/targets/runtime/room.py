@@ -1,0 +1,67 @@
+"""A KV cache layer with room ahead: spare slots for the next steps, spare rows for newcomers.
+
+Appending a tree step's keys and values to a DynamicLayer concatenates a new cache each time;
+RoomyLayer writes them into slots allocated ahead (SPARE_SLOTS at a time) and keeps its cache a
+view of that room. The room also keeps rows past the batch's once rows leave, so a newcomer is
+written there in place (`place`) instead of a copy of the whole cache.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+SPARE_SLOTS = 128  # cache slots allocated ahead, so most steps append without copying the cache
+
+
+@functools.cache
+def roomy_layer() -> type:
+    """The RoomyLayer class, built on first use: `hsd models` and the draft path never import transformers."""
+    from transformers.cache_utils import DynamicLayer
+
+    class RoomyLayer(DynamicLayer):
+        rooms: tuple[torch.Tensor | None, torch.Tensor | None] = (None, None)  # keys', values'
+
+        def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+            if not self.is_initialized or not self.keys.numel():
+                return super().update(key_states, value_states, *args, **kwargs)
+            room_k, self.keys = _append(self.rooms[0], self.keys, key_states)
+            room_v, self.values = _append(self.rooms[1], self.values, value_states)
+            self.rooms = (room_k, room_v)
+            return self.keys, self.values
+
+        def spare_rows(self) -> int:
+            """Rows of the room past the cache's (0 where the cache is not a view of its room)."""
+            if not all(_in(t, room) for t, room in zip((self.keys, self.values), self.rooms, strict=True)):
+                return 0
+            return self.rooms[0].shape[0] - self.keys.shape[0]
+
+        def place(self, keys: torch.Tensor, values: torch.Tensor) -> None:
+            """Rows of a shorter cache written into the room's rows past this one's, ending where it ends."""
+            n, width = self.keys.shape[0], self.keys.shape[2]
+            m, start = keys.shape[0], width - keys.shape[2]
+            for name, room, new in zip(("keys", "values"), self.rooms, (keys, values), strict=True):
+                room[n : n + m, :, :start] = 0  # masked slots, but never uninitialized memory (NaN * 0)
+                room[n : n + m, :, start:width] = new
+                setattr(self, name, room[: n + m, :, :width])
+
+    return RoomyLayer
+
+
+def _in(t: torch.Tensor, room: torch.Tensor | None) -> bool:
+    """`t` is a view of `room` from its first row and slot."""
+    return room is not None and t.data_ptr() == room.data_ptr() and t.stride() == room.stride()
+
+
+def _append(room: torch.Tensor | None, cached: torch.Tensor, new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(room, `cached` + `new` along the sequence as its prefix): `room` is reused when `cached` is
+    its prefix in rows and slots. A new room keeps the old one's rows past the batch (room for
+    newcomers) unless the batch has shrunk below half of them."""
+    (b, heads, n, dim), k = cached.shape, new.shape[2]
+    if not (_in(cached, room) and b <= room.shape[0] and n + k <= room.shape[2]):
+        rows = room.shape[0] if room is not None and b <= room.shape[0] < 2 * b else b
+        room = cached.new_empty(rows, heads, n + k + SPARE_SLOTS, dim)
+        room[:b, :, :n] = cached
+    room[:b, :, n : n + k] = new
+    return room, room[:b, :, : n + k]
