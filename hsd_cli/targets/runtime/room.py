@@ -12,7 +12,10 @@ import functools
 
 import torch
 
-SPARE_SLOTS = 128  # cache slots allocated ahead, so most steps append without copying the cache
+# Cache slots allocated ahead, so most steps append without copying the cache: at least this
+# many, and half the cache's length (a batch of long pages accepting 10 tokens a step ran out of
+# 128 every dozen steps, each time a copy of the whole cache).
+SPARE_SLOTS = 128
 
 
 @functools.cache
@@ -31,11 +34,23 @@ def roomy_layer() -> type:
             self.rooms = (room_k, room_v)
             return self.keys, self.values
 
+        def in_room(self) -> bool:
+            return all(_in(t, room) for t, room in zip((self.keys, self.values), self.rooms, strict=True))
+
         def spare_rows(self) -> int:
             """Rows of the room past the cache's (0 where the cache is not a view of its room)."""
-            if not all(_in(t, room) for t, room in zip((self.keys, self.values), self.rooms, strict=True)):
-                return 0
-            return self.rooms[0].shape[0] - self.keys.shape[0]
+            return self.rooms[0].shape[0] - self.keys.shape[0] if self.in_room() else 0
+
+        def settle(self, keys: torch.Tensor, values: torch.Tensor) -> None:
+            """A new cache no larger than the current one (slots dropped or moved): copied into the
+            room the current one is a view of, so the next step appends there; else kept as given."""
+            if not (self.in_room() and keys.shape[0] <= self.keys.shape[0] and keys.shape[2] <= self.keys.shape[2]):
+                self.keys, self.values = keys, values
+                return
+            b, n = keys.shape[0], keys.shape[2]
+            for name, room, new in zip(("keys", "values"), self.rooms, (keys, values), strict=True):
+                room[:b, :, :n] = new
+                setattr(self, name, room[:b, :, :n])
 
         def place(self, keys: torch.Tensor, values: torch.Tensor) -> None:
             """Rows of a shorter cache written into the room's rows past this one's, ending where it ends."""
@@ -61,7 +76,7 @@ def _append(room: torch.Tensor | None, cached: torch.Tensor, new: torch.Tensor) 
     (b, heads, n, dim), k = cached.shape, new.shape[2]
     if not (_in(cached, room) and b <= room.shape[0] and n + k <= room.shape[2]):
         rows = room.shape[0] if room is not None and b <= room.shape[0] < 2 * b else b
-        room = cached.new_empty(rows, heads, n + k + SPARE_SLOTS, dim)
+        room = cached.new_empty(rows, heads, n + k + max(SPARE_SLOTS, n // 2), dim)
         room[:b, :, :n] = cached
     room[:b, :, n : n + k] = new
     return room, room[:b, :, : n + k]

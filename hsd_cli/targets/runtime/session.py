@@ -208,18 +208,18 @@ class HFSession:
                         t[:, :, length : length + width] = t[:, :, length:].gather(2, idx)
                     setattr(layer, name, t[:, :, : length + width])
 
-    def _select(self, dim: int, idx: torch.Tensor) -> None:
-        """Keep entries `idx` of every cache layer along `dim`."""
+    def _select(self, idx: torch.Tensor) -> None:
+        """Keep slots `idx` of every cache layer."""
         n = idx.numel()
-        if dim == 2 and bool((idx == torch.arange(n, device=idx.device)).all()):
+        if bool((idx == torch.arange(n, device=idx.device)).all()):
             # A kept prefix (every AR step, every chain accepted along its first branch) is a
             # view: no copy of the whole cache per step.
             for layer in self.cache.layers:
                 layer.keys, layer.values = layer.keys[:, :, :n], layer.values[:, :, :n]
             return
-        for layer in self.cache.layers:
-            layer.keys = layer.keys.index_select(dim, idx)
-            layer.values = layer.values.index_select(dim, idx)
+        with torch.inference_mode():
+            for layer in self.cache.layers:
+                _settle(layer, layer.keys.index_select(2, idx), layer.values.index_select(2, idx))
 
     def _pack(self) -> None:
         """Each row's slots moved, in order, to the end of the cache once fillers waste PACK_WASTE of it."""
@@ -234,7 +234,7 @@ class HFSession:
         with torch.inference_mode():
             for layer in self.cache.layers:
                 full = idx[:, None, :, None].expand(-1, layer.keys.shape[1], -1, layer.keys.shape[3])
-                layer.keys, layer.values = layer.keys.gather(2, full), layer.values.gather(2, full)
+                _settle(layer, layer.keys.gather(2, full), layer.values.gather(2, full))
 
     def _compact(self) -> None:
         # Slots no row uses (left padding of rows that left) only cost attention time, but
@@ -244,8 +244,17 @@ class HFSession:
         if bool(used.all()) or int(used.sum()) > (1 - PACK_WASTE) * used.numel():
             return
         keep = used.nonzero().squeeze(1)
-        self._select(2, keep)
+        self._select(keep)
         self.valid = self.valid.index_select(1, keep)
+
+
+def _settle(layer, keys: torch.Tensor, values: torch.Tensor) -> None:
+    """A layer's new, shorter cache: copied into its room where it has one (the next step appends
+    there, instead of a new room and a copy of the whole cache), else kept as it is."""
+    if isinstance(layer, roomy_layer()):
+        layer.settle(keys, values)
+    else:
+        layer.keys, layer.values = keys, values
 
 
 def _pad_left(t: torch.Tensor, width: int) -> torch.Tensor:
