@@ -35,6 +35,7 @@ def roomy_layer() -> type:
             return self.keys, self.values
 
         def in_room(self) -> bool:
+            """The cache's keys and values are views of their rooms (steps append there)."""
             return all(_in(t, room) for t, room in zip((self.keys, self.values), self.rooms, strict=True))
 
         def spare_rows(self) -> int:
