@@ -132,12 +132,11 @@ class HFSession:
         self.prompt_ids = self.prompt_ids + other.prompt_ids
 
     def _join(self, other: HFSession) -> None:
-        n, width = self.valid.shape[0], max(self.slots(), other.slots())
+        width = max(self.slots(), other.slots())
         for mine, theirs in zip(self.cache.layers, other.cache.layers, strict=True):
             mine.keys = torch.cat([_pad_left(mine.keys, width), _pad_left(theirs.keys, width)])
             mine.values = torch.cat([_pad_left(mine.values, width), _pad_left(theirs.values, width)])
         self._add_rows(other, width)
-        self.live = self.live + [n + c for c in other.live]
 
     def _place(self, other: HFSession) -> None:
         """`other`'s rows written into the room's rows past the batch, right-aligned: a copy of theirs only."""
@@ -146,11 +145,11 @@ class HFSession:
             for mine, theirs in zip(self.cache.layers, other.cache.layers, strict=True):
                 mine.place(theirs.keys.to(dev), theirs.values.to(dev))
         self._add_rows(other, width)
-        self.live = self.live + [len(self.live) + c for c in other.live]
 
     def _add_rows(self, other: HFSession, width: int) -> None:
-        """`other`'s valid slots (left-padded to `width`) and positions after these rows'."""
+        """`other`'s rows after these: their cache rows, valid slots (left-padded to `width`), positions."""
         dev = self.valid.device
+        self.live = self.live + [len(self.live) + c for c in other.live]
         valid = [_pad_left(v[:, None, :, None].to(dev), width)[:, 0, :, 0] for v in (self.valid, other.valid)]
         self.valid = torch.cat(valid)
         self.next_pos = torch.cat([self.next_pos, other.next_pos.to(dev)])
