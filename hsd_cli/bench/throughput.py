@@ -163,7 +163,7 @@ class _Feed:
                 self._charge(d.prepared)
                 yield i, d.prepared
             return
-        queue = PrepareQueue(self.cfg, self.workers)
+        queue = PrepareQueue(self.cfg, self.workers, beside_model=True)
         fresh = queue.run((d.prepared.page.source, d.prepared.page.number) for d in self.drafts)
         try:
             for i, d in enumerate(self.drafts):

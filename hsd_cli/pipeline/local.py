@@ -74,7 +74,8 @@ def run(
         if isinstance(converter, LazyConverter):
             converter = converter.get()  # chosen by options_key() above; loads nothing
         ctx = _Context(cfg, converter, options, stop, progress, debug)
-        queue = PrepareQueue(prepare_config(cfg, converter), prepare_workers(cfg, converter))
+        beside = uses_model(converter)
+        queue = PrepareQueue(prepare_config(cfg, converter), prepare_workers(cfg, converter), beside_model=beside)
         prepared = queue.run((p.doc.path, page) for p in plans for page in p.todo)
         verified = _Ahead(verify_stream(converter, _pages(plans, prepared, stop), _InPage(stop)))
         try:
@@ -118,11 +119,16 @@ def run_options(cfg: RunConfig, converter_key: dict[str, object]) -> dict[str, o
 
 def prepare_workers(cfg: RunConfig, converter: PageConverter) -> int:
     """--workers, or the default for this converter: a model keeps a core; drafts alone take them all."""
-    from hsd_cli.methods.draft import DraftConverter
-
     if cfg.workers is not None:
         return cfg.workers
-    return default_workers(model=not isinstance(converter, DraftConverter))
+    return default_workers(model=uses_model(converter))
+
+
+def uses_model(converter: PageConverter) -> bool:
+    """Whether the converter runs a model (beside the drafting workers), not the drafts alone."""
+    from hsd_cli.methods.draft import DraftConverter
+
+    return not isinstance(converter, DraftConverter)
 
 
 def prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:

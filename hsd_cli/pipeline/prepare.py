@@ -19,6 +19,7 @@ from pathlib import Path
 
 from hsd_cli.config import allowed_cpus
 from hsd_cli.datatypes import PageImage, PreparedPage, Region
+from hsd_cli.targets.runtime import threads
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,14 +102,16 @@ def strip_layer(prepared: PreparedPage) -> PreparedPage:
 # --- background workers -------------------------------------------------------------------
 
 _WORKER: Preparer | None = None
+_BUSY = None  # the cores workers draft on now (threads.CoreShare.busy), or None beside no model
 
 
-def _init_worker(cfg: PrepareConfig) -> None:
-    global _WORKER
+def _init_worker(cfg: PrepareConfig, busy) -> None:
+    global _WORKER, _BUSY
     # The terminal's Ctrl-C reaches the whole process group; the parent decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
     _WORKER = Preparer(cfg)
+    _BUSY = busy
 
 
 def _die_with_parent() -> None:
@@ -124,7 +127,10 @@ def _die_with_parent() -> None:
 
 def _prepare_in_worker(path: Path, page: int) -> PreparedPage:
     assert _WORKER is not None
-    return strip_layer(_WORKER(path, page))
+    if _BUSY is None:
+        return strip_layer(_WORKER(path, page))
+    with threads.drafting(_BUSY, _WORKER.cfg.ocr_threads or 1):
+        return strip_layer(_WORKER(path, page))
 
 
 def worker_threads(workers: int) -> int:
@@ -138,14 +144,16 @@ class PrepareQueue:
 
     With workers = 0, or no drafts to make (rendering alone is cheap), pages are prepared inline,
     on demand. Otherwise at most `ahead` pages are prepared or in flight at once (bounded memory);
-    a failure is re-raised when its page is read.
+    a failure is re-raised when its page is read. `beside_model`: this process runs a model on
+    the CPU cores, which takes those the workers leave idle (targets/runtime/threads.py).
     """
 
-    def __init__(self, cfg: PrepareConfig, workers: int, ahead: int | None = None) -> None:
+    def __init__(self, cfg: PrepareConfig, workers: int, ahead: int | None = None, beside_model: bool = False) -> None:
         workers = workers if cfg.drafts is not None else 0
         self.cfg = cfg if not workers or cfg.ocr_threads else replace(cfg, ocr_threads=worker_threads(workers))
         self.workers = workers
         self.ahead = ahead or 2 * workers
+        self.beside_model = beside_model
         self._pool: ProcessPoolExecutor | None = None
         self._inline: Preparer | None = None
 
@@ -155,7 +163,8 @@ class PrepareQueue:
             yield from self._run_inline(tasks)
             return
         ctx = multiprocessing.get_context("spawn")  # fork after torch's threads started is unsafe
-        self._pool = ProcessPoolExecutor(self.workers, ctx, _init_worker, (self.cfg,))
+        busy = self._lend(ctx) if self.beside_model else None
+        self._pool = ProcessPoolExecutor(self.workers, ctx, _init_worker, (self.cfg, busy))
         pending: deque[Future] = deque()
         todo = iter(tasks)
         try:
@@ -180,8 +189,18 @@ class PrepareQueue:
             except Exception as e:  # noqa: BLE001
                 yield e
 
+    def _lend(self, ctx):
+        """The model's threads follow the workers' idle cores; returns the workers' busy counter."""
+        import torch
+
+        share = threads.CoreShare(ctx.Value("i", 0), torch.get_num_threads())
+        threads.lend(share)
+        return share.busy
+
     def close(self) -> None:
         """Stop the workers; pages not yet started are dropped."""
+        if self.beside_model:
+            threads.reclaim()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None

@@ -12,6 +12,7 @@ from PIL import Image
 from hsd_cli.drafts.markup import DraftStyle
 from hsd_cli.spec.budget import PassPrices
 from hsd_cli.targets.convert import display_math, tidy
+from hsd_cli.targets.runtime import threads
 from hsd_cli.targets.runtime.session import HFSession
 
 # Processors the core applies per tree node (VisionTarget.repetition_penalty), so tau = 1 stays
@@ -106,6 +107,8 @@ class VisionTarget:
         pos = self.rope_index(inputs)  # [n_axes, B, S]; [1, B, S] for plain rope
         model_pos = pos if self.spec.n_axes else pos[0]  # 1D-rope models take [B, S]
         cache = DynamicCache(config=self.model.config)
+        if self.device.type == "cpu":
+            threads.fit()
         with torch.inference_mode():
             out = self.model(
                 **inputs,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import torch
 
+from hsd_cli.targets.runtime import threads
 from hsd_cli.targets.runtime.room import roomy_layer
 
 # A batch's commit keeps as many slots as its longest accepted path, so rows that accepted less get
@@ -56,6 +57,8 @@ class HFSession:
         K x vocabulary floats per step is pure cost.
         """
         dev = self.valid.device
+        if dev.type == "cpu":
+            threads.fit()
         order = None if self._in_order() else torch.tensor(self.live, device=dev)
         ids, ancestry, depth = ids.to(dev), ancestry.to(dev), depth.to(dev)
         if order is not None:  # batch row i goes to cache row live[i]
