@@ -95,3 +95,18 @@ def test_prefill_and_steps_fit_the_threads_first(tiny_target, share):
         assert torch.get_num_threads() == 1
     session.step(torch.tensor([[11]]), torch.ones(1, 1, 1, dtype=torch.bool), torch.zeros(1, 1, dtype=torch.long))
     assert torch.get_num_threads() == 2
+
+
+def test_a_worker_that_starts_drafting_mid_forward_gets_its_core_at_the_next_block(tiny_target, share):
+    """A prefill is one long forward: the threads follow the workers block by block."""
+    target = tiny_target("qwen2_5_vl")
+    threads.follow(target.model)
+    layers = target.model.model.language_model.layers
+    seen = []
+    first = layers[0].register_forward_pre_hook(lambda *_: setattr(share.busy, "value", 1))
+    second = layers[1].register_forward_pre_hook(lambda *_: seen.append(torch.get_num_threads()))
+    torch.set_num_threads(2)
+    target.prefill([Image.new("RGB", (64, 48), "white")], "OCR")
+    first.remove(), second.remove()
+    share.busy.value = 0
+    assert seen == [1]

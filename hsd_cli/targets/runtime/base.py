@@ -108,7 +108,7 @@ class VisionTarget:
         model_pos = pos if self.spec.n_axes else pos[0]  # 1D-rope models take [B, S]
         cache = DynamicCache(config=self.model.config)
         if self.device.type == "cpu":
-            threads.fit()
+            threads.follow(self.model)
         with torch.inference_mode():
             out = self.model(
                 **inputs,

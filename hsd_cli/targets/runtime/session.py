@@ -33,6 +33,8 @@ class HFSession:
         prompt_ids: list[list[int]] | None = None,
     ):
         self.model = model
+        if valid.device.type == "cpu":
+            threads.follow(model)
         self.prompt_ids = prompt_ids or []  # per row: its prompt token ids (repetition penalty)
         roomy = roomy_layer()
         for layer in cache.layers:
@@ -57,8 +59,6 @@ class HFSession:
         K x vocabulary floats per step is pure cost.
         """
         dev = self.valid.device
-        if dev.type == "cpu":
-            threads.fit()
         order = None if self._in_order() else torch.tensor(self.live, device=dev)
         ids, ancestry, depth = ids.to(dev), ancestry.to(dev), depth.to(dev)
         if order is not None:  # batch row i goes to cache row live[i]

@@ -4,8 +4,10 @@ it, and the cores the workers leave idle compute the model.
 Drafting a page takes a worker a few seconds of the tens the model spends on it, so a core kept
 for drafting idles most of the time, while a model on every core would oversubscribe them
 whenever a worker drafts. The workers count the cores they use now in shared memory
-(`CoreShare.busy`); the model's process fits its torch threads to the rest before each forward
-(`fit`), which changes no output: the threads split the same arithmetic.
+(`CoreShare.busy`); the model's process fits its torch threads to the rest before each block of
+its layers (`follow`): a page's prefill is one forward of several seconds, and a worker that
+starts or stops drafting meanwhile changes the cores left. No output changes: the threads split
+the same arithmetic.
 """
 
 from __future__ import annotations
@@ -41,10 +43,23 @@ def reclaim() -> None:
     _share = None
 
 
-def fit() -> None:
-    """Before a forward on the CPU: as many torch threads as the workers leave cores (at least one)."""
+def fit(*_hook_args) -> None:
+    """As many torch threads as the workers leave cores (at least one); a forward pre-hook."""
     if _share is not None:
         _set(max(1, _share.total - _share.busy.value))
+
+
+def follow(model) -> None:
+    """A model on the CPU fits its threads before each block of its layer lists (once per model)."""
+    import torch
+
+    if getattr(model, "_hsd_fits_threads", False):
+        return
+    for module in model.modules():
+        if isinstance(module, torch.nn.ModuleList):
+            for block in module:
+                block.register_forward_pre_hook(fit)
+    model._hsd_fits_threads = True
 
 
 @contextmanager
