@@ -232,8 +232,9 @@ def _prepare_note(workers: int, runs: list[BatchRun]) -> str:
     return (
         f"pages/min: the run's wall time, each run rendering and drafting its pages again in {workers} "
         f"background process(es) beside verification, as hsd convert --workers {workers} (ar, without "
-        f"drafts, renders inline); decode tok/s leaves out the waits for prepared pages; pages the "
-        f"workers drafted otherwise than the bench: {differ}"
+        f"drafts, renders inline); the model's torch threads take the cores no worker drafts on; decode "
+        f"tok/s leaves out the waits for prepared pages; pages the workers drafted otherwise than the "
+        f"bench: {differ}"
     )
 
 

@@ -6,8 +6,8 @@ for drafting idles most of the time, while a model on every core would oversubsc
 whenever a worker drafts. The workers count the cores they use now in shared memory
 (`CoreShare.busy`); the model's process fits its torch threads to the rest before each block of
 its layers (`follow`): a page's prefill is one forward of several seconds, and a worker that
-starts or stops drafting meanwhile changes the cores left. No output changes: the threads split
-the same arithmetic.
+starts or stops drafting meanwhile changes the cores left. Decoding stays greedy decoding: only
+the number of threads that share each operation changes.
 """
 
 from __future__ import annotations
