@@ -107,6 +107,7 @@ def test_a_worker_that_starts_drafting_mid_forward_gets_its_core_at_the_next_blo
     second = layers[1].register_forward_pre_hook(lambda *_: seen.append(torch.get_num_threads()))
     torch.set_num_threads(2)
     target.prefill([Image.new("RGB", (64, 48), "white")], "OCR")
-    first.remove(), second.remove()
+    first.remove()
+    second.remove()
     share.busy.value = 0
     assert seen == [1]
