@@ -14,6 +14,7 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -127,9 +128,8 @@ def _die_with_parent() -> None:
 
 def _prepare_in_worker(path: Path, page: int) -> PreparedPage:
     assert _WORKER is not None
-    if _BUSY is None:
-        return strip_layer(_WORKER(path, page))
-    with threads.drafting(_BUSY, _WORKER.cfg.ocr_threads or 1):
+    busy = nullcontext() if _BUSY is None else threads.drafting(_BUSY, _WORKER.cfg.ocr_threads or 1)
+    with busy:
         return strip_layer(_WORKER(path, page))
 
 
