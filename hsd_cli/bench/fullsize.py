@@ -72,7 +72,7 @@ def build_model(family: str, device: str, dtype: torch.dtype, like=None, shrink_
 def decode_model(family: str, device: str, dtype: torch.dtype, shrink_vision: bool = False):
     """(hub id, model): the full-size network with the attention kernels and weight layout that
     load_target gives a real checkpoint, so what is timed on it is what the decode loop pays."""
-    from hsd_cli.targets.runtime.registry import attention_for
+    from hsd_cli.targets.runtime.attention import attention_for
 
     attention_for(device)
     hub_id, model = build_model(family, device, dtype, shrink_vision=shrink_vision)

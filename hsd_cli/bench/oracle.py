@@ -83,6 +83,10 @@ class OracleSession:
     def slots(self) -> int:
         return self.inner.slots()
 
+    @property
+    def priced(self) -> bool:
+        return self.inner.priced
+
     def _ref(self, b: int, i: int) -> int:
         ref = self.refs[b]
         return ref[i] if i < len(ref) else self.eos

@@ -23,6 +23,8 @@ from hsd_cli.spec.tree import pack_trees
 class TargetSession(Protocol):
     """A prefilled batch of sequences on the target; the core sees the model only through it."""
 
+    priced: bool  # the last step ran as the cost model prices it (not on cores a drafting worker took)
+
     def step(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
         """One forward over packed trees: [B, K], [B, K, K], [B, K] -> logits [B, K, V]."""
         ...
@@ -184,13 +186,11 @@ class SpecStepper:
 
     def step(self) -> None:
         """One forward pass over every active row's draft tree, then accept and commit."""
-        rows, active = self.rows, self.active
-        live = [rows[i] for i in active]
+        live = [self.rows[i] for i in self.active]
         # 1. align + 2. build trees sized by the step's cost
         slots = self.session.slots()
         trees, ks, offered = propose(live, self.groups, self.exploration, slots, self.prices)
-        # 3. one forward pass over all rows' trees
-        packed = pack_trees(trees)
+        packed = pack_trees(trees)  # 3. one forward pass over all rows' trees
         self.width = packed[0].shape[1]
         t0 = time.perf_counter()
         logits = self.session.step(*packed)
@@ -200,7 +200,8 @@ class SpecStepper:
             extra = [path_tokens(t, r.seen) for r, t in zip(live, trees, strict=False)]
             logits = penalize(logits, seen, extra, penalty)
         u_hat = logits.argmax(-1).tolist()  # [B, K]: the step's one device sync
-        self.prices.observe(step_cost(live, self.groups), len(live), self.width, slots, time.perf_counter() - t0)
+        if self.session.priced:
+            self.prices.observe(step_cost(live, self.groups), len(live), self.width, slots, time.perf_counter() - t0)
         sampled = any(self.groups[r.group].cfg.tau < 1.0 for r in live)
         logp = torch.log_softmax(logits.float(), -1) if sampled else None
         # 4. accept, per row
@@ -218,7 +219,7 @@ class SpecStepper:
         self._cut(live)
         # 5. commit the accepted paths in the KV cache
         self.session.commit(keep)
-        self.active = self._drop(active)
+        self.active = self._drop(self.active)
 
     def results(self, group: int | None = None) -> list[RowResult]:
         """The rows' results (of one group, or all), in the order they were added."""

@@ -22,6 +22,8 @@ VOCAB, EOS = 50, 49
 class RandomSession:
     """Real-shaped but meaningless logits: whatever comes out is the oracle's doing."""
 
+    priced = True
+
     def __init__(self, rows: int):
         self.rows = rows
         self.forward_calls = 0

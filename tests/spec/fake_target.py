@@ -27,6 +27,8 @@ def toy_logits(prefix: list[int]) -> torch.Tensor:
 
 
 class FakeSession:
+    priced = True
+
     def __init__(self, prompts: list[list[int]]):
         self.cached = [list(p) for p in prompts]
         self.pending: list[list[int]] = []

@@ -216,16 +216,18 @@ def test_a_row_limit_stops_that_row_alone_at_its_own_budget():
 
 def test_the_loop_prices_its_passes_only_against_a_measured_cost_model():
     """Every pass's time is recorded against its price when the cost model was measured on the
-    device; a made-up one (flat, a test's) learns nothing."""
+    device and the pass ran as it was measured; a made-up model (flat, a test's) learns nothing,
+    nor does a pass that ran on cores a drafting worker took."""
     rule = StopRule(frozenset({EOS}), max_new_tokens=20)
     drafts = [[r.tokens] for r in _ar(PROMPTS, rule)]
-    for measured in (True, False):
+    for measured, short in ((True, 0), (False, 0), (True, 2)):
         s = FakeSession(PROMPTS)
         opts = DecodeOptions(cost=CostModel(STEEP, measured=measured))
         stepper = SpecStepper(s, s.first_logits(), drafts, SpecConfig(max_new_tokens=20), rule, opts)
         steps = 0
         while not stepper.done:
+            s.priced = steps >= short  # the first `short` passes ran while a worker drafted
             stepper.step()
             steps += 1
         assert stepper.prices.total[1] > 0 if measured else stepper.prices.total == [0.0, 0.0]
-        assert sum(c[2] for c in stepper.prices.cells.values()) == (steps if measured else 0)
+        assert sum(c[2] for c in stepper.prices.cells.values()) == (steps - short if measured else 0)

@@ -90,7 +90,7 @@ def test_cost_cache_tells_the_attention_paths_apart(tiny_model_dir, monkeypatch)
 
 def test_cuda_targets_keep_attention_off_cudnn():
     """cuDNN's SDPA builds a plan per new key length: a decode step on CUDA would pay one per layer."""
-    from hsd_cli.targets.runtime.registry import attention_for
+    from hsd_cli.targets.runtime.attention import attention_for
 
     before = torch.backends.cuda.cudnn_sdp_enabled()
     try:

@@ -97,6 +97,21 @@ def test_prefill_and_steps_fit_the_threads_first(tiny_target, share):
     assert torch.get_num_threads() == 2
 
 
+def test_a_step_on_fewer_threads_is_not_held_against_its_price(tiny_target, share):
+    """The cost model measured steps on every thread: a step that shared them with a drafting
+    worker says nothing about its price."""
+    target = tiny_target("qwen2_5_vl")
+    session, _ = target.prefill([Image.new("RGB", (64, 48), "white")], "OCR")
+    tree = (torch.ones(1, 1, 1, dtype=torch.bool), torch.zeros(1, 1, dtype=torch.long))
+    priced = []
+    for busy in (1, 0):
+        share.busy.value = busy
+        session.step(torch.tensor([[11]]), *tree)
+        session.commit([[0]])
+        priced.append(session.priced)
+    assert priced == [False, True]
+
+
 def test_a_worker_that_starts_drafting_mid_forward_gets_its_core_at_the_next_block(tiny_target, share):
     """A prefill is one long forward: the threads follow the workers block by block."""
     target = tiny_target("qwen2_5_vl")

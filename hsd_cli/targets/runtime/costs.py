@@ -21,6 +21,7 @@ import torch
 
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.tree import build_tree, pack_trees
+from hsd_cli.targets.runtime.attention import describe
 from hsd_cli.targets.runtime.curve import (
     CHECK_REPS,
     CHECK_SIZES,
@@ -210,9 +211,8 @@ def _key(model) -> str:
     # host's cached curve would pass the load check on a slower one.
     name = torch.cuda.get_device_name(model.device) if model.device.type == "cuda" else f"cpu|{cpu_isa()}"
     layout = weight_layout(model)
-    # The attention path (registry.attention_for) changes what a step costs.
-    attention = os.environ.get("TRANSFORMERS_SDPA_FORCE_GQA", "")
-    attention += "|cudnn-sdp" if model.device.type == "cuda" and torch.backends.cuda.cudnn_sdp_enabled() else ""
+    # The attention path (attention.attention_for) changes what a step costs.
+    attention = describe(model.device.type)
     sizes = f"{SIZES}|{PROMPT_TOKENS}|v{CURVE_VERSION}"
     return f"{config}|{name}|{model.dtype}|{layout}|{attention}|{torch.__version__}|{threads}|{sizes}"
 

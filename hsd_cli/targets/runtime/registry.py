@@ -83,6 +83,7 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
     import transformers
     from transformers.utils import logging as hf_logging
 
+    from hsd_cli.targets.runtime.attention import attention_for
     from hsd_cli.targets.runtime.gemm import pack_linears
     from hsd_cli.targets.runtime.processors import load_processor
 
@@ -108,38 +109,6 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
     target = cls(pack_linears(net.to(dev).eval()), processor)
     target.spec = spec
     return target
-
-
-def attention_for(device: str) -> None:
-    """The attention kernels our decode loop wants on `device` (set for the process)."""
-    if device == "cpu":
-        grouped_attention_on_cpu()
-    elif device.startswith("cuda"):
-        no_cudnn_attention()
-
-
-def no_cudnn_attention() -> None:
-    """Keep torch's SDPA off cuDNN's attention kernel.
-
-    Given a mask (a tree step, padded rows), torch on Hopper picks cuDNN, which builds an execution
-    plan for each new key length, and every decode step has a new one: full-size HunyuanOCR, bf16,
-    H200, one step over a cache of ~1k tokens took 61 ms on cuDNN and 21 ms on the memory-efficient
-    kernel (any tree of 1-64 tokens; benchmarks/RESULTS.md, the GPU run). Set for the process."""
-    import torch
-
-    torch.backends.cuda.enable_cudnn_sdp(False)
-
-
-def grouped_attention_on_cpu() -> None:
-    """Let transformers' SDPA path hand grouped key/value heads to torch's CPU kernel as they are.
-
-    With an attention mask (every tree step has one) transformers repeats the K/V heads to the
-    query heads first (integrations/sdpa_attention.py, `use_gqa_in_sdpa`): a copy of every row's
-    cache per layer per step, which grows with the batch and the page. torch's CPU kernel takes a
-    mask with `enable_gqa`; transformers' own switch asks for it. Full-size HunyuanOCR (8 K/V heads
-    for 16), 4 pages x 4 tree tokens, 1 thread: 0.36 -> 0.28 s a step; Qwen2.5-VL-3B repeats 8x.
-    Set for the process: a CUDA target (whose kernels want no mask with GQA) is not loaded beside."""
-    os.environ.setdefault("TRANSFORMERS_SDPA_FORCE_GQA", "1")
 
 
 def check_model(model: str) -> tuple[dict, str]:

@@ -51,6 +51,7 @@ class HFSession:
         self.tight = False  # a step ran out of memory: rows that leave give their memory back at once
         self.n_axes = n_axes  # 0: plain 1D rope, position_ids [B, K]
         self.forward_calls = 0
+        self.priced = True  # the last step ran on the model's own threads all through
 
     def step(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
         """One forward over packed trees: [B, K], [B, K, K], [B, K] -> logits [B, K, V] (model dtype).
@@ -73,6 +74,7 @@ class HFSession:
         if self.n_axes:  # M-RoPE: text positions are equal on every axis
             pos = pos.expand(self.n_axes, b, k)
         self.forward_calls += 1
+        short = threads.short()
         with torch.inference_mode():
             out = self.model(
                 input_ids=ids,
@@ -81,6 +83,7 @@ class HFSession:
                 past_key_values=self.cache,
                 use_cache=True,
             )
+        self.priced = threads.short() == short
         return out.logits if order is None else out.logits[order]
 
     def commit(self, keep: list[list[int]]) -> None:

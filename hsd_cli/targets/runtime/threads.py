@@ -27,6 +27,7 @@ class CoreShare:
 
 
 _share: CoreShare | None = None
+_short = 0  # blocks of the model's layers run on fewer threads than its own, ever (see `short`)
 
 
 def lend(share: CoreShare) -> None:
@@ -45,8 +46,17 @@ def reclaim() -> None:
 
 def fit(*_hook_args) -> None:
     """As many torch threads as the workers leave cores (at least one); a forward pre-hook."""
+    global _short
     if _share is not None:
-        _set(max(1, _share.total - _share.busy.value))
+        left = max(1, _share.total - _share.busy.value)
+        _short += left < _share.total
+        _set(left)
+
+
+def short() -> int:
+    """Blocks run so far on fewer threads than the model's own: a forward that raised it was not
+    timed at the price the cost model measured on every thread."""
+    return _short
 
 
 def follow(model) -> None:
