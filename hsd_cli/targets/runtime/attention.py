@@ -71,10 +71,11 @@ def folded_sdpa(module, query, key, value, attention_mask, dropout=0.0, scaling=
 
     torch's kernels, given grouped heads (`enable_gqa`), read a row's keys and values once per
     query head: twice for HunyuanOCR's 16 query heads on 8, eight times for Qwen2.5-VL-3B's 16 on 2.
-    A step's few queries a row make those reads most of its attention. Stacked, the keys are read
-    once per K/V head, and every query still attends to its own keys under its own mask row
-    (full-size HunyuanOCR, CPU, 2 threads, caches of 700 slots: 8 rows x 8 tree tokens 322 -> 270
-    ms a step, 16 rows x 1 token 203 -> 174 ms). Other calls are transformers' own.
+    Stacked, the keys are read once per K/V head, and every query still attends to its own keys
+    under its own mask row. Full-size, CPU, 2 threads, 700-slot caches (benchmarks/attention_fold.py,
+    medians of interleaved steps): HunyuanOCR 16 rows x 1 token 214 -> 194 ms a step, 8 x 8 tree
+    tokens 336 -> 312 ms; Qwen2.5-VL-3B, whose cache is small beside its weights, 490 -> 458 and
+    1197 -> 1168 ms. Other calls are transformers' own.
     """
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
