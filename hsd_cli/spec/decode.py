@@ -13,7 +13,7 @@ from hsd_cli.config import SpecConfig
 from hsd_cli.spec.accept import accept_nodes
 from hsd_cli.spec.align import MODEL, NgramIndex, Origin, OutputIndex, build_index
 from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior, AcceptStats, CostModel, PassPrices
-from hsd_cli.spec.penalty import path_tokens, penalize
+from hsd_cli.spec.penalty import SeenTokens, penalize, seen_matrix
 from hsd_cli.spec.propose import Exploration, propose, step_cost
 from hsd_cli.spec.stats import DecodeStats
 from hsd_cli.spec.stop import StopReason, StopRule
@@ -82,7 +82,7 @@ class _Row:
     stop: StopReason = StopReason.NONE
     stats: DecodeStats = field(default_factory=DecodeStats)
     accept: AcceptStats = field(default_factory=AcceptStats)
-    seen: set[int] = field(default_factory=set)  # prompt + generated tokens (repetition penalty)
+    seen: SeenTokens = field(default_factory=SeenTokens)  # prompt + generated tokens (repetition penalty)
     origins: list[Origin] = field(default_factory=list)  # per token; may run past `tokens` at a stop
     cut_streak: int = 0  # steps in a row whose full-window candidates the cost cut to the root
     # Where the output stands in the drafts: the last accepted draft token's origin, and the
@@ -110,7 +110,7 @@ class _Row:
         # Token by token, so every method stops at exactly the same place.
         for tok in new:
             self.tokens.append(tok)
-            self.seen.add(tok)
+            self.seen.update((tok,))
             self.stop = rule.check(self.tokens)
             if self.stop is StopReason.NONE and self.limit is not None and len(self.tokens) >= self.limit:
                 self.stop = StopReason.BUDGET
@@ -196,9 +196,7 @@ class SpecStepper:
         logits = self.session.step(*packed)
         penalty = self.groups[live[0].group].opts.penalty
         if penalty != 1.0:
-            seen = [sorted(r.seen) for r in live]
-            extra = [path_tokens(t, r.seen) for r, t in zip(live, trees, strict=False)]
-            logits = penalize(logits, seen, extra, penalty)
+            logits = penalize(logits, seen_matrix([r.seen for r in live]), packed[0], packed[1], penalty)
         u_hat = logits.argmax(-1).tolist()  # [B, K]: the step's one device sync
         if self.session.priced:
             self.prices.observe(step_cost(live, self.groups), len(live), self.width, slots, time.perf_counter() - t0)
@@ -246,8 +244,10 @@ class SpecStepper:
         if opts.penalty != 1.0:
             for row, prompt in zip(new, opts.prompts, strict=False):
                 row.seen.update(prompt)
-            seen = [sorted(r.seen) for r in new]
-            first_logits = penalize(first_logits[:, None], seen, [[[]] for _ in new], opts.penalty)[:, 0]
+            root = torch.zeros(len(new), 1, dtype=torch.long)  # one node, the root: no path tokens
+            alone = torch.ones(len(new), 1, 1, dtype=torch.bool)
+            first = first_logits[:, None].clone()  # the prefill's logits stay as they came
+            first_logits = penalize(first, seen_matrix([r.seen for r in new]), root, alone, opts.penalty)[:, 0]
         for row, tok in zip(new, first_logits.argmax(-1).tolist(), strict=False):
             row.origins.append(MODEL)
             row.push([tok], group.rule)

@@ -116,19 +116,6 @@ def test_repetition_penalty_stays_lossless(seed):
         assert [r.tokens for r in ref] != [p.tokens for p in plain]  # Not a no-op: the penalty bites
 
 
-def test_penalty_covers_prompt_accepted_and_path_tokens():
-    """Node i's context is the row's seen tokens plus its own path; siblings' tokens don't count."""
-    from hsd_cli.spec.penalty import path_tokens, penalize
-    from hsd_cli.spec.tree import build_tree
-
-    tree = build_tree(0, [[1, 2], [3]])  # nodes: 0, 1, 2, 3 (DFS)
-    extra = path_tokens(tree, seen={0, 5})
-    assert extra == [[], [1], [1, 2], [3]]  # Not [1, 2, 3] for node 3: 1 and 2 are a sibling branch
-    logits = torch.full((1, 4, 6), 2.0)
-    logits = penalize(logits, [[0, 5]], [extra], 2.0)
-    assert logits[0, 3].tolist() == [1.0, 2.0, 2.0, 1.0, 2.0, 1.0]
-
-
 def test_batch_stop_cuts_the_last_row_running_alone():
     """Flat prices: rows run while two or more go on; the one left alone is cut, its tokens a prefix."""
     rule = StopRule(frozenset(), max_new_tokens=40)
