@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PIL import Image
 
-from hsd_cli.spec import stats
-
-if TYPE_CHECKING:  # annotations only: the methods and the loop import these records
-    from hsd_cli.methods.provenance import DraftMap
-    from hsd_cli.spec.align import Origin
+from hsd_cli import metrics
 
 BBox = tuple[float, float, float, float]  # x0, y0, x1, y1 in page-image pixels
+# Where an output token came from: (draft index, token position in that draft); spec/align.Origin
+Origin = tuple[int, int]
+MODEL_REGION = -1  # a token no region's draft gave: the model's own
+TABLE_STYLES = ("html", "markdown", "otsl", "gfm")
 
 
 class PageStatus(str, Enum):
@@ -90,6 +90,27 @@ class Region:
 
 
 @dataclass(frozen=True, slots=True)
+class DraftStyle:
+    """How a target writes each kind of region: a target declares it, drafts/markup.py writes drafts in it."""
+
+    # "html" | "markdown" | "otsl" (PaddleOCR-VL's table tokens) | "gfm": pipe tables, and HTML
+    # with <th> heading rows where a pipe table's one heading row would flatten a taller heading
+    table: str = "markdown"
+    heading: str = "hash"  # "hash" (# Title) | "plain"
+    formula: str = "dollars"  # "dollars" ($$..$$) | "brackets" (\[..\])
+    figure: str = ""  # placeholder written for a figure; "" leaves figures out
+    drop_furniture: bool = True  # leave out running headers, footers and page numbers
+
+    def __post_init__(self) -> None:
+        if self.table not in TABLE_STYLES:
+            raise ValueError(f"table must be one of {TABLE_STYLES}, got {self.table!r}")
+        if self.heading not in ("hash", "plain"):
+            raise ValueError(f"heading must be 'hash' or 'plain', got {self.heading!r}")
+        if self.formula not in ("dollars", "brackets"):
+            raise ValueError(f"formula must be 'dollars' or 'brackets', got {self.formula!r}")
+
+
+@dataclass(frozen=True, slots=True)
 class PreparedPage:
     """A rendered page with its drafts, ready for the model."""
 
@@ -133,7 +154,7 @@ class StageReport:
 
     @property
     def aal(self) -> float:
-        return stats.aal(self.accepted, len(self.accepted_hist))
+        return metrics.aal(self.accepted, len(self.accepted_hist))
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +162,7 @@ class PageResult:
     """Everything known about one converted page; the JSON page report is its dump.
 
     Frozen: the AR baseline's numbers go in at construction (`dataclasses.replace`). The metrics
-    (aal, sr_*) are computed from the stored counts and times by `hsd_cli.spec.stats`.
+    (aal, sr_*) are computed from the stored counts and times by `hsd_cli.metrics`.
     """
 
     source: str  # input path as given
@@ -175,7 +196,7 @@ class PageResult:
     draft_error: str = ""  # the draft pipeline crashed on this page; it was converted without drafts
     fault: str = ""  # a failure on the way that the page got around (e.g. Stage 1 out of memory)
     # The page had drafts but its trees were (nearly) the root alone: it ran as plain AR
-    # (spec/stats.py, speculation_off); the note says why in one line
+    # (spec/metrics.py, speculation_off); the note says why in one line
     speculation_off: bool = False
     speculation_note: str = ""
     width: int = 0  # page image size in pixels, rendered at `dpi` (0: unknown, a failed page)
@@ -196,7 +217,7 @@ class PageResult:
 
     @property
     def aal(self) -> float:
-        return stats.aal(self.accepted, self.seq_steps)
+        return metrics.aal(self.accepted, self.seq_steps)
 
     @property
     def has_baseline(self) -> bool:
@@ -205,19 +226,36 @@ class PageResult:
     @property
     def t_decode_spec(self) -> float:
         """T_decode of this page's method (drafts included)."""
-        return stats.decode_time(self.t_draft, self.t_decode)
+        return metrics.decode_time(self.t_draft, self.t_decode)
 
     @property
     def sr_steps(self) -> float | None:
-        return None if self.steps_ar is None else stats.sr_steps(self.steps_ar, self.steps)
+        return None if self.steps_ar is None else metrics.sr_steps(self.steps_ar, self.steps)
 
     @property
     def sr_decode(self) -> float | None:
-        return None if self.t_decode_ar is None else stats.sr_decode(self.t_decode_ar, self.t_decode_spec)
+        return None if self.t_decode_ar is None else metrics.sr_decode(self.t_decode_ar, self.t_decode_spec)
 
     @property
     def sr_e2e(self) -> float | None:
-        return None if self.t_total_ar is None else stats.sr_e2e(self.t_total_ar, self.t_total)
+        return None if self.t_total_ar is None else metrics.sr_e2e(self.t_total_ar, self.t_total)
+
+
+@dataclass(frozen=True, slots=True)
+class DraftMap:
+    """Which layout region each draft position belongs to: per draft, the token offsets where its
+    regions start, and those regions' indices (report/provenance.py builds and reads it)."""
+
+    starts: tuple[tuple[int, ...], ...] = ()
+    regions: tuple[tuple[int, ...], ...] = ()
+
+    def region_of(self, origin: Origin) -> int:
+        """The region the draft token at `origin` belongs to; MODEL_REGION for none."""
+        d, pos = origin
+        if not 0 <= d < len(self.starts):
+            return MODEL_REGION
+        i = bisect_right(self.starts[d], pos) - 1
+        return self.regions[d][i] if i >= 0 else MODEL_REGION
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,5 +269,5 @@ class PageDecode:
     loop_repaired: bool = False  # the output looped; its tail is the draft's rest (--on-loop draft)
     markdown: str | None = None  # element-level targets: the page assembled from its elements
     fault: str = ""  # what went wrong on the way and how the page got around it
-    origins: list[Origin] = field(default_factory=list)  # per token: (draft, position) or MODEL
+    origins: list[Origin] = field(default_factory=list)  # per token: (draft, position) or spec/align.MODEL
     draft_map: DraftMap | None = None  # which region each draft position belongs to

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import reduce
 
+from hsd_cli import metrics
 from hsd_cli.bench.acceptance import KindCount, add_counts
-from hsd_cli.spec import stats
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,12 +33,12 @@ class MethodRun:
 
     @property
     def aal(self) -> float:
-        return stats.aal(self.accepted, self.seq_steps)
+        return metrics.aal(self.accepted, self.seq_steps)
 
     @property
     def t_decode_spec(self) -> float:
         """T_decode: drafts + every decode loop."""
-        return stats.decode_time(self.t_draft, self.t_decode)
+        return metrics.decode_time(self.t_draft, self.t_decode)
 
 
 @dataclass(slots=True)
@@ -83,7 +83,7 @@ class MethodTotals:
 
     @property
     def aal(self) -> float:
-        return stats.aal(self.accepted, self.seq_steps)
+        return metrics.aal(self.accepted, self.seq_steps)
 
     @property
     def tree_tokens(self) -> float:
@@ -92,16 +92,16 @@ class MethodTotals:
 
     @property
     def sr_steps(self) -> float | None:
-        return stats.sr_steps(self.steps_ar, self.steps_spec) if self.baseline_pages else None
+        return metrics.sr_steps(self.steps_ar, self.steps_spec) if self.baseline_pages else None
 
     @property
     def sr_decode(self) -> float | None:
         """A ratio of summed times, not a mean of per-page ratios."""
-        return stats.sr_decode(self.t_decode_ar, self.t_decode_spec) if self.baseline_pages else None
+        return metrics.sr_decode(self.t_decode_ar, self.t_decode_spec) if self.baseline_pages else None
 
     @property
     def sr_e2e(self) -> float | None:
-        return stats.sr_e2e(self.t_total_ar, self.t_total_spec) if self.baseline_pages else None
+        return metrics.sr_e2e(self.t_total_ar, self.t_total_spec) if self.baseline_pages else None
 
 
 def totals(pages: list[PageBench], methods: tuple[str, ...]) -> list[MethodTotals]:

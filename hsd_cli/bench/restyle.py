@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 from hsd_cli.datatypes import TableCell
-from hsd_cli.drafts.inline_math import delimited, unpadded
 from hsd_cli.drafts.markup import TABLE_RULE, DraftStyle, html_table, markdown_table
+from hsd_cli.pages.inline_math import delimited, unpadded
 
 _COMMENT = re.compile(r"<!--(.*?)-->", re.S)
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")

@@ -2,7 +2,7 @@
 
 from hsd_cli.drafts.auto import AutoSource, has_text_layer
 from hsd_cli.drafts.base import DraftSource
-from hsd_cli.drafts.markup import MARKDOWN, DraftStyle, page_markdown, region_markup
+from hsd_cli.drafts.markup import MARKDOWN, page_markdown, region_markup
 from hsd_cli.drafts.rapid import RapidOcrSource
 from hsd_cli.drafts.text_layer import TextLayerSource
 
@@ -10,7 +10,6 @@ __all__ = [
     "MARKDOWN",
     "AutoSource",
     "DraftSource",
-    "DraftStyle",
     "RapidOcrSource",
     "TextLayerSource",
     "has_text_layer",

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, replace
 
 from hsd_cli.datatypes import BBox, TextSpan
-from hsd_cli.drafts import geometry as geo
-from hsd_cli.drafts.formula import tagged
 from hsd_cli.drafts.fractions import in_display
+from hsd_cli.pages import geometry as geo
+from hsd_cli.pages.formula import tagged
 
 _TAG = re.compile(r"^[(（]\s*(\d+(?:\.\d+)*[a-z]?)\s*[)）]$")
 

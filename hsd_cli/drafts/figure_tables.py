@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from hsd_cli.datatypes import BBox, TextSpan
-from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts.tablegrid import NUMBER
+from hsd_cli.pages import geometry as geo
 
 MIN_ROWS = 2
 MIN_FIGURES = 4  # figure cells in the table: fewer are a chart's labels (a tick row, a legend)

@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 from hsd_cli.datatypes import TextSpan
-from hsd_cli.drafts import geometry as geo
+from hsd_cli.pages import geometry as geo
 
 _TERM = re.compile(r"^\d{1,4}$")
 _INLINE = re.compile(r"\$(\\frac\{\d{1,4}\}\{\d{1,4}\})\$")  # what `_fraction` writes

@@ -13,8 +13,8 @@ import re
 from dataclasses import replace
 
 from hsd_cli.datatypes import Region, RegionKind, TextSpan
+from hsd_cli.pages.bands import BAND
 
-BAND = 0.12  # share of the page height, top and bottom, where running lines and numbers live
 SMALL = 0.85  # a running line is set at most this size relative to the body text
 MAX_CHARS = 80
 _PAGE_NUMBER = re.compile(

@@ -1,41 +1,21 @@
-"""Write region drafts in a target model's markup conventions (tables, headings, formulas)."""
+"""Write region drafts in a target model's markup conventions (tables, headings, formulas).
+
+A target declares its conventions as a `DraftStyle` (datatypes.py); this module writes them.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from hsd_cli.datatypes import Region, RegionKind, TableCell
-from hsd_cli.drafts.inline_math import delimited
+from hsd_cli.datatypes import DraftStyle, Region, RegionKind, TableCell
 from hsd_cli.drafts.tablegrid import heading_rows
+from hsd_cli.pages.inline_math import delimited
 
 # Bullet glyphs; private-use code points are symbol-font bullets (Wingdings "l" is U+F06C).
 _BULLET = re.compile(r"^[\u2022\u25cf\u25aa\u25e6\u2023\u2043\u00b7\ue000-\uf8ff\-*]\s*")
 _FURNITURE = (RegionKind.HEADER, RegionKind.FOOTER)
-TABLE_STYLES = ("html", "markdown", "otsl", "gfm")
 # A pipe table's delimiter row; GFM takes one hyphen a cell as well as many ("| - | :-: |").
 TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
-
-
-@dataclass(frozen=True, slots=True)
-class DraftStyle:
-    """How a target writes each kind of region."""
-
-    # "html" | "markdown" | "otsl" (PaddleOCR-VL's table tokens) | "gfm": pipe tables, and HTML
-    # with <th> heading rows where a pipe table's one heading row would flatten a taller heading
-    table: str = "markdown"
-    heading: str = "hash"  # "hash" (# Title) | "plain"
-    formula: str = "dollars"  # "dollars" ($$..$$) | "brackets" (\[..\])
-    figure: str = ""  # placeholder written for a figure; "" leaves figures out
-    drop_furniture: bool = True  # leave out running headers, footers and page numbers
-
-    def __post_init__(self) -> None:
-        if self.table not in TABLE_STYLES:
-            raise ValueError(f"table must be one of {TABLE_STYLES}, got {self.table!r}")
-        if self.heading not in ("hash", "plain"):
-            raise ValueError(f"heading must be 'hash' or 'plain', got {self.heading!r}")
-        if self.formula not in ("dollars", "brackets"):
-            raise ValueError(f"formula must be 'dollars' or 'brackets', got {self.formula!r}")
 
 
 # A figure leaves docling's placeholder where it stands (a comment: Markdown viewers hide it,

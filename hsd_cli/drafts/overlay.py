@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hsd_cli.datatypes import TextSpan
-from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts.validity import MAX_INVALID, invalid_share
+from hsd_cli.pages import geometry as geo
 
 MIN_COVER = 0.5  # an OCR line sharing this much of its (or the layer line's) area is the same text
 

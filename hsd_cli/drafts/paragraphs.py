@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 from statistics import median
 
 from hsd_cli.datatypes import BBox, TextSpan
-from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts.reading_order import split_gaps
+from hsd_cli.pages import geometry as geo
 
 MIN_COLUMN_ROWS = 3  # a gutter splits a block only when every side holds this many rows
 INDENT = 1.2  # characters off the left edge that make an indent (OCR boxes jitter by a few px)

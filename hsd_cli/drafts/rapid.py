@@ -16,11 +16,11 @@ from PIL import Image
 from hsd_cli.config import allowed_cpus
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import eqtags, overlay, tablegrid
-from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.fractions import stacked_fractions
 from hsd_cli.drafts.paragraphs import paragraphs
 from hsd_cli.drafts.reading_order import reading_order
+from hsd_cli.pages import geometry as geo
 
 CDLA_KINDS = {
     "text": RegionKind.TEXT,
@@ -240,7 +240,7 @@ def distinct_boxes(boxes: list[BBox], scores: list[float]) -> list[int]:
 
 def _loose_lines(kind: RegionKind, lines: list[TextSpan]) -> list[TextSpan]:
     """Lines a box holds that are ordinary text: a table of prose, or a formula box's prose."""
-    if kind is RegionKind.TABLE and (geo.is_text_table(lines) or geo.mostly_prose(lines)):
+    if kind is RegionKind.TABLE and (tablegrid.is_text_table(lines) or geo.mostly_prose(lines)):
         return lines
     return geo.prose_lines(lines)[1] if kind is RegionKind.EQUATION else []
 

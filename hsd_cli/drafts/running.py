@@ -15,18 +15,10 @@ from dataclasses import dataclass, replace
 
 from hsd_cli.datatypes import Region, RegionKind
 from hsd_cli.drafts.furniture import KEPT_KINDS, band_of
+from hsd_cli.pages.bands import BandLine
 
 MIN_PAGES = 3
 MIN_SHARE = 0.3
-
-
-@dataclass(frozen=True, slots=True)
-class BandLine:
-    """A text line of a page, its box as shares of the page height (0 top, 1 bottom)."""
-
-    top: float
-    bottom: float
-    text: str
 
 
 @dataclass(frozen=True, slots=True)

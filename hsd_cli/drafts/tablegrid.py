@@ -6,7 +6,8 @@ whose centres it covers (a heading set over sub-columns), instead of being packe
 widens a heading in the rows above the body ("Year Ended" over three year columns) that a
 grid finder put in one column: set centred, it has as many empty cells left as right.
 `heading_rows` tells how many rows at the top are the table's heading; `missed_share` how much
-of a table box's text a grid finder left out of its cells.
+of a table box's text a grid finder left out of its cells; `is_text_table` whether a layout
+"table" is prose set in columns.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from collections import Counter
 from dataclasses import replace
 
 from hsd_cli.datatypes import TableCell, TextSpan
-from hsd_cli.drafts import geometry as geo
+from hsd_cli.pages import geometry as geo
 
+# Real table cells on the dev corpus hold 40 characters at most on average (description columns);
+# two columns of prose set side by side hold over 100.
+PROSE_CELL_CHARS = 60
 # A cell that is a figure: "0.87", "1,234", "(12.5)", "-3%", "$ 178", or a dash for none.
 NUMBER = re.compile(r"^[(\-+\u2212]?[$€£¥]?\s?\d[\d,.\s]*%?\)?$|^[-\u2013\u2014]$")
 
@@ -133,3 +137,17 @@ def missed_share(cells: tuple[TableCell, ...], lines: list[TextSpan]) -> float:
     total = sum(len(w) * n for w, n in words.items())
     missed = sum(len(w) * max(0, n - held[w]) for w, n in words.items())
     return missed / total if total else 0.0
+
+
+def is_text_table(lines: list[TextSpan], cells: tuple[TableCell, ...] = ()) -> bool:
+    """A "table" that is text: one column of lines, or cells holding whole paragraphs.
+
+    Layout models take ordinary columns of prose (an abstract beside article info, a
+    numbered list, a caption) for tables; as a grid their text comes out row by row.
+    """
+    filled = [c for c in cells or cells_from_lines(lines) if c.text.strip()]
+    if not filled:
+        return False
+    if len({c.col for c in filled}) == 1:
+        return True
+    return sum(len(c.text) for c in filled) / len(filled) >= PROSE_CELL_CHARS

@@ -12,9 +12,9 @@ from dataclasses import replace
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import figure_tables, furniture, headings, tablegrid
-from hsd_cli.drafts import geometry as geo
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.reading_order import reading_order
+from hsd_cli.pages import geometry as geo
 
 _MARGIN = 0.06  # top/bottom fraction of the page where running headers and footers live
 # Above this share of a table box's text left out of the grid finder's cells, the cells are
@@ -70,7 +70,7 @@ def _readable(line: TextSpan) -> TextSpan:
 
 def _loose_lines(region: Region, lines: list[TextSpan]) -> list[TextSpan]:
     """Lines of a table that is really text, or prose lines inside a formula box."""
-    if region.kind is RegionKind.TABLE and geo.is_text_table(lines, region.cells):
+    if region.kind is RegionKind.TABLE and tablegrid.is_text_table(lines, region.cells):
         return lines
     if region.kind is RegionKind.EQUATION:
         return geo.prose_lines(lines)[1]

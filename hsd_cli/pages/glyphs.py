@@ -14,9 +14,10 @@ glyph; the rules below are decided here, once, from the glyphs' geometry:
 
 from __future__ import annotations
 
-import re
 import statistics
 import unicodedata
+
+from hsd_cli.pages.geometry import CJK
 
 # A gap wider than this share of the font size is a word space (MuPDF's own SPACE_DIST); we add
 # the line's usual letter gap on top so letter-spaced (tracked) titles do not break into letters.
@@ -41,7 +42,6 @@ ACCENTS = {
     "\u00af": "\u0304",  # ¯ macron
     "\u02dd": "\u030b",  # ˝ double acute
 }
-_CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")  # as drafts.geometry
 _DROP = frozenset("\u200b\u2060\ufeff")  # zero-width space, word joiner, BOM: no visible trace
 _QUOTES = {"\u2018\u2018": "\u201c", "\u2019\u2019": "\u201d"}
 
@@ -82,7 +82,7 @@ def clean(text: str) -> str:
 
 def _is_word_gap(prev: dict | None, glyph: dict, axis: int, threshold: float) -> bool:
     # Chinese and Japanese set no spaces: a gap beside a CJK glyph is layout (autospace), not a word.
-    if prev is None or _CJK.match(prev["c"]) or _CJK.match(glyph["c"]):
+    if prev is None or CJK.match(prev["c"]) or CJK.match(glyph["c"]):
         return False
     return _gap(prev, glyph, axis) > threshold
 

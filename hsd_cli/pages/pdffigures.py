@@ -15,7 +15,7 @@ import re
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind
-from hsd_cli.drafts import geometry as geo
+from hsd_cli.pages import geometry as geo
 
 MIN_SIDE = 24.0  # points: smaller pictures are icons, bullets or rules
 MAX_PAGE_SHARE = 0.8  # a picture over most of the page is a background or a scan, not a figure

@@ -13,10 +13,10 @@ from dataclasses import replace
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TextSpan
-from hsd_cli.drafts import geometry as geo
-from hsd_cli.drafts import inline_math
-from hsd_cli.drafts import mathchars as mc
-from hsd_cli.drafts.formula import Glyph, Rule, to_latex
+from hsd_cli.pages import geometry as geo
+from hsd_cli.pages import inline_math
+from hsd_cli.pages import mathchars as mc
+from hsd_cli.pages.formula import Glyph, Rule, to_latex
 
 _RULE_HEIGHT = 1.5  # points: thicker "rules" are boxes, not fraction bars
 

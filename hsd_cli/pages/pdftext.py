@@ -6,6 +6,7 @@ All boxes come out in page-image pixels: `to_px` maps unrotated PDF points to pi
 from __future__ import annotations
 
 import bisect
+import itertools
 import warnings
 from collections import Counter
 from dataclasses import replace
@@ -13,10 +14,8 @@ from dataclasses import replace
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell, TextSpan
-from hsd_cli.drafts.furniture import BAND
-from hsd_cli.drafts.geometry import split_repeated_headers
-from hsd_cli.drafts.running import BandLine
 from hsd_cli.pages import glyphs
+from hsd_cli.pages.bands import BAND, BandLine
 
 # Text drawn with render mode 3 (OCR layers over scans) is neither filled nor stroked.
 _DRAWN = pymupdf.mupdf.FZ_STEXT_FILLED | pymupdf.mupdf.FZ_STEXT_STROKED
@@ -110,6 +109,45 @@ def table_parts(page: pymupdf.Page, clip: pymupdf.Rect) -> list[tuple[pymupdf.Re
     if len(parts) < 2:
         return [(clip, cells)]
     return [(_union(boxes[i] for i in part), _renumber([cells[i] for i in part])) for part in parts]
+
+
+def split_repeated_headers(cells: tuple[TableCell, ...]) -> list[list[int]]:
+    """Indices of `cells` per table, for layout boxes that hold several tables with one heading.
+
+    Financial statements set tables side by side and one under another with the same column
+    heading ("2021 | 2022E | 2023E"); layout models box the whole grid as one table, whose rows
+    then interleave two tables. The grid splits into halves where its heading row repeats after
+    the middle, and each half splits again at rows that repeat the heading. Otherwise: one part.
+    """
+    n_cols = max((c.col + c.col_span for c in cells), default=0)
+    halves = [list(range(len(cells)))]
+    half = n_cols // 2
+    heading = _row_texts(cells, 0, n_cols)
+    # Two heading cells at least: a "name | value | name | value" grid is one table read by rows.
+    if n_cols % 2 == 0 and half >= 3 and any(heading[1:half]) and heading[1:half] == heading[half + 1 :]:
+        halves = [[i for i, c in enumerate(cells) if (c.col < half) == left] for left in (True, False)]
+    return [part for idx in halves for part in _split_at_repeats(cells, idx)]
+
+
+def _split_at_repeats(cells: tuple[TableCell, ...], idx: list[int]) -> list[list[int]]:
+    """`idx` cut before every row (after the first) whose texts past the first column repeat its first row's."""
+    rows = sorted({cells[i].row for i in idx})
+    cols = sorted({cells[i].col for i in idx})
+    if not rows or len(cols) < 2:
+        return [idx] if idx else []
+    sub = tuple(cells[i] for i in idx)
+    heading = [_text_at(sub, rows[0], c) for c in cols[1:]]
+    starts = [r for r in rows[1:] if any(heading) and [_text_at(sub, r, c) for c in cols[1:]] == heading]
+    bounds = [rows[0], *starts, rows[-1] + 1]
+    return [[i for i in idx if a <= cells[i].row < b] for a, b in itertools.pairwise(bounds)]
+
+
+def _row_texts(cells: tuple[TableCell, ...], row: int, n_cols: int) -> list[str]:
+    return [_text_at(cells, row, c) for c in range(n_cols)]
+
+
+def _text_at(cells: tuple[TableCell, ...], row: int, col: int) -> str:
+    return next((c.text.strip() for c in cells if c.row == row and c.col == col), "")
 
 
 def _largest_table(page: pymupdf.Page, clip: pymupdf.Rect):

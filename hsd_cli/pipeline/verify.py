@@ -18,16 +18,8 @@ from pathlib import Path
 from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage
 from hsd_cli.errors import HsdError, ModelNotFoundError
 from hsd_cli.methods.base import PageConverter
+from hsd_cli.report.progress import Line
 from hsd_cli.targets.runtime.memory import is_oom, oom_line, release
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """A message about a page: level "error" or "warning"; `trace` is a traceback (--debug)."""
-
-    level: str
-    text: str
-    trace: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import time
 import traceback
-from typing import TYPE_CHECKING, TextIO
+from dataclasses import dataclass
+from typing import TextIO
 
 from rich.console import Console
 from rich.progress import (
@@ -17,11 +18,20 @@ from rich.progress import (
 )
 
 from hsd_cli.datatypes import PageResult
+from hsd_cli.metrics import aal
 from hsd_cli.report.summary import DocStatus, DocSummary
-from hsd_cli.spec.stats import aal
 
-if TYPE_CHECKING:
-    from hsd_cli.pipeline.verify import Line
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A message about a page: level "error" or "warning"; `trace` is a traceback (--debug).
+
+    The verify stage writes them (pipeline/verify.py), `RunProgress.show` prints them.
+    """
+
+    level: str
+    text: str
+    trace: str = ""
 
 
 class RunProgress:

@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from enum import Enum
 
+from hsd_cli import metrics
 from hsd_cli.datatypes import PageResult, PageStatus
-from hsd_cli.spec import stats
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -47,19 +47,19 @@ class Totals:
 
     @property
     def aal(self) -> float:
-        return stats.aal(self.accepted, self.seq_steps)
+        return metrics.aal(self.accepted, self.seq_steps)
 
     @property
     def sr_steps(self) -> float | None:
-        return stats.sr_steps(self.steps_ar, self.steps_spec) if self.baseline_pages else None
+        return metrics.sr_steps(self.steps_ar, self.steps_spec) if self.baseline_pages else None
 
     @property
     def sr_decode(self) -> float | None:
-        return stats.sr_decode(self.t_decode_ar, self.t_decode_spec) if self.baseline_pages else None
+        return metrics.sr_decode(self.t_decode_ar, self.t_decode_spec) if self.baseline_pages else None
 
     @property
     def sr_e2e(self) -> float | None:
-        return stats.sr_e2e(self.t_total_ar, self.t_total_spec) if self.baseline_pages else None
+        return metrics.sr_e2e(self.t_total_ar, self.t_total_spec) if self.baseline_pages else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from hsd_cli.drafts.markup import DraftStyle
+from hsd_cli.datatypes import DraftStyle
 from hsd_cli.targets.convert import bare_tables, display_math, normalize_math, tidy
 from hsd_cli.targets.plain_rope import PlainRopeTarget
 from hsd_cli.targets.runtime.base import FamilySpec

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hsd_cli.drafts.markup import DraftStyle
+from hsd_cli.datatypes import DraftStyle
 from hsd_cli.targets.convert import bare_tables, normalize_math, tidy
 from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hsd_cli.drafts.markup import DraftStyle
+from hsd_cli.datatypes import DraftStyle
 from hsd_cli.targets.convert import normalize_math, pipe_table, tidy
 from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hsd_cli.drafts.formula import Glyph, Rule, to_latex
-from hsd_cli.drafts.inline_math import delimited, line_segments, splice
+from hsd_cli.pages.formula import Glyph, Rule, to_latex
+from hsd_cli.pages.inline_math import delimited, line_segments, splice
 
 
 def g(c: str, x: float, base: float = 100.0, size: float = 10.0, font: str = "CMMI10", **kw) -> Glyph:

@@ -6,7 +6,8 @@ import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind
 from hsd_cli.drafts import page_markdown
-from hsd_cli.drafts.running import BandLine, RunningLines, find_running, relabel
+from hsd_cli.drafts.running import RunningLines, find_running, relabel
+from hsd_cli.pages.bands import BandLine
 from hsd_cli.pipeline.prepare import PrepareConfig, Preparer
 
 H = 1000

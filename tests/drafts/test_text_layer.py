@@ -10,9 +10,9 @@ from PIL import Image
 from hsd_cli.datatypes import PageImage, Region, RegionKind, TableCell, TextSpan
 from hsd_cli.drafts import AutoSource, TextLayerSource, has_text_layer, page_markdown
 from hsd_cli.drafts.base import heading_level
-from hsd_cli.drafts.geometry import is_prose
 from hsd_cli.drafts.reading_order import reading_order
 from hsd_cli.drafts.validity import unreadable_share
+from hsd_cli.pages.geometry import is_prose
 from hsd_cli.pages.pdftext import visible_lines
 from hsd_cli.pages.render import iter_pages
 

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
+from hsd_cli import metrics
 from hsd_cli.bench.records import MethodRun, PageBench, totals
 from hsd_cli.datatypes import PageResult, PageStatus, StageReport
 from hsd_cli.report.json import page_from_json, page_to_json
 from hsd_cli.report.summary import page_totals, sum_totals
-from hsd_cli.spec import stats
 
 OLD_KEYS = [  # a page report's keys before the baseline's own numbers were stored
     "schema_version",
@@ -68,29 +68,29 @@ def page(**kw: object) -> PageResult:
 
 
 def test_aal_is_accepted_per_sequence_step() -> None:
-    assert stats.aal(8, 4) == 2.0
-    assert stats.aal(0, 3) == 0.0  # full rejections count 0
-    assert stats.aal(5, 0) == 0.0  # no steps: nothing to average
+    assert metrics.aal(8, 4) == 2.0
+    assert metrics.aal(0, 3) == 0.0  # full rejections count 0
+    assert metrics.aal(5, 0) == 0.0  # no steps: nothing to average
 
 
 def test_sr_steps_is_ar_passes_over_the_methods() -> None:
-    assert stats.sr_steps(120, 30) == 4.0
-    assert stats.sr_steps(120, 0) is None
+    assert metrics.sr_steps(120, 30) == 4.0
+    assert metrics.sr_steps(120, 0) is None
 
 
 def test_decode_and_full_times() -> None:
-    assert stats.decode_time(t_draft=0.25, t_decode=1.5) == 1.75  # drafts count on the spec side
-    assert stats.full_time(t_draft=0.25, t_prefill=1.0, t_decode=1.5) == 2.75
+    assert metrics.decode_time(t_draft=0.25, t_decode=1.5) == 1.75  # drafts count on the spec side
+    assert metrics.full_time(t_draft=0.25, t_prefill=1.0, t_decode=1.5) == 2.75
 
 
 def test_sr_decode_is_ar_decode_time_over_spec_decode_time() -> None:
-    assert stats.sr_decode(6.0, 1.5) == 4.0
-    assert stats.sr_decode(6.0, 0.0) is None
+    assert metrics.sr_decode(6.0, 1.5) == 4.0
+    assert metrics.sr_decode(6.0, 0.0) is None
 
 
 def test_sr_e2e_is_ar_full_time_over_spec_full_time() -> None:
-    assert stats.sr_e2e(9.0, 3.0) == 3.0
-    assert stats.sr_e2e(9.0, 0.0) is None
+    assert metrics.sr_e2e(9.0, 3.0) == 3.0
+    assert metrics.sr_e2e(9.0, 0.0) is None
 
 
 def test_page_metrics_come_from_its_stored_counts_and_times() -> None:

@@ -9,7 +9,7 @@ from functools import cached_property
 import torch
 from PIL import Image
 
-from hsd_cli.drafts.markup import DraftStyle
+from hsd_cli.datatypes import DraftStyle
 from hsd_cli.spec.budget import PassPrices
 from hsd_cli.targets.convert import display_math, tidy
 from hsd_cli.targets.runtime import threads

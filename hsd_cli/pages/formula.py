@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from hsd_cli.datatypes import BBox
-from hsd_cli.drafts import mathchars as mc
+from hsd_cli.pages import mathchars as mc
 
 _PRIMES = frozenset("′″")
 _FENCES = {"(": ")", "[": "]", "\\{": "}"}

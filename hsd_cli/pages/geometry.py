@@ -1,17 +1,18 @@
-"""Box geometry shared by the draft sources: lines into boxes, lines into blocks, prose tests."""
+"""Box geometry of a page's text lines: lines into boxes, lines into blocks, prose tests.
+
+Shared by the PDF readers here and the draft sources above (drafts/), which build on it.
+"""
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import replace
 
-from hsd_cli.datatypes import BBox, TableCell, TextSpan
+from hsd_cli.datatypes import BBox, TextSpan
 
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")  # not Hangul: Korean spaces words
 _WORD = re.compile(r"[^\W\d_]{3,}")  # three letters or more: "the", "where", not "x" or "dx"
-PROSE_CELL_CHARS = 60
 PROSE_LINE_CHARS = 15
 
 
@@ -120,67 +121,6 @@ def split_rows(lines: list[TextSpan]) -> list[list[TextSpan]]:
 def same_row(a: BBox, b: BBox) -> bool:
     shared = min(a[3], b[3]) - max(a[1], b[1])
     return shared > 0.5 * min(a[3] - a[1], b[3] - b[1])
-
-
-def _line_cells(lines: list[TextSpan]) -> tuple[TableCell, ...]:
-    from hsd_cli.drafts.tablegrid import cells_from_lines  # tablegrid builds on this module
-
-    return cells_from_lines(lines)
-
-
-def split_repeated_headers(cells: tuple[TableCell, ...]) -> list[list[int]]:
-    """Indices of `cells` per table, for layout boxes that hold several tables with one heading.
-
-    Financial statements set tables side by side and one under another with the same column
-    heading ("2021 | 2022E | 2023E"); layout models box the whole grid as one table, whose rows
-    then interleave two tables. The grid splits into halves where its heading row repeats after
-    the middle, and each half splits again at rows that repeat the heading. Otherwise: one part.
-    """
-    n_cols = max((c.col + c.col_span for c in cells), default=0)
-    halves = [list(range(len(cells)))]
-    half = n_cols // 2
-    heading = _row_texts(cells, 0, n_cols)
-    # Two heading cells at least: a "name | value | name | value" grid is one table read by rows.
-    if n_cols % 2 == 0 and half >= 3 and any(heading[1:half]) and heading[1:half] == heading[half + 1 :]:
-        halves = [[i for i, c in enumerate(cells) if (c.col < half) == left] for left in (True, False)]
-    return [part for idx in halves for part in _split_at_repeats(cells, idx)]
-
-
-def _split_at_repeats(cells: tuple[TableCell, ...], idx: list[int]) -> list[list[int]]:
-    """`idx` cut before every row (after the first) whose texts past the first column repeat its first row's."""
-    rows = sorted({cells[i].row for i in idx})
-    cols = sorted({cells[i].col for i in idx})
-    if not rows or len(cols) < 2:
-        return [idx] if idx else []
-    sub = tuple(cells[i] for i in idx)
-    heading = [_text_at(sub, rows[0], c) for c in cols[1:]]
-    starts = [r for r in rows[1:] if any(heading) and [_text_at(sub, r, c) for c in cols[1:]] == heading]
-    bounds = [rows[0], *starts, rows[-1] + 1]
-    return [[i for i in idx if a <= cells[i].row < b] for a, b in itertools.pairwise(bounds)]
-
-
-def _row_texts(cells: tuple[TableCell, ...], row: int, n_cols: int) -> list[str]:
-    return [_text_at(cells, row, c) for c in range(n_cols)]
-
-
-def _text_at(cells: tuple[TableCell, ...], row: int, col: int) -> str:
-    return next((c.text.strip() for c in cells if c.row == row and c.col == col), "")
-
-
-def is_text_table(lines: list[TextSpan], cells: tuple[TableCell, ...] = ()) -> bool:
-    """A "table" that is text: one column of lines, or cells holding whole paragraphs.
-
-    Layout models take ordinary columns of prose (an abstract beside article info, a
-    numbered list, a caption) for tables; as a grid their text comes out row by row.
-    """
-    filled = [c for c in cells or _line_cells(lines) if c.text.strip()]
-    if not filled:
-        return False
-    if len({c.col for c in filled}) == 1:
-        return True
-    # Real table cells on the dev corpus hold 40 characters at most on average (description
-    # columns); two columns of prose set side by side hold over 100.
-    return sum(len(c.text) for c in filled) / len(filled) >= PROSE_CELL_CHARS
 
 
 def mostly_prose(lines: list[TextSpan]) -> bool:

@@ -1,37 +1,18 @@
 """Which layout region each output token came from: draft origins -> region indices.
 
 The speculative core tags every accepted token with its (draft, position) origin (spec/align.py).
-A `DraftMap` says which region each draft position belongs to: in `page` the one draft is the
+A `DraftMap` (datatypes.py) says which region each draft position belongs to: in `page` the one draft is the
 page Markdown, cut into its regions' token spans; in `hsd` Stage 2 each draft is one region's
-Stage-1 output. -1 stands for no region: the model's own tokens.
+Stage-1 output. MODEL_REGION (-1) stands for no region: the model's own tokens.
+The methods build the maps (`page_draft`, `one_per_draft`); the page's blocks read them (`token_regions`).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from hsd_cli.datatypes import Region
-from hsd_cli.drafts.markup import PAGE_SEP, DraftStyle, page_parts
-
-MODEL_REGION = -1
-
-
-@dataclass(frozen=True, slots=True)
-class DraftMap:
-    """Per draft: the token offsets where its regions start, and those regions' indices."""
-
-    starts: tuple[tuple[int, ...], ...] = ()
-    regions: tuple[tuple[int, ...], ...] = ()
-
-    def region_of(self, origin: tuple[int, int]) -> int:
-        """The region the draft token at `origin` belongs to; MODEL_REGION for none."""
-        d, pos = origin
-        if not 0 <= d < len(self.starts):
-            return MODEL_REGION
-        i = bisect_right(self.starts[d], pos) - 1
-        return self.regions[d][i] if i >= 0 else MODEL_REGION
+from hsd_cli.datatypes import MODEL_REGION, DraftMap, DraftStyle, Region
+from hsd_cli.drafts.markup import PAGE_SEP, page_parts
 
 
 def one_per_draft(owners: list[int]) -> DraftMap:

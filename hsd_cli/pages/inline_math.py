@@ -11,8 +11,8 @@ import difflib
 import re
 from collections import Counter
 
-from hsd_cli.drafts import mathchars as mc
-from hsd_cli.drafts.formula import Glyph, Rule, to_latex
+from hsd_cli.pages import mathchars as mc
+from hsd_cli.pages.formula import Glyph, Rule, to_latex
 
 _WEAK = frozenset("=+-−<>/|()[],.'*0123456789")
 _TRAIL = frozenset(".,;:")  # sentence punctuation after a formula stays in the text
