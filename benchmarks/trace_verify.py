@@ -27,7 +27,7 @@ def _converter(model: str, method: str):
     )
     target = load_target(model, "cpu", "fp32")
     try:
-        from hsd_cli.methods.choose import converter_with
+        from hsd_cli.driver.choose import converter_with
     except ImportError:  # the tree before issue 19
         from hsd_cli.methods.spec_converter import SpecConverter
 

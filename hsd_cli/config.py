@@ -2,18 +2,99 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-METHODS = ("auto", "hsd", "page", "ar", "draft")
-DRAFT_SOURCES = ("auto", "text", "ocr")
 ON_LOOP = ("stop", "draft")
 COST_MODELS = ("measured", "flat")
-ENGINES = ("local", "ray")
 FORMATS = ("md", "json")
 DEFAULT_MODEL = "tencent/HunyuanOCR"
+
+
+# The registries: every method, draft source and engine is one row here, and the command line's
+# choices and help, `hsd bench`'s methods and RunConfig's checks follow from the rows. `code` is
+# "module:attribute", imported only when used (the methods import torch; this module must not).
+@dataclass(frozen=True, slots=True)
+class MethodRow:
+    """`--method NAME`: a class implementing methods/base.Method (or, model=False, a PageConverter)."""
+
+    name: str
+    code: str
+    help: str
+    model: bool = True  # False: the draft pipeline's own output, no target model
+
+
+@dataclass(frozen=True, slots=True)
+class DraftSourceRow:
+    """`--draft-source NAME`: a class implementing drafts/base.DraftSource."""
+
+    name: str
+    code: str
+    help: str
+
+
+@dataclass(frozen=True, slots=True)
+class EngineRow:
+    """`--engine NAME`: a function run(cfg, *, quiet, debug, stdin) -> RunSummary."""
+
+    name: str
+    code: str
+    help: str
+    images: bool = True  # --images works with it
+
+
+METHODS = (
+    MethodRow(
+        "auto", "hsd_cli.methods.auto:Auto", "per page, hsd or page, whichever the device's measured costs favour"
+    ),
+    MethodRow("hsd", "hsd_cli.methods.hsd:HSD", "two-stage speculative decoding"),
+    MethodRow("page", "hsd_cli.methods.page:Page", "page-level speculative"),
+    MethodRow("ar", "hsd_cli.methods.ar:AR", "plain greedy decoding"),
+    MethodRow("draft", "hsd_cli.methods.draft:DraftConverter", "the draft pipeline alone, no model", model=False),
+)
+DEFAULT_METHOD = "auto"
+# In `auto` order: the first source that can read a page drafts it (the last reads any page).
+DRAFT_SOURCES = (
+    DraftSourceRow("text", "hsd_cli.drafts.text_layer:TextLayerSource", "the PDF text layer"),
+    DraftSourceRow("ocr", "hsd_cli.drafts.rapid:RapidOcrSource", "OCR"),
+)
+AUTO_SOURCE = "auto"  # --draft-source auto: per page, the first of DRAFT_SOURCES that can read it
+ENGINES = (
+    EngineRow("local", "hsd_cli.pipeline.local:convert", "this machine (--workers prepare pages)"),
+    EngineRow(
+        "ray",
+        "hsd_cli.pipeline.ray.engine:run",
+        'a Ray cluster, many GPUs and machines, same outputs (pip install "hsd-cli[ray]"; docs/ray.md)',
+        images=False,  # the figure crops need the page image, which stays on the workers
+    ),
+)
+
+
+def names(rows: tuple[MethodRow, ...] | tuple[DraftSourceRow, ...] | tuple[EngineRow, ...]) -> tuple[str, ...]:
+    """The names of a registry's rows, in its order: the command line's choices."""
+    return tuple(r.name for r in rows)
+
+
+def row_named(rows: tuple, name: str):  # noqa: ANN201 - the registry's own row type
+    """The row called `name` (ValueError naming the choices when there is none)."""
+    for r in rows:
+        if r.name == name:
+            return r
+    raise ValueError(f"must be one of {names(rows)}, got {name!r}")
+
+
+def load(row: MethodRow | DraftSourceRow | EngineRow) -> Any:
+    """The class or function a row names, imported now (by the code that is about to use it)."""
+    module, name = row.code.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def draft_source_choices() -> tuple[str, ...]:
+    """`--draft-source`: auto, then every registered source."""
+    return (AUTO_SOURCE, *names(DRAFT_SOURCES))
 
 
 def _knob(
@@ -124,9 +205,9 @@ class RunConfig:
     inputs: tuple[Path, ...]
     out_dir: Path
     model: str = DEFAULT_MODEL
-    method: str = "auto"
+    method: str = DEFAULT_METHOD
     spec: SpecConfig = field(default_factory=SpecConfig)
-    draft_source: str = "auto"
+    draft_source: str = AUTO_SOURCE
     dpi: int = 144
     pages: str | None = None  # "1-3,7"
     max_pages: int | None = None
@@ -148,14 +229,14 @@ class RunConfig:
     formats: tuple[str, ...] = ("md",)  # document outputs: out/<key>.md, out/<key>.json
 
     def __post_init__(self) -> None:
-        if self.engine not in ENGINES:
-            raise ValueError(f"engine must be one of {ENGINES}, got {self.engine!r}")
-        if self.images and self.engine == "ray":  # the crops need the page image, which stays on the workers
-            raise ValueError("--images does not work with --engine ray yet; run it with the local engine")
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
-        if self.draft_source not in DRAFT_SOURCES:
-            raise ValueError(f"draft_source must be one of {DRAFT_SOURCES}")
+        if self.engine not in names(ENGINES):
+            raise ValueError(f"engine must be one of {names(ENGINES)}, got {self.engine!r}")
+        if self.images and not row_named(ENGINES, self.engine).images:
+            raise ValueError(f"--images does not work with --engine {self.engine} yet; run it with the local engine")
+        if self.method not in names(METHODS):
+            raise ValueError(f"method must be one of {names(METHODS)}, got {self.method!r}")
+        if self.draft_source not in draft_source_choices():
+            raise ValueError(f"draft_source must be one of {draft_source_choices()}")
         if not 36 <= self.dpi <= 600:
             raise ValueError(f"dpi must be in [36, 600], got {self.dpi}")
         if self.workers is not None and self.workers < 0:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from hsd_cli.driver.rows import decode_rows
+from hsd_cli.driver.run import decode
 from hsd_cli.methods.ar import AR
-from hsd_cli.methods.base import PageDrafts
+from hsd_cli.methods.base import PageDrafts, RowsRequest
 from hsd_cli.methods.elements import Elements
 from hsd_cli.methods.hsd import HSD
 from hsd_cli.methods.page import Page
-from hsd_cli.methods.rows import RowsRequest, decode_rows
-from hsd_cli.methods.run import decode
 
 
 def run_ar(target, page, spec):

@@ -83,7 +83,7 @@ def make_corrupted_pdf(path: Path) -> Path:
 
 def install(converter: FakeConverter) -> None:
     """Make the runner build `converter` instead of loading a model."""
-    from hsd_cli.methods import choose
+    from hsd_cli.driver import choose
 
     choose.converter_for = lambda cfg: converter
 

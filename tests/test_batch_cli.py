@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 from hsd_cli.cli.app import app
 from hsd_cli.cli.checks import model_spelling as _model_spelling
 from hsd_cli.config import RunConfig
+from hsd_cli.driver import choose
 from hsd_cli.errors import UsageError
-from hsd_cli.methods import choose
 
 REPO = Path(__file__).resolve().parents[1]
 

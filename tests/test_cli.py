@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 from hsd_cli import __version__
 from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig
+from hsd_cli.driver import choose
 from hsd_cli.errors import ModelNotFoundError
-from hsd_cli.methods import choose
 
 REPO = Path(__file__).resolve().parents[1]
 FAKE_CLI = [sys.executable, str(REPO / "tests" / "fakes.py")]

@@ -9,12 +9,11 @@ from PIL import Image
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageDecode, PageImage, PreparedPage, StageReport
-from hsd_cli.methods import rows as rows_module
-from hsd_cli.methods import run as run_module
-from hsd_cli.methods.base import PageDrafts, PageWork
-from hsd_cli.methods.converter import TargetConverter
-from hsd_cli.methods.priors import OCR, TEXT_LAYER, prior_for
-from hsd_cli.methods.rows import RowsDone, RowsRequest
+from hsd_cli.driver import rows as rows_module
+from hsd_cli.driver import run as run_module
+from hsd_cli.driver.converter import TargetConverter
+from hsd_cli.driver.priors import OCR, TEXT_LAYER, prior_for
+from hsd_cli.methods.base import PageDrafts, PageWork, RowsDone, RowsRequest
 from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior
 
 MADE_UP = AcceptPrior((0.1, 0.1, 0.1, 0.1), 0.5)
@@ -58,7 +57,7 @@ def _work(source: str) -> PageWork:
 
 def test_the_driver_gives_requests_the_pages_draft_source_prior(monkeypatch):
     seen = []
-    from hsd_cli.methods import batch as batch_module
+    from hsd_cli.driver import batch as batch_module
 
     def admit(self, live):  # record the request's prior, hand back no rows
         seen.append(live.request.prior)

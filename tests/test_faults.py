@@ -18,8 +18,8 @@ from hsd_cli.bench.oracle import OracleTarget, image_key
 from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind
-from hsd_cli.methods import choose
-from hsd_cli.methods.choose import converter_with
+from hsd_cli.driver import choose
+from hsd_cli.driver.choose import converter_with
 from hsd_cli.methods.crops import crop_region
 from hsd_cli.methods.hsd import STAGE1_OOM
 from hsd_cli.pipeline import prepare as stages

@@ -12,9 +12,8 @@ from PIL import Image
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind, StageReport
 from hsd_cli.methods import hsd
-from hsd_cli.methods.base import PageDrafts, PageWork
+from hsd_cli.methods.base import PageDrafts, PageWork, RowsDone
 from hsd_cli.methods.hsd import HSD
-from hsd_cli.methods.rows import RowsDone
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.decode import RowResult
 from hsd_cli.spec.stats import DecodeStats

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from hsd_cli.cli.app import app
 from hsd_cli.config import DEFAULT_MODEL
-from hsd_cli.methods import converter
+from hsd_cli.driver import converter
 from hsd_cli.targets.runtime import registry
 
 

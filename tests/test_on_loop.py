@@ -19,8 +19,8 @@ from hsd_cli.bench.oracle import OracleTarget
 from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, PageStatus, PreparedPage, Region, RegionKind
-from hsd_cli.methods import choose
-from hsd_cli.methods.choose import converter_with
+from hsd_cli.driver import choose
+from hsd_cli.driver.choose import converter_with
 from hsd_cli.methods.crops import crop_region
 
 GUARD = 16  # repeat guard span: loops of period <= 2 tokens

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from hsd_cli.cli.app import app
 from hsd_cli.cli.options import envvar
 from hsd_cli.config import RunConfig, SpecConfig, spec_options
-from hsd_cli.methods import choose
+from hsd_cli.driver import choose
 from hsd_cli.pages.inputs import discover
 from hsd_cli.report.summary import DocStatus, DocSummary, RunSummary, Totals
 from hsd_cli.report.table import run_table

@@ -20,11 +20,11 @@ from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import Block, PageImage, PreparedPage, Region, RegionKind
 from hsd_cli.drafts.markup import page_markdown
-from hsd_cli.methods.blocks import attach, coverage
-from hsd_cli.methods.choose import converter_with
+from hsd_cli.driver.choose import converter_with
 from hsd_cli.methods.crops import crop_region
-from hsd_cli.methods.tables import table_html
+from hsd_cli.report.blocks import attach, coverage
 from hsd_cli.report.figures import insert_links
+from hsd_cli.report.tables import table_html
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_docs"

@@ -6,9 +6,10 @@ import shlex
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from hsd_cli.config import DEFAULT_MODEL, SpecConfig
+from hsd_cli.config import DEFAULT_MODEL, METHODS, SpecConfig
 
-BENCH_METHODS = ("ar", "page", "hsd", "auto", "lookup")
+# Every method with a model (config.METHODS), and transformers' prompt lookup (bench/lookup.py).
+BENCH_METHODS = (*(r.name for r in METHODS if r.model), "lookup")
 NOISE_SWEEP = (0.0, 0.05, 0.1, 0.2, 0.4)
 
 

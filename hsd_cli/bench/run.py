@@ -19,7 +19,7 @@ from hsd_cli.bench.reference import region_spans
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PreparedPage, Region
 from hsd_cli.drafts.markup import page_markdown
-from hsd_cli.methods.choose import converter_with
+from hsd_cli.driver.choose import converter_with
 from hsd_cli.methods.crops import crop_region
 from hsd_cli.pipeline.prepare import PrepareConfig, Preparer
 

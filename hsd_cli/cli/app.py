@@ -17,7 +17,20 @@ from hsd_cli.cli.errors import main as _main
 from hsd_cli.cli.errors import one_line_errors, usage_errors
 from hsd_cli.cli.models import models
 from hsd_cli.cli.options import Command, Debug, Device, Dpi, Dtype, JsonOut, MaxPages, Pages, opt, with_spec_knobs
-from hsd_cli.config import DEFAULT_MODEL, RayConfig, RunConfig, SpecConfig
+from hsd_cli.config import (
+    DEFAULT_METHOD,
+    DEFAULT_MODEL,
+    DRAFT_SOURCES,
+    ENGINES,
+    METHODS,
+    RayConfig,
+    RunConfig,
+    SpecConfig,
+    draft_source_choices,
+    load,
+    names,
+    row_named,
+)
 from hsd_cli.pages.inputs import parse_shard
 
 EXAMPLES = """\
@@ -73,13 +86,8 @@ Model = Annotated[
     ),
 ]
 Method = Annotated[
-    Literal["auto", "hsd", "page", "ar", "draft"],
-    opt(
-        "--method",
-        "auto: per page, hsd or page, whichever the device's measured costs favour; "
-        "hsd: two-stage speculative decoding; page: page-level speculative; "
-        "ar: plain greedy decoding; draft: the draft pipeline alone, no model.",
-    ),
+    Literal[names(METHODS)],  # type: ignore[valid-type]
+    opt("--method", "; ".join(f"{r.name}: {r.help}" for r in METHODS) + "."),
 ]
 Workers = Annotated[
     int | None,
@@ -101,12 +109,8 @@ BatchPages = Annotated[
     ),
 ]
 Engine = Annotated[
-    Literal["local", "ray"],
-    opt(
-        "--engine",
-        "local: this machine (--workers prepare pages); ray: a Ray cluster, many "
-        'GPUs and machines, same outputs (pip install "hsd-cli[ray]"; docs/ray.md).',
-    ),
+    Literal[names(ENGINES)],  # type: ignore[valid-type]
+    opt("--engine", "; ".join(f"{r.name}: {r.help}" for r in ENGINES) + "."),
 ]
 RayAddress = Annotated[
     str | None,
@@ -134,8 +138,12 @@ RayBatch = Annotated[
     ),
 ]
 DraftSrc = Annotated[
-    Literal["auto", "text", "ocr"],
-    opt("--draft-source", "Drafts from the PDF text layer, OCR, or auto (text layer if any)."),
+    Literal[draft_source_choices()],  # type: ignore[valid-type]
+    opt(
+        "--draft-source",
+        "Drafts from " + ", ".join(f"{r.help} ({r.name})" for r in DRAFT_SOURCES) + ", or auto: per page, "
+        "the first of these that can read it.",
+    ),
 ]
 Glob = Annotated[
     str | None,
@@ -181,11 +189,11 @@ def convert(
     out: Out,
     knobs: dict[str, Any],
     model: Model = None,
-    method: Method = "auto",
+    method: Method = DEFAULT_METHOD,
     pages: Pages = None,
     dpi: Dpi = _RUN.dpi,
     max_pages: MaxPages = None,
-    draft_source: DraftSrc = "auto",
+    draft_source: DraftSrc = _RUN.draft_source,
     glob: Glob = None,
     shard: Shard = "1/1",
     force: Force = False,
@@ -195,7 +203,7 @@ def convert(
     baseline: Baseline = False,
     workers: Workers = None,
     batch_pages: BatchPages = None,
-    engine: Engine = "local",
+    engine: Engine = _RUN.engine,
     ray_address: RayAddress = None,
     ray_verify_actors: RayActors = None,
     ray_batch: RayBatch = _RUN.ray.batch,
@@ -232,7 +240,8 @@ def _run_config(
         device=checks.device(device),
         shard=parse_shard(shard),
         workers=workers,  # None: chosen once the converter is known (pipeline/local.prepare_workers)
-        draft_fallback=not model and method in ("auto", "draft"),  # no model asked for
+        # No model asked for, and a method that does not insist on one: the default, or no model at all.
+        draft_fallback=not model and (method == DEFAULT_METHOD or not row_named(METHODS, method).model),
         ray=RayConfig(ray_address, ray_verify_actors, ray_batch),
         formats=tuple(dict.fromkeys(f.strip() for f in format.split(",") if f.strip())),
         **{k: rest[k] for k in _PLAIN},
@@ -271,15 +280,10 @@ def _print_summary(summary, json_output: bool, quiet: bool) -> None:  # noqa: AN
 
 
 def _run(cfg: RunConfig, quiet: bool, debug: bool):  # noqa: ANN202 - RunSummary
-    """The engine's run; the local one loads the model only when a page is left to convert."""
-    if cfg.engine == "ray":
-        from hsd_cli.pipeline.ray.engine import run as run_on_ray
-
-        return run_on_ray(cfg, quiet=quiet, debug=debug, stdin=sys.stdin)
-    from hsd_cli.pipeline import local as runner
-    from hsd_cli.pipeline.lazy import LazyConverter
-
-    return runner.run(cfg, LazyConverter(cfg), quiet=quiet, debug=debug, stdin=sys.stdin)
+    """The engine's run (config.ENGINES), imported now: the local one loads the model only when
+    a page is left to convert."""
+    run = load(row_named(ENGINES, cfg.engine))
+    return run(cfg, quiet=quiet, debug=debug, stdin=sys.stdin)
 
 
 app.command()(models)

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from hsd_cli.bench.config import BENCH_METHODS
 from hsd_cli.cli.errors import one_line_errors, usage_errors
 from hsd_cli.cli.options import Debug, Device, Dpi, Dtype, JsonOut, MaxPages, Pages, opt, with_spec_knobs
 from hsd_cli.config import DEFAULT_MODEL, SpecConfig
@@ -18,7 +19,7 @@ BenchInputs = Annotated[
     list[str] | None, typer.Argument(help="PDF/image files or folders.", metavar="INPUTS", show_default=False)
 ]
 Model = Annotated[str, opt("--model", "Target model: hub id or local directory.")]
-Methods = Annotated[str, opt("--methods", "Comma list of ar, page, hsd, auto, lookup (HF prompt lookup).")]
+Methods = Annotated[str, opt("--methods", f"Comma list of {', '.join(BENCH_METHODS)} (lookup: HF prompt lookup).")]
 # HSD_BENCH_JSON: this option's name before --json became "print the result on stdout" in every command
 OutJson = Annotated[
     Path | None,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageDecode, PreparedPage, Region
-from hsd_cli.methods.base import PageDrafts, PageJob, PageWork
-from hsd_cli.methods.rows import RowsRequest, truncated
+from hsd_cli.methods.base import PageDrafts, PageJob, PageWork, RowsRequest, truncated
 from hsd_cli.targets.runtime.base import VisionTarget
 
 
 class AR:
     name = "ar"
     uses_drafts = False
+    prices_crops = False
 
     def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig, batch: int = 1) -> AR:
         return self

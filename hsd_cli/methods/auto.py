@@ -38,6 +38,7 @@ class Auto:
 
     name = "auto"
     uses_drafts = True
+    prices_crops = True  # it plans hsd's Stage 1 to choose
 
     def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig, batch: int = 1) -> Method:
         return method_for(prepared, target, spec, batch)

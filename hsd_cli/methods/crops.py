@@ -7,7 +7,7 @@ from PIL import Image, ImageOps
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import Region, RegionKind
-from hsd_cli.methods.rows import RowsRequest
+from hsd_cli.methods.base import RowsRequest
 from hsd_cli.spec.stats import BatchStop
 from hsd_cli.targets.runtime.base import VisionTarget
 

@@ -6,8 +6,8 @@ from dataclasses import asdict
 
 from hsd_cli.datatypes import PageResult, PageStatus, PreparedPage
 from hsd_cli.drafts.markup import MARKDOWN, DraftStyle, page_markdown
-from hsd_cli.methods.blocks import draft_blocks
-from hsd_cli.spec.stats import full_time
+from hsd_cli.metrics import full_time
+from hsd_cli.report.blocks import draft_blocks
 
 
 class DraftConverter:

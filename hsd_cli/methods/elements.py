@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageDecode, PreparedPage, Region, StageReport
-from hsd_cli.methods.base import PageDrafts, PageWork
+from hsd_cli.methods.base import PageDrafts, PageWork, join, truncated
 from hsd_cli.methods.crops import crop_chunks, crop_request, region_drafts, verifiable
 from hsd_cli.methods.loop_repair import loop_repair
-from hsd_cli.methods.provenance import one_per_draft
-from hsd_cli.methods.rows import join, truncated
+from hsd_cli.report.provenance import one_per_draft
 from hsd_cli.spec.align import MODEL
 from hsd_cli.spec.decode import RowResult
 from hsd_cli.targets.runtime.base import VisionTarget
@@ -20,10 +19,14 @@ from hsd_cli.targets.runtime.base import VisionTarget
 class Elements:
     """`name` is the method the page reports; `verify` False decodes each element AR."""
 
-    uses_drafts = True
+    prices_crops = False  # every element is decoded: no plan to price
 
     def __init__(self, name: str, verify: bool) -> None:
         self.name, self.verify = name, verify
+
+    @property
+    def uses_drafts(self) -> bool:
+        return self.verify
 
     def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig, batch: int = 1) -> Elements:
         return self

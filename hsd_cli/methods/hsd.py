@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from hsd_cli.config import SpecConfig
-from hsd_cli.datatypes import PageDecode, PreparedPage, Region, RegionKind, StageReport
-from hsd_cli.methods.base import PageDrafts, PageWork
+from hsd_cli.datatypes import DraftMap, PageDecode, PreparedPage, Region, RegionKind, StageReport
+from hsd_cli.methods.base import PageDrafts, PageWork, RowsRequest, join, truncated
 from hsd_cli.methods.cost import run_cost
 from hsd_cli.methods.crops import (
     CROP_MARGIN,
@@ -40,8 +40,7 @@ from hsd_cli.methods.crops import (
 )
 from hsd_cli.methods.loop_repair import loop_repair
 from hsd_cli.methods.page import Page
-from hsd_cli.methods.provenance import DraftMap, one_per_draft, page_draft
-from hsd_cli.methods.rows import RowsRequest, join, truncated
+from hsd_cli.report.provenance import one_per_draft, page_draft
 from hsd_cli.spec.decode import RowResult
 from hsd_cli.spec.stats import BatchStop
 from hsd_cli.spec.stop import StopReason
@@ -76,6 +75,7 @@ class HSD:
 
     name: ClassVar[str] = "hsd"
     uses_drafts: ClassVar[bool] = True
+    prices_crops: ClassVar[bool] = True
 
     def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig, batch: int = 1) -> HSD:
         if batch == 1 or self.plan is not None:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageDecode, PreparedPage, Region
-from hsd_cli.methods.base import PageDrafts, PageJob, PageWork
+from hsd_cli.methods.base import PageDrafts, PageJob, PageWork, RowsRequest, truncated
 from hsd_cli.methods.loop_repair import loop_repair
-from hsd_cli.methods.provenance import page_draft
-from hsd_cli.methods.rows import RowsRequest, truncated
+from hsd_cli.report.provenance import page_draft
 from hsd_cli.targets.runtime.base import VisionTarget
 
 
 class Page:
     name = "page"
     uses_drafts = True
+    prices_crops = False
 
     def for_page(self, prepared: PreparedPage, target: VisionTarget, spec: SpecConfig, batch: int = 1) -> Page:
         return self

@@ -25,7 +25,7 @@ class LazyConverter:
 
     def get(self) -> PageConverter:
         if self._chosen is None:
-            from hsd_cli.methods import choose  # looked up now: tests stand a fake in there
+            from hsd_cli.driver import choose  # looked up now: tests stand a fake in there
 
             self._chosen = choose.converter_for(self.cfg)
         return self._chosen

@@ -44,6 +44,11 @@ from hsd_cli.report.progress import RunProgress
 from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
 
 
+def convert(cfg: RunConfig, *, quiet: bool = False, debug: bool = False, stdin: TextIO | None = None) -> RunSummary:
+    """`--engine local`: the run, its converter chosen once the inputs are found (pipeline/lazy.py)."""
+    return run(cfg, LazyConverter(cfg), quiet=quiet, debug=debug, stdin=stdin)
+
+
 def run(
     cfg: RunConfig,
     converter: PageConverter | LazyConverter,

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from hsd_cli.cli.app import app
 from hsd_cli.datatypes import PageResult, PageStatus, Region, RegionKind
-from hsd_cli.methods.blocks import block_text, draft_blocks, model_blocks
 from hsd_cli.report import store
+from hsd_cli.report.blocks import block_text, draft_blocks, model_blocks
 from hsd_cli.report.json import page_to_json
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,8 +21,8 @@ from hsd_cli.datatypes import (
     RegionKind,
     StageReport,
 )
-from hsd_cli.methods.result import page_result
 from hsd_cli.report.json import page_from_json, page_to_json, run_summary_to_json, stage_from_json, stage_to_json
+from hsd_cli.report.result import page_result
 from hsd_cli.report.summary import RunSummary, speculation_line, summarize_document
 from hsd_cli.report.table import print_table, run_table
 from hsd_cli.spec.stats import SPEC_OFF_DRAFTED, drafted_per_step, speculation_off
@@ -49,7 +49,7 @@ def _result(method: str, texts: tuple[str, ...], drafted: int, matched: int) -> 
     target = SimpleNamespace(decode=lambda toks: "x", to_markdown=lambda s: s, boundary_ids=frozenset())
     stage = StageReport(steps=100, tokens=101, accepted_hist=[0] * 100, drafted=drafted, matched=matched)
     out = PageDecode([1] * 101, False, None, stage)
-    return page_result(target, SpecConfig(), _prepared(texts), out, method, 0.0)
+    return page_result(target, SpecConfig(), _prepared(texts), out, method, 0.0, with_drafts=method != "ar")
 
 
 def test_a_page_with_drafts_and_root_only_trees_is_flagged():

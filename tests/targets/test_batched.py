@@ -14,12 +14,12 @@ from PIL import Image, ImageDraw
 from test_lossless import REGIONS, _random_drafts, _random_spec
 
 from hsd_cli.datatypes import PageImage
+from hsd_cli.driver.batch import Batcher
+from hsd_cli.driver.run import decode_page
 from hsd_cli.methods.ar import AR
 from hsd_cli.methods.base import PageDrafts, PageWork
-from hsd_cli.methods.batch import Batcher
 from hsd_cli.methods.hsd import HSD
 from hsd_cli.methods.page import Page
-from hsd_cli.methods.run import decode_page
 
 BUDGET = 40
 SIZES = [(480, 640), (400, 520), (560, 420), (320, 480), (500, 700)]

@@ -83,7 +83,7 @@ def test_element_level_ar_reads_the_layout(tiny_target):
 
     from hsd_cli.config import RunConfig, SpecConfig
     from hsd_cli.datatypes import PreparedPage
-    from hsd_cli.methods.choose import converter_with
+    from hsd_cli.driver.choose import converter_with
 
     cfg = RunConfig(inputs=(), out_dir=Path("."), method="ar", spec=SpecConfig(max_new_tokens=8))
     conv = converter_with(tiny_target("paddleocr_vl"), cfg)

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from hsd_cli.config import RayConfig, RunConfig
 from hsd_cli.datatypes import PageResult, PageStatus
+from hsd_cli.driver.choose import converter_for
 from hsd_cli.errors import HsdError, OutputError
-from hsd_cli.methods.choose import converter_for
 from hsd_cli.pages import inputs
 from hsd_cli.pipeline.local import (
     Stop,
@@ -44,10 +44,10 @@ from hsd_cli.pipeline.prepare import PrepareConfig
 from hsd_cli.pipeline.ray import import_ray
 from hsd_cli.pipeline.ray.cluster import connected, ray_log
 from hsd_cli.pipeline.ray.stages import VerifyStage, prepare_batch
-from hsd_cli.pipeline.verify import Line, Verified, cause, page_line
+from hsd_cli.pipeline.verify import Verified, cause, page_line
 from hsd_cli.pipeline.write import DocumentWriter, write_failed_document
 from hsd_cli.report import store
-from hsd_cli.report.progress import RunProgress
+from hsd_cli.report.progress import Line, RunProgress
 from hsd_cli.report.summary import DocSummary, RunSummary, skipped_document
 
 if TYPE_CHECKING:

@@ -55,7 +55,7 @@ class VerifyStage:
     cfg: RunConfig
 
     def __init__(self) -> None:
-        from hsd_cli.methods.choose import converter_for
+        from hsd_cli.driver.choose import converter_for
 
         self.converter = converter_for(self.cfg)  # the model loads on the actor's first page
 

@@ -9,7 +9,7 @@ and its next request joins, and a job that returns leaves room for the next page
 Out of memory: a prefill that fails beside running pages waits for room, and the batch limit
 halves; a step that fails is undone and the newest half of the pages leave the batch to be run
 again from their request's start (the output does not change: decoding is deterministic). A
-page alone that still does not fit is served as before batching (methods/run.serve: region crops
+page alone that still does not fit is served as before batching (driver/rows.serve: region crops
 in halves, a single crop thrown into its job); past that the page fails alone.
 """
 
@@ -21,10 +21,10 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from hsd_cli.datatypes import PageDecode
-from hsd_cli.methods.base import Method, PageJob, PageWork
+from hsd_cli.driver.priors import prior_for
+from hsd_cli.driver.rows import prefill, serve, stage_report
+from hsd_cli.methods.base import Method, PageJob, PageWork, RowsDone, RowsRequest
 from hsd_cli.methods.crops import CropOutOfMemory
-from hsd_cli.methods.priors import prior_for
-from hsd_cli.methods.rows import RowsDone, RowsRequest, prefill, stage_report
 from hsd_cli.spec.budget import AcceptPrior
 from hsd_cli.spec.decode import SpecStepper
 from hsd_cli.targets.runtime.base import VisionTarget
@@ -175,8 +175,6 @@ class Batcher:
 
     def _alone(self, live: _Live) -> None:
         """A request that does not fit even alone: served the way a lone request always was."""
-        from hsd_cli.methods.run import serve
-
         try:
             done = serve(self.target, live.request)
         except CropOutOfMemory as e:

@@ -1,54 +1,23 @@
-"""Row requests: a batch of rows (images + one prompt, each row with its drafts) that a method
-wants decoded, its prefill, and what decoding it cost; methods/batch.py decodes them together."""
+"""A method's row request (methods/base.RowsRequest) on the target: its prefill, its rows decoded
+on their own, and what decoding them cost; driver/batch.py decodes several requests together."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import torch
-from PIL import Image
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import StageReport
+from hsd_cli.methods.base import RowsDone, RowsRequest, join
 from hsd_cli.methods.cost import run_cost
-from hsd_cli.spec.budget import AcceptPrior
+from hsd_cli.methods.crops import CropOutOfMemory
 from hsd_cli.spec.decode import DecodeOptions, RowResult, SpecStepper, TargetSession
-from hsd_cli.spec.stats import BatchStop
 from hsd_cli.spec.stop import StopRule
 from hsd_cli.targets.runtime.base import VisionTarget
 from hsd_cli.targets.runtime.costs import sync
-
-
-@dataclass(frozen=True, slots=True)
-class RowsRequest:
-    """One batch of rows a method wants decoded: one prompt, one image and drafts per row."""
-
-    images: tuple[Image.Image, ...]
-    prompt: str
-    drafts: tuple[list[list[int]], ...] | None  # per row: its draft token lists; None: AR
-    spec: SpecConfig
-    starts: bool = False  # offer draft beginnings after a boundary token (region starts)
-    batch_stop: BatchStop | None = None  # cut the running rows once more steps do not pay
-    split_on_oom: bool = False  # region crops: out of memory, the rows are retried in halves
-    prior: AcceptPrior | None = None  # the drafts' acceptance before any is seen; None: the driver's choice
-    limits: tuple[int, ...] | None = None  # per row: a token budget under spec.max_new_tokens
-
-    def halves(self) -> tuple[RowsRequest, RowsRequest]:
-        """The first and second half of the rows, each a request of its own."""
-        h = len(self.images) // 2
-        d = self.drafts
-        n = self.limits
-        first = replace(self, images=self.images[:h], drafts=None if d is None else d[:h], limits=n and n[:h])
-        return first, replace(self, images=self.images[h:], drafts=None if d is None else d[h:], limits=n and n[h:])
-
-
-@dataclass(frozen=True, slots=True)
-class RowsDone:
-    """The decoded rows of a request, in its order, and what decoding them cost."""
-
-    rows: tuple[RowResult, ...]
-    report: StageReport
+from hsd_cli.targets.runtime.memory import is_oom, release
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +73,21 @@ def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
     return RowsDone(tuple(rows), stage_report(rows, steps, p.t_prefill, time.perf_counter() - t0))
 
 
+def serve(target: VisionTarget, request: RowsRequest) -> RowsDone:
+    """The request's rows; out of memory, region crops are retried in halves."""
+    try:
+        return decode_rows(target, request)
+    except Exception as e:
+        if not (request.split_on_oom and is_oom(e)):
+            raise
+    release()  # here, not in the handler: the failed batch's tensors went with its frames
+    if len(request.images) == 1:
+        raise CropOutOfMemory
+    first, second = request.halves()
+    a, b = serve(target, first), serve(target, second)
+    return RowsDone(a.rows + b.rows, join(a.report, b.report))
+
+
 def stage_report(rows: list[RowResult], steps: int, t_prefill: float, t_decode: float) -> StageReport:
     """What decoding a request's rows took: `steps` forward passes it took part in."""
     return StageReport(
@@ -117,24 +101,3 @@ def stage_report(rows: list[RowResult], steps: int, t_prefill: float, t_decode: 
         drafted=sum(r.stats.drafted for r in rows),
         matched=sum(r.stats.matched for r in rows),
     )
-
-
-def join(a: StageReport, b: StageReport) -> StageReport:
-    """Two reports of one stage as one."""
-    return replace(
-        a,
-        steps=a.steps + b.steps,
-        tokens=a.tokens + b.tokens,
-        accepted=a.accepted + b.accepted,
-        accepted_hist=a.accepted_hist + b.accepted_hist,
-        t_prefill=a.t_prefill + b.t_prefill,
-        t_decode=a.t_decode + b.t_decode,
-        regions=a.regions + b.regions,
-        drafted=a.drafted + b.drafted,
-        matched=a.matched + b.matched,
-    )
-
-
-def truncated(row: RowResult, eos_ids: frozenset[int]) -> bool:
-    """The row stopped before the model's end of sequence."""
-    return not row.tokens or row.tokens[-1] not in eos_ids

@@ -6,16 +6,24 @@ from dataclasses import replace
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageDecode, PageResult, PageStatus, PreparedPage, StageReport
-from hsd_cli.methods.blocks import coverage, model_blocks
-from hsd_cli.methods.provenance import token_regions
-from hsd_cli.spec.stats import full_time, speculation_off
+from hsd_cli.metrics import full_time
+from hsd_cli.report.blocks import coverage, model_blocks
+from hsd_cli.report.provenance import token_regions
+from hsd_cli.spec.stats import speculation_off
 from hsd_cli.targets.runtime.base import VisionTarget
 
 
 def page_result(
-    target: VisionTarget, spec: SpecConfig, prepared: PreparedPage, out: PageDecode, method: str, t_draft: float
+    target: VisionTarget,
+    spec: SpecConfig,
+    prepared: PreparedPage,
+    out: PageDecode,
+    method: str,
+    t_draft: float,
+    with_drafts: bool,
 ) -> PageResult:
-    """The page's result from what its method decoded; `t_draft` includes tokenizing the drafts."""
+    """The page's result from what its method decoded; `t_draft` includes tokenizing the drafts;
+    `with_drafts`: the method verified drafts (not plain AR decoding)."""
     page = prepared.page
     text = target.decode(out.tokens)
     stages = [s for s in (out.stage1, out.page) if s is not None]
@@ -28,7 +36,7 @@ def page_result(
         status=PageStatus.TRUNCATED if out.truncated else PageStatus.OK,
         markdown=target.to_markdown(text) if out.markdown is None else out.markdown,
         method=method,
-        draft_source=prepared.draft_source if method != "ar" else "",
+        draft_source=prepared.draft_source if with_drafts else "",
         tau=spec.tau,
         window=spec.window,
         tokens=len(out.tokens),
@@ -48,13 +56,15 @@ def page_result(
         height=page.image.height,
         dpi=page.dpi,
         **_provenance(target, prepared, out),
-        **_speculation(prepared, stages, method, len(hist)),
+        **_speculation(prepared, stages, with_drafts, len(hist)),
     )
 
 
-def _speculation(prepared: PreparedPage, stages: list[StageReport], method: str, seq_steps: int) -> dict[str, object]:
+def _speculation(
+    prepared: PreparedPage, stages: list[StageReport], with_drafts: bool, seq_steps: int
+) -> dict[str, object]:
     """Whether a page that had drafts ran with its trees (nearly) the root alone, and why."""
-    had_drafts = method != "ar" and any(r.text.strip() for r in prepared.regions)
+    had_drafts = with_drafts and any(r.text.strip() for r in prepared.regions)
     drafted, matched = sum(s.drafted for s in stages), sum(s.matched for s in stages)
     note = speculation_off(drafted, matched, seq_steps) if had_drafts else ""
     return {"speculation_off": bool(note), "speculation_note": note}

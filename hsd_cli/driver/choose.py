@@ -10,13 +10,13 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from hsd_cli.config import RunConfig
+from hsd_cli.config import METHODS, RunConfig, load, row_named
 from hsd_cli.errors import ModelNotFoundError
 from hsd_cli.methods.draft import DraftConverter
 
 if TYPE_CHECKING:  # the target side imports torch: only once a run needs it
+    from hsd_cli.driver.converter import TargetConverter
     from hsd_cli.methods.base import Method, PageConverter
-    from hsd_cli.methods.converter import TargetConverter
     from hsd_cli.targets.runtime.base import VisionTarget
 
 
@@ -24,7 +24,7 @@ def converter_for(cfg: RunConfig) -> PageConverter:
     """The converter for cfg.method; its method, uses_drafts and options are known unloaded."""
     from hsd_cli.targets.runtime.registry import check_model, families  # FAMILIES would import torch now
 
-    if cfg.method == "draft":
+    if not row_named(METHODS, cfg.method).model:
         return DraftConverter(cfg.draft_source)
     try:
         _, family = check_model(cfg.model)
@@ -33,28 +33,24 @@ def converter_for(cfg: RunConfig) -> PageConverter:
             raise
         print(fallback_warning(cfg.model, e), file=sys.stderr)
         return DraftConverter(cfg.draft_source)
-    if note := precision_note(cfg):
+    method = method_named(cfg.method)
+    if note := precision_note(cfg, method):
         print(note, file=sys.stderr)
-    from hsd_cli.methods.converter import TargetConverter
+    from hsd_cli.driver.converter import TargetConverter
 
-    return TargetConverter(method_named(cfg.method), cfg, element_level=families()[family][0].element_level)
+    return TargetConverter(method, cfg, element_level=families()[family][0].element_level)
 
 
 def converter_with(target: VisionTarget, cfg: RunConfig) -> TargetConverter:
     """The converter for cfg.method on a target already loaded (tests, `hsd bench`)."""
-    from hsd_cli.methods.converter import TargetConverter
+    from hsd_cli.driver.converter import TargetConverter
 
     return TargetConverter(method_named(cfg.method), cfg, target)
 
 
 def method_named(name: str) -> Method:
-    """The target method called `name` on the command line."""
-    from hsd_cli.methods.ar import AR
-    from hsd_cli.methods.auto import Auto
-    from hsd_cli.methods.hsd import HSD
-    from hsd_cli.methods.page import Page
-
-    return {m.name: m for m in (AR, Page, HSD, Auto)}[name]()
+    """The target method called `name` on the command line (a row of config.METHODS)."""
+    return load(row_named(METHODS, name))()
 
 
 def fallback_warning(model: str, error: ModelNotFoundError) -> str:
@@ -69,14 +65,14 @@ def fallback_warning(model: str, error: ModelNotFoundError) -> str:
     )
 
 
-def precision_note(cfg: RunConfig) -> str | None:
+def precision_note(cfg: RunConfig, method: Method) -> str | None:
     """A line for tau = 1 in half precision: equality with AR is guaranteed in float32 only."""
     import torch
 
     from hsd_cli.targets.runtime.registry import resolve_device, resolve_dtype
 
     dtype = resolve_dtype(cfg.dtype, resolve_device(cfg.device))
-    if dtype not in (torch.bfloat16, torch.float16) or cfg.method == "ar" or cfg.spec.tau < 1.0:
+    if dtype not in (torch.bfloat16, torch.float16) or not method.uses_drafts or cfg.spec.tau < 1.0:
         return None
     # Half-precision logits tie (design.md, Numerics), and batch or tree shape can flip a tie.
     name = str(dtype).removeprefix("torch.")

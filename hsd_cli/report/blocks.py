@@ -14,10 +14,9 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from hsd_cli.datatypes import Block, Region, RegionKind
+from hsd_cli.datatypes import MODEL_REGION, Block, Region, RegionKind
 from hsd_cli.drafts.markup import MARKDOWN, html_table, region_markup
-from hsd_cli.methods.provenance import MODEL_REGION
-from hsd_cli.methods.tables import table_html
+from hsd_cli.report.tables import table_html
 
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+", re.M)  # an ATX heading's opening markers
 

@@ -8,12 +8,12 @@ from dataclasses import replace
 
 from hsd_cli.config import RunConfig, spec_options
 from hsd_cli.datatypes import PageDecode, PageResult, PreparedPage
+from hsd_cli.driver.batch import Batcher
+from hsd_cli.driver.ordered import InOrder
 from hsd_cli.methods.ar import AR
 from hsd_cli.methods.base import Method, PageDrafts, PageWork
-from hsd_cli.methods.batch import Batcher
 from hsd_cli.methods.elements import Elements
-from hsd_cli.methods.ordered import InOrder
-from hsd_cli.methods.result import add_baseline, page_result
+from hsd_cli.report.result import add_baseline, page_result
 from hsd_cli.targets.runtime.base import VisionTarget
 
 Item = PreparedPage | BaseException  # a prepared page, or what its preparation raised
@@ -36,7 +36,7 @@ class TargetConverter:
     @property
     def target(self) -> VisionTarget:
         if self._target is None:
-            self._target = _load(self.cfg)
+            self._target = _load(self.cfg, self.method_obj)
         return self._target
 
     def options_key(self) -> dict[str, object]:
@@ -98,18 +98,18 @@ class TargetConverter:
                 order.expect(key)
                 order.fail(key, e)
                 continue
-            baseline = self.cfg.baseline and method.name != "ar"
+            baseline = self.cfg.baseline and method.uses_drafts  # AR is its own baseline
             # tokenizing the drafts is a drafting cost too
-            order.expect(key, item, method.name, time.perf_counter() - t0, parts=("page", "ar")[: 1 + baseline])
+            order.expect(key, item, method, time.perf_counter() - t0, parts=("page", "ar")[: 1 + baseline])
             yield (key, "page"), method, work
             if baseline:
                 ar = self._for_page(AR(), item)
                 yield (key, "ar"), ar, replace(work, drafts=ar.drafts(self.target, []))
 
-    def _finish(self, prepared: PreparedPage, method: str, t_tokenize: float, decodes: dict) -> tuple:
+    def _finish(self, prepared: PreparedPage, method: Method, t_tokenize: float, decodes: dict) -> tuple:
         out = decodes["page"]
         t_draft = prepared.t_draft + t_tokenize if self.uses_drafts else 0.0
-        result = page_result(self.target, self.cfg.spec, prepared, out, method, t_draft)
+        result = page_result(self.target, self.cfg.spec, prepared, out, method.name, t_draft, method.uses_drafts)
         if "ar" in decodes:
             result = add_baseline(result, out, decodes["ar"])
         return result, out
@@ -117,7 +117,7 @@ class TargetConverter:
     def _for_page(self, method: Method, prepared: PreparedPage) -> Method:
         """Element-level targets decode a page with a layout element by element, whatever the method."""
         if self.target.spec.element_level and prepared.regions:
-            return Elements(method.name, verify=method.name != "ar")
+            return Elements(method.name, verify=method.uses_drafts)
         return method
 
     def _work(self, prepared: PreparedPage, drafts: PageDrafts) -> PageWork:
@@ -125,12 +125,12 @@ class TargetConverter:
         return PageWork(self.target, prepared.page, regions, drafts, self.cfg.spec, prepared.draft_source)
 
 
-def _load(cfg: RunConfig) -> VisionTarget:
+def _load(cfg: RunConfig, method: Method) -> VisionTarget:
     from hsd_cli.targets.runtime.registry import load_target
 
     target = load_target(cfg.model, cfg.device, cfg.dtype)
-    if cfg.spec.cost_aware and cfg.spec.cost_model == "measured" and cfg.method != "ar":
+    if cfg.spec.cost_aware and cfg.spec.cost_model == "measured" and method.uses_drafts:
         target.cost  # measured once per model and device (cached), at load, not in a page's time  # noqa: B018
-        if cfg.method in ("hsd", "auto"):
+        if method.prices_crops:
             target.prefill_cost  # prices Stage-1 crops; likewise measured at load  # noqa: B018
     return target
