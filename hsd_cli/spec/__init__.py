@@ -11,5 +11,6 @@ Names match the HSD paper, section 3.2. Glossary:
 - bonus token: `u_hat` at the first failure (or after the leaf); always appended.
 - AAL: accepted draft tokens per step, bonus excluded.
 
-This package imports torch and `hsd_cli.config` only: it knows no model (tests/spec/test_isolation.py).
+This package imports torch, `hsd_cli.config` and `hsd_cli.metrics` only: it knows no model
+(tests/spec/test_isolation.py).
 """

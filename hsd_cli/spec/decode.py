@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -11,10 +10,11 @@ import torch
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.accept import accept_nodes
-from hsd_cli.spec.align import MODEL, NgramIndex, Origin, OutputIndex, build_index
-from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior, AcceptStats, CostModel, PassPrices
-from hsd_cli.spec.penalty import SeenTokens, penalize, seen_matrix
+from hsd_cli.spec.align import MODEL, Origin, build_index
+from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptStats, PassPrices
+from hsd_cli.spec.penalty import penalize, seen_matrix
 from hsd_cli.spec.propose import Exploration, propose, step_cost
+from hsd_cli.spec.row import NO_OPTIONS, DecodeOptions, Row, RowGroup
 from hsd_cli.spec.stats import DecodeStats
 from hsd_cli.spec.stop import StopReason, StopRule
 from hsd_cli.spec.tree import pack_trees
@@ -50,22 +50,6 @@ class TargetSession(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class DecodeOptions:
-    """What the loop needs besides the spec settings; all optional."""
-
-    starts: bool = False  # offer draft beginnings after a boundary token
-    boundary_ids: frozenset[int] = frozenset()
-    cost: CostModel | None = None  # the device's forward cost; None: trees up to max_nodes
-    penalty: float = 1.0  # the checkpoint's repetition penalty (1.0 = none)
-    prompts: list[list[int]] | None = None  # per row: prompt token ids (needed with a penalty)
-    batch_stop: Callable[[list[DecodeStats]], bool] | None = None  # running rows' stats -> cut them all
-    prior: AcceptPrior | None = None  # acceptance believed before any is seen; None: DEFAULT_PRIOR
-    own: bool = True  # also draft from the row's own output (False: plain AR decoding)
-    limits: tuple[int, ...] | None = None  # per row: a token budget under the rule's (None: the rule's)
-    prices: PassPrices | None = None  # the run's passes against their price, shared by its loops
-
-
 @dataclass(slots=True)
 class RowResult:
     tokens: list[int]  # generated tokens, the stopping EOS included
@@ -73,58 +57,6 @@ class RowResult:
     stats: DecodeStats
     # Per token: the (draft, position) it was accepted from; MODEL for the model's own tokens.
     origins: list[Origin] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class _Row:
-    index: NgramIndex
-    tokens: list[int] = field(default_factory=list)
-    stop: StopReason = StopReason.NONE
-    stats: DecodeStats = field(default_factory=DecodeStats)
-    accept: AcceptStats = field(default_factory=AcceptStats)
-    seen: SeenTokens = field(default_factory=SeenTokens)  # prompt + generated tokens (repetition penalty)
-    origins: list[Origin] = field(default_factory=list)  # per token; may run past `tokens` at a stop
-    cut_streak: int = 0  # steps in a row whose full-window candidates the cost cut to the root
-    # Where the output stands in the drafts: the last accepted draft token's origin, and the
-    # tokens written since (a window match near it is the likeliest continuation).
-    last: Origin | None = None
-    since: int = 0
-    group: int = 0  # the request (SpecStepper.groups) the row belongs to
-    limit: int | None = None  # stop (BUDGET) after this many tokens, below the rule's budget
-    own: OutputIndex = field(init=False)  # its own output as a draft, windows as long as the drafts'
-
-    def __post_init__(self) -> None:
-        self.own = OutputIndex(self.index.n)
-
-    def expected(self) -> Origin | None:
-        """The draft position the next token most likely continues from."""
-        return None if self.last is None else (self.last[0], self.last[1] + 1 + self.since)
-
-    def track(self, accepted: Origin | None, written: int) -> None:
-        """Move the draft position on: to the last accepted draft token, plus the bonus token
-        (or by the `written` tokens, when none came from a draft)."""
-        ok = accepted is not None and accepted[0] >= 0
-        self.last, self.since = (accepted, 1) if ok else (self.last, self.since + written)
-
-    def push(self, new: list[int], rule: StopRule) -> None:
-        # Token by token, so every method stops at exactly the same place.
-        for tok in new:
-            self.tokens.append(tok)
-            self.seen.update((tok,))
-            self.stop = rule.check(self.tokens)
-            if self.stop is StopReason.NONE and self.limit is not None and len(self.tokens) >= self.limit:
-                self.stop = StopReason.BUDGET
-            if self.stop is not StopReason.NONE:
-                return
-
-
-@dataclass(frozen=True, slots=True)
-class RowGroup:
-    """The settings the rows of one request share (a page, or one batch of region crops)."""
-
-    cfg: SpecConfig
-    rule: StopRule
-    opts: DecodeOptions
 
 
 class SpecStepper:
@@ -139,10 +71,10 @@ class SpecStepper:
         drafts: list[list[list[int]]],
         cfg: SpecConfig,
         rule: StopRule,
-        opts: DecodeOptions = DecodeOptions(),
+        opts: DecodeOptions = NO_OPTIONS,
     ) -> None:
         self.session = session
-        self.rows: dict[int, _Row] = {}  # by row id; a group's rows leave with `pop`
+        self.rows: dict[int, Row] = {}  # by row id; a group's rows leave with `pop`
         self.groups: list[RowGroup] = []
         self._next_id = 0
         self.active: list[int] = []  # the rows still decoding, in the session's row order
@@ -162,7 +94,7 @@ class SpecStepper:
         drafts: list[list[list[int]]],
         cfg: SpecConfig,
         rule: StopRule,
-        opts: DecodeOptions = DecodeOptions(),
+        opts: DecodeOptions = NO_OPTIONS,
     ) -> int:
         """A newly prefilled request's rows join the batch; returns their group."""
         if self.groups and opts.penalty != self.groups[0].opts.penalty:
@@ -238,7 +170,7 @@ class SpecStepper:
         prior = opts.prior or DEFAULT_PRIOR
         limits = opts.limits or (None,) * len(drafts)
         new = [
-            _Row(build_index(d, cfg.window, cfg.min_window), accept=AcceptStats(prior=prior), group=g, limit=n)
+            Row(build_index(d, cfg.window, cfg.min_window), accept=AcceptStats(prior=prior), group=g, limit=n)
             for d, n in zip(drafts, limits, strict=True)
         ]
         if opts.penalty != 1.0:
@@ -257,7 +189,7 @@ class SpecStepper:
         self.active = self._drop(self.active + ids)
         return g
 
-    def _cut(self, live: list[_Row]) -> None:
+    def _cut(self, live: list[Row]) -> None:
         """Per group with a batch-stop rule: cut its running rows once more steps do not pay."""
         for g in dict.fromkeys(r.group for r in live):
             stop = self.groups[g].opts.batch_stop
@@ -280,7 +212,7 @@ def spec_decode(
     drafts: list[list[list[int]]],  # per row: its draft token lists
     cfg: SpecConfig,
     rule: StopRule,
-    opts: DecodeOptions = DecodeOptions(),
+    opts: DecodeOptions = NO_OPTIONS,
 ) -> list[RowResult]:
     """Greedy decoding that verifies draft trees; with tau = 1 it equals `ar_decode`."""
     stepper = SpecStepper(session, first_logits, drafts, cfg, rule, opts)
@@ -290,7 +222,7 @@ def spec_decode(
 
 
 def ar_decode(
-    session: TargetSession, first_logits: torch.Tensor, rule: StopRule, opts: DecodeOptions = DecodeOptions()
+    session: TargetSession, first_logits: torch.Tensor, rule: StopRule, opts: DecodeOptions = NO_OPTIONS
 ) -> list[RowResult]:
     """Plain greedy decoding, one token per step: the same loop with no drafts."""
     cfg = SpecConfig(window=1, max_new_tokens=rule.max_new_tokens)

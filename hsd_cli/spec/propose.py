@@ -4,15 +4,12 @@ into a trie and pruned to the node count the step's cost favours."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.align import MODEL, Origin, align_origins, resync_origins, starts_origins
 from hsd_cli.spec.budget import CostModel, PassPrices, best_size, node_probs
+from hsd_cli.spec.row import DecodeOptions, Row, RowGroup
 from hsd_cli.spec.tree import DraftTree, build_trie, linearize
-
-if TYPE_CHECKING:  # decode.py imports this module
-    from hsd_cli.spec.decode import DecodeOptions, RowGroup, _Row
 
 # A row whose trees the cost model cut to the root while a full window matched (k >= window)
 # verifies a tree of EXPLORE_NODES once EXPLORE_EVERY such steps have passed: otherwise a prior or
@@ -53,7 +50,7 @@ class Exploration:
 
 
 def propose(
-    rows: list[_Row],
+    rows: list[Row],
     groups: list[RowGroup],
     exploration: Exploration | None = None,
     context: int | None = None,
@@ -85,13 +82,13 @@ def propose(
     return trees, ks, [len(o) for o in order]
 
 
-def step_cost(rows: list[_Row], groups: list[RowGroup]) -> CostModel | None:
+def step_cost(rows: list[Row], groups: list[RowGroup]) -> CostModel | None:
     """The cost model that sizes the trees of a step over `rows` (None: trees up to max_nodes)."""
     used = [groups[g] for g in dict.fromkeys(r.group for r in rows)]
     return next((g.opts.cost for g in used if g.cfg.cost_aware and g.opts.cost is not None), None)
 
 
-def _cut(row: _Row, n: int, offered: int, k: int, cfg: SpecConfig) -> bool:
+def _cut(row: Row, n: int, offered: int, k: int, cfg: SpecConfig) -> bool:
     """Whether the batch's n cut this row's full-window match to the root; counts such steps in a row."""
     if n > 0 or not offered or k < cfg.window:
         row.cut_streak = 0 if n > 0 else row.cut_streak
@@ -100,7 +97,7 @@ def _cut(row: _Row, n: int, offered: int, k: int, cfg: SpecConfig) -> bool:
     return True
 
 
-def _size(row: _Row, n: int, explore: bool, cfg: SpecConfig) -> int:
+def _size(row: Row, n: int, explore: bool, cfg: SpecConfig) -> int:
     """The row's draft nodes: the batch's n, or a small tree on an exploring step where n cut it."""
     # Lossless: it only changes which tree is verified; deterministic: counts, no randomness.
     if not explore:
@@ -109,7 +106,7 @@ def _size(row: _Row, n: int, explore: bool, cfg: SpecConfig) -> int:
     return min(EXPLORE_NODES, cfg.max_nodes)
 
 
-def _candidates(row: _Row, cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[list[int]], list[Origin], int]:
+def _candidates(row: Row, cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[list[int]], list[Origin], int]:
     """Continuations after the longest matching window, their origins, and the window length k
     (0 = region starts); beside them, after a misread, the draft where the output should be, and
     where the window is short, what followed it in the row's own output."""

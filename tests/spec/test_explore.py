@@ -10,8 +10,9 @@ from fake_target import BUSY, EOS, PROMPT, FakeSession, SizedSession, reference
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.align import build_index
 from hsd_cli.spec.budget import CostModel
-from hsd_cli.spec.decode import DecodeOptions, SpecStepper, _Row, ar_decode
+from hsd_cli.spec.decode import DecodeOptions, SpecStepper, ar_decode
 from hsd_cli.spec.propose import EXPLORE_EVERY, EXPLORE_NODES, Exploration, _cut, _size
+from hsd_cli.spec.row import Row
 from hsd_cli.spec.stop import StopRule
 
 
@@ -58,7 +59,7 @@ def test_exploration_is_deterministic():
 
 def test_explore_counts_only_cut_full_window_steps_and_resets_on_a_tree():
     cfg = SpecConfig(window=3)
-    row = _Row(build_index([[1, 2, 3]], 3, 1))
+    row = Row(build_index([[1, 2, 3]], 3, 1))
     assert not _cut(row, 0, offered=5, k=2, cfg=cfg) and row.cut_streak == 0  # short window
     assert not _cut(row, 0, offered=0, k=3, cfg=cfg) and row.cut_streak == 0  # no candidate
     explore, got = Exploration(), []

@@ -1,29 +1,17 @@
 """The speculative core knows no model: it imports only the standard library, torch, its own config
 and the metric definitions."""
 
-import ast
 import re
 import sys
 from pathlib import Path
+
+from import_graph import imported_modules
 
 SPEC = Path(__file__).resolve().parents[2] / "hsd_cli" / "spec"
 FORBIDDEN = re.compile(r"transformers|qwen|hunyuan|paddle|glm|lighton|deepseek|dots", re.I)
 # hsd_cli.metrics: the metric definitions, standard library only; hsd_cli.datatypes would tie the
 # loop to page records
 ALLOWED_OWN = ("hsd_cli.config", "hsd_cli.metrics", "hsd_cli.spec")
-
-
-def imported_modules(source: str, package: str = "hsd_cli.spec") -> list[tuple[int, str]]:
-    """(line, module) for every import anywhere in `source`, nested ones included; relative ones resolved."""
-    out = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            out += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
-            mod = ".".join(p for p in (base, node.module or "") if p)
-            out.append((node.lineno, mod))
-    return out
 
 
 def disallowed(mod: str) -> bool:
@@ -37,7 +25,7 @@ def test_spec_imports_only_stdlib_torch_and_its_config():
     bad = [
         f"{path.name}:{line}: {mod}"
         for path in sorted(SPEC.glob("*.py"))
-        for line, mod in imported_modules(path.read_text())
+        for line, mod in imported_modules(path.read_text(), "hsd_cli.spec")
         if disallowed(mod) or FORBIDDEN.search(mod)
     ]
     assert not bad, bad
@@ -45,7 +33,7 @@ def test_spec_imports_only_stdlib_torch_and_its_config():
 
 def test_the_check_sees_nested_and_relative_imports():
     source = "import torch\ndef f():\n    if True:\n        from transformers import AutoModel\nfrom . import tree\n"
-    mods = imported_modules(source)
+    mods = imported_modules(source, "hsd_cli.spec")
     assert sorted(mods) == [(1, "torch"), (4, "transformers"), (5, "hsd_cli.spec")]
     assert [m for _, m in mods if disallowed(m)] == ["transformers"]
     assert disallowed("hsd_cli.datatypes") and disallowed("hsd_cli.configx") and not disallowed("hsd_cli.config")
