@@ -4,29 +4,29 @@ One target (a full-size random-weight network with `--full-size`, oracle-forced 
 ground truth), one prepare stage and one AR run per page; then every variant (the defaults with
 one knob changed) runs every method on the same pages. Ratios are against that AR run.
 
-    python benchmarks/ablation.py PAGES... --model /tmp/hy-tok --full-size hunyuan_vl \
-        --max-pixels 250000 --max-new-tokens 256 --json benchmarks/ablation_hunyuan_cpu.json \
-        --markdown benchmarks/RESULTS.md
+    python benchmarks/ablation.py PAGES... --model HY_TOK --full-size hunyuan_vl --max-pixels 250000 \
+        --max-new-tokens 192 --out-json benchmarks/results/ablation-cpu-hunyuan_vl.json
+
+HY_TOK: a HunyuanOCR tokenizer directory (docs/benchmarks.md says how to build one).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
 import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
 import torch
+from dashboard_format import table
+from record import header
+from record import write as save_report
 
 from hsd_cli.bench.config import BenchConfig
-from hsd_cli.bench.machine import machine_info, machine_line
 from hsd_cli.bench.main import bench_target
 from hsd_cli.bench.pages import collect_pages
 from hsd_cli.bench.records import PageBench, totals
-from hsd_cli.bench.report import markdown_table, section_header, update_section
 from hsd_cli.bench.run import Bench
 
 VARIANTS: dict[str, dict[str, object]] = {
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
                 + ", ".join(f"{m} {r.steps} steps {r.t_total:.1f}s" for m, r in runs.items()),
                 file=sys.stderr,
             )
-    _write(args, base, target, per_variant, time.perf_counter() - started)
+    _write(args, argv, base, target, per_variant, time.perf_counter() - started)
 
 
 def _rows(per_variant: dict[str, list[PageBench]], methods: tuple[str, ...]) -> list[list[str]]:
@@ -108,9 +108,8 @@ def _rows(per_variant: dict[str, list[PageBench]], methods: tuple[str, ...]) -> 
     return rows
 
 
-def _write(args, cfg: BenchConfig, target, per_variant: dict[str, list[PageBench]], wall: float) -> None:
+def _write(args, argv, cfg: BenchConfig, target, per_variant: dict[str, list[PageBench]], wall: float) -> None:
     rows = _rows(per_variant, cfg.methods)
-    info = machine_info("cpu")
     pages = len(next(iter(per_variant.values())))
     params = sum(p.numel() for p in target.model.parameters()) / 1e6
     notes = [
@@ -120,32 +119,10 @@ def _write(args, cfg: BenchConfig, target, per_variant: dict[str, list[PageBench
         f"at most {cfg.max_pixels} pixels; drafts from the real pipeline, charged to every method",
         "each variant = the defaults with one knob changed; one AR run per page is the baseline of all",
     ]
-    command = "python benchmarks/ablation.py " + " ".join(shlex.quote(a) for a in (argv_of(args)))
-    body = section_header(
-        "Ablation of the speculative knobs (oracle target, full size)", command, machine_line(info), wall, notes
-    )
-    body += "\n" + markdown_table(COLUMNS, rows) + "\n"
-    print(body)
-    if args.json:
-        data = {
-            "command": command,
-            "machine": info,
-            "wall_s": wall,
-            "notes": notes,
-            "rows": [dict(zip(COLUMNS, r, strict=False)) for r in rows],
-        }
-        args.json.write_text(json.dumps(data, indent=1), encoding="utf-8")
-    if args.markdown:
-        update_section(args.markdown, f"ablation-{cfg.full_size}-{cfg.max_new_tokens}", body)
-
-
-def argv_of(args) -> list[str]:
-    out = [str(p) for p in args.inputs]
-    for flag in ("model", "full_size", "max_pixels", "max_new_tokens", "methods", "threads", "json", "markdown"):
-        value = getattr(args, flag)
-        if value is not None:
-            out += ["--" + flag.replace("_", "-"), str(value)]
-    return out
+    print("\n".join(notes) + "\n\n" + table(COLUMNS, rows))
+    if args.out_json:
+        data = header("ablation.py", sys.argv[1:] if argv is None else argv) | {"wall_s": wall, "notes": notes}
+        save_report(args.out_json, data | {"rows": [dict(zip(COLUMNS, r, strict=False)) for r in rows]})
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -157,8 +134,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--max-new-tokens", type=int, default=256)
     p.add_argument("--methods", default="page,hsd")
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--json", type=Path, default=None)
-    p.add_argument("--markdown", type=Path, default=None)
+    p.add_argument("--out-json", type=Path, default=None)
     return p.parse_args(argv)
 
 

@@ -1,6 +1,7 @@
 """Masked steps with grouped heads, folded onto the K/V heads or not: step time, A/B interleaved.
 
-    python benchmarks/attention_fold.py --family hunyuan_vl --threads 2 --out-json fold.json
+    python benchmarks/attention_fold.py --family hunyuan_vl --threads 2 \
+        --out-json benchmarks/results/attention-fold-cpu-hunyuan_vl.json
 
 A full-size random-weight language model (vision tower of one block), one prompt of `--context`
 random tokens copied into each row; every shape's `step + commit` is timed with transformers' own
@@ -11,9 +12,12 @@ quiet machine.
 from __future__ import annotations
 
 import argparse
-import json
+import sys
+from pathlib import Path
 
 import torch
+from record import header
+from record import write as save_report
 from transformers import AttentionInterface
 from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
@@ -25,15 +29,15 @@ from hsd_cli.targets.runtime.registry import FAMILIES
 PATHS = {"transformers": sdpa_attention_forward, "folded": folded_sdpa}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--family", default="hunyuan_vl")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--context", type=int, default=700, help="cache slots of every row")
     p.add_argument("--shapes", default="16x1,8x8,4x8,16x4,1x16", help="rows x tree tokens")
     p.add_argument("--reps", type=int, default=7)
-    p.add_argument("--out-json")
-    args = p.parse_args()
+    p.add_argument("--out-json", type=Path)
+    args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     _, model = decode_model(args.family, "cpu", torch.float32, shrink_vision=True)
     prompt = prefill_text(model, args.context, FAMILIES[args.family][0].n_axes)
@@ -54,9 +58,9 @@ def main() -> None:
     finally:
         AttentionInterface.register("sdpa", folded_sdpa)
     if args.out_json:
-        data = {"family": args.family, "threads": args.threads, "context": args.context, "steps": results}
-        with open(args.out_json, "w") as f:
-            json.dump(data, f, indent=1)
+        data = header("attention_fold.py", sys.argv[1:] if argv is None else argv)
+        data |= {"family": args.family, "threads": args.threads, "context": args.context, "steps": results}
+        save_report(args.out_json, data)
 
 
 if __name__ == "__main__":

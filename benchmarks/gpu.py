@@ -1,4 +1,4 @@
-"""The first GPU run in one command: CUDA tests, cost curves, oracle table, batch throughput.
+"""The GPU run in one command: CUDA tests, cost curves, oracle table, batch throughput.
 
 On a machine with a CUDA GPU (about 20 minutes of steps on one H100: the CUDA tests 1.5, the cost
 curves 0.5, the oracle table 4.5, throughput at batch 8 and 32 4, at batch 1 over 5, the rest
@@ -9,38 +9,44 @@ loading; a 15-minute lease takes it in two, with `--only`):
 1. the CUDA test subset: lossless decoding, batched verification and the session cache of every
    tiny family, in float32 on the GPU (HSD_TEST_DEVICE=cuda);
 2. the cost curve of the full-size HunyuanOCR and Qwen2.5-VL-3B language models in bf16;
-3. the oracle table of ar / page / hsd / auto at batch 1 (full-size HunyuanOCR, bf16, 16 dev
-   pages of every kind, 384 tokens);
+3. the oracle table of ar / page / hsd / auto one page at a time (full-size HunyuanOCR, bf16, 16
+   dev pages of every kind, 384 tokens);
 4. the throughput table of ar and auto at batch 8, 32 and 1 on up to 4 pages of each of those
-   documents (32 pages: a batch that drains to its longest page shows nothing of continuous
-   batching; the second run's 16 pages could not fill a batch of 16), each run drafting its pages
-   in 4 background processes beside the model as `hsd convert` does (the second run charged
-   drafting one page after another: 14.2 s of prepare against 8.5 s of verification at batch 8).
-Each bench step writes its JSON under --out and its section (`...-cuda`) of --results; the
-throughput step rewrites both after each of its runs, so a lease that ends mid-step keeps the runs
-it finished (batch 1 comes last: plain decoding of 32 pages one at a time is its longest run).
-`--only`, `--pages`, `--tokens` and `--batch-sizes` fit the run to a shorter lease; `--corpus` and
-`--model` point at copies where the repository's neighbours did not travel.
+   documents (32 pages, so rows that finish are refilled), each run drafting its pages in 4
+   background processes beside the model, as `hsd convert` does.
+Each step writes one JSON into --out (default benchmarks/results/), named as the dashboard reads
+it: `cuda-tests-GPU.json`, `cost-GPU-FAMILY.json`, `oracle-GPU-hunyuan_vl.json`,
+`throughput-GPU-hunyuan_vl.json`, GPU being the card's short name (h100); then
+`python benchmarks/dashboard.py` rewrites RESULTS.md's tables. The throughput step rewrites its
+JSON after each of its runs, so a lease that ends mid-step keeps the runs it finished (batch 1 comes
+last: plain decoding of 32 pages one at a time is its longest run). `--only`, `--pages`, `--tokens`
+and `--batch-sizes` fit the run to a shorter lease; `--corpus` and `--model` point at copies where
+the repository's neighbours did not travel; `--list-pages` prints the pages and exits.
 
-`--dry-run` runs every step to its end on a CPU in minutes: float32, the tiny test families'
-sizes for the decoders (HSD_FULL_SIZE_LAYERS=1 keeps one full-width layer), the repository's
-sample_docs without the oracle, 16 tokens, batch sizes 1 and 2. CI runs it
-(tests/bench/test_gpu_script.py), so the GPU run works the first time one is lent.
+`--dry-run` runs every step to its end on a CPU in minutes, into a fresh temporary folder unless
+--out is given: float32, the tiny test families' sizes for the decoders (HSD_FULL_SIZE_LAYERS=1
+keeps one full-width layer), the repository's sample_docs without the oracle, 16 tokens, batch sizes
+1 and 2. CI runs it (tests/bench/test_gpu_script.py), so the GPU run works the first time one is lent.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus" / "dev"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, also when loaded by path
+
+from record import CORPUS, REPO, commit, scrub  # noqa: E402
+
 STEPS = ("tests", "model", "cost", "oracle", "throughput")
 CUDA_TESTS = (
     "tests/targets/test_lossless.py",
@@ -51,7 +57,7 @@ CUDA_TESTS = (
 # 16 dev pages with Markdown ground truth (the oracle needs it), every kind: born-digital, scanned,
 # page images, a blurry scan.
 PAGES = (
-    # the 10 of issue 20's CPU table (RESULTS `oracle-fullsize-hunyuan_vl-384-lead`): --pages 10
+    # the 10 of the CPU oracle table (RESULTS.md, results/oracle-cpu-hunyuan_vl.json): --pages 10
     "docling/2305.03393v1-pg9.pdf",
     "docling/normal_4pages.pdf",
     "docling/code_and_formula.pdf",
@@ -72,16 +78,18 @@ PAGES = (
 
 
 THROUGHPUT_PAGES = 4  # pages of each document in the throughput step: 32 of PAGES' documents
+RESULTS = REPO / "benchmarks" / "results"
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One command of the run."""
+    """One command of the run, and the JSON it leaves in --out."""
 
     name: str
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = field(default=())
     group: str = ""  # one of STEPS, for --only
+    out: Path | None = None  # the tests step's record is written by run(); the others by hsd bench
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,37 +117,40 @@ class Settings:
 def plan(
     dry: bool,
     out: Path,
-    results: Path,
     corpus: Path = CORPUS,
     model: Path | None = None,
     n_pages: int = len(PAGES),
     tokens: int | None = None,
     batch_sizes: str | None = None,
+    tag: str = "h100",
+    work: Path | None = None,
 ) -> list[Step]:
     """The steps, in order: tests, the tokenizer directory, cost curves, oracle table, throughput.
 
-    `model`: a ready --model directory for HunyuanOCR (else one is built from `corpus`'s text).
+    `model`: a ready --model directory for HunyuanOCR (else one is built into `work`/hy-tok from
+    `corpus`'s text; `work` defaults to `out`); `tag`: the device's short name in the JSON names.
     """
     s = Settings.of(dry)
     s = replace(s, tokens=tokens or s.tokens, batch_sizes=batch_sizes or s.batch_sizes)
     tests = (sys.executable, "-m", "pytest", "-q", *s.tests, *CUDA_TESTS)
-    steps = [Step("CUDA tests", tests, (("HSD_TEST_DEVICE", s.device),), "tests")]
-    hy = model or out / "hy-tok"
+    steps = [Step("CUDA tests", tests, (("HSD_TEST_DEVICE", s.device),), "tests", out / f"cuda-tests-{tag}.json")]
+    hy = model or (work or out) / "hy-tok"
     if model is None:
         steps.append(_tokenizer_dir(dry, hy, corpus))
     for family in ("hunyuan_vl", "qwen2_5_vl"):
-        argv = ("bench", "--full-size", family, *s.cost, "--out-json", str(out / f"cost_{family}_{s.device}.json"))
-        steps.append(Step(f"cost curve {family}", _hsd(*argv, *_device(s), "--markdown", str(results)), s.env, "cost"))
+        path = out / f"cost-{tag}-{family}.json"
+        argv = _hsd("bench", "--full-size", family, *s.cost, *_device(s), "--out-json", str(path))
+        steps.append(Step(f"cost curve {family}", argv, s.env, "cost", path))
     pages = [str(REPO / "sample_docs")] if dry else [str(corpus / p) for p in PAGES[:n_pages]]
     common = (*pages, "--model", str(hy), "--max-new-tokens", str(s.tokens), *_device(s))
-    common += ("--markdown", str(results))
     common += () if dry else ("--oracle", "--full-size", "hunyuan_vl")  # no truth for sample_docs
-    oracle = ("--methods", "ar,page,hsd,auto", "--out-json", str(out / f"oracle_hunyuan_{s.device}_{s.tokens}.json"))
-    steps.append(Step("oracle table, batch 1", _hsd("bench", *common, "--max-pages", "1", *oracle), s.env, "oracle"))
+    path = out / f"oracle-{tag}-hunyuan_vl.json"
+    oracle = ("--max-pages", "1", "--methods", "ar,page,hsd,auto", "--out-json", str(path))
+    steps.append(Step("oracle table, batch 1", _hsd("bench", *common, *oracle), s.env, "oracle", path))
+    path = out / f"throughput-{tag}-hunyuan_vl.json"
     batch = ("--max-pages", str(THROUGHPUT_PAGES), "--methods", "ar,auto", "--batch-pages", s.batch_sizes)
-    batch += ("--workers", str(s.workers))
-    batch += ("--warmup", "0", "--out-json", str(out / f"throughput_hunyuan_{s.device}_{s.tokens}.json"))
-    steps.append(Step(f"throughput, batch {s.batch_sizes}", _hsd("bench", *common, *batch), s.env, "throughput"))
+    batch += ("--workers", str(s.workers), "--warmup", "0", "--out-json", str(path))
+    steps.append(Step(f"throughput, batch {s.batch_sizes}", _hsd("bench", *common, *batch), s.env, "throughput", path))
     return steps
 
 
@@ -160,54 +171,99 @@ def _hsd(*args: str) -> tuple[str, ...]:
     return (sys.executable, "-m", "hsd_cli", *args)
 
 
-def run(steps: list[Step], log=print) -> list[tuple[str, float, int]]:
-    """Every step in order, stopping at the first failure; (name, seconds, exit status) per step run."""
+def gpu_tag(name: str) -> str:
+    """A card's short name for file names: "NVIDIA H100 80GB HBM3" -> "h100" ("cuda" if none)."""
+    found = re.search(r"\b([A-Z]+\d{2,4}[A-Za-z]?)\b", name)
+    return found[1].lower() if found else "cuda"
+
+
+def run(steps: list[Step], placeholders: dict[str, str], commit: str | None, log=print) -> list[tuple[str, float, int]]:
+    """Every step in order, stopping at the first failure; (name, seconds, exit status) per step run.
+
+    Each JSON a step leaves gets the commit, and `placeholders` for this machine's paths."""
     done = []
     for step in steps:
         log(f"== {step.name}: {shlex.join(step.argv)}")
         t0 = time.perf_counter()
-        code = subprocess.run(step.argv, cwd=REPO, env={**os.environ, **dict(step.env)}).returncode
-        done.append((step.name, time.perf_counter() - t0, code))
-        log(f"== {step.name}: exit {code} after {done[-1][1]:.0f} s")
-        if code:
+        env = {**os.environ, **dict(step.env)}
+        capture = step.group == "tests"  # its outcome is recorded from pytest's last line
+        proc = subprocess.run(step.argv, cwd=REPO, env=env, capture_output=capture, text=True)
+        if capture:
+            print(proc.stdout + proc.stderr, end="")
+            _record_tests(step, proc.stdout, time.perf_counter() - t0, proc.returncode)
+        done.append((step.name, time.perf_counter() - t0, proc.returncode))
+        log(f"== {step.name}: exit {proc.returncode} after {done[-1][1]:.0f} s")
+        if step.out is not None and step.out.exists():
+            stamp(step.out, placeholders, commit)
+        if proc.returncode:
             break
     return done
 
 
-def main(argv: list[str] | None = None) -> int:
+def _record_tests(step: Step, output: str, seconds: float, code: int) -> None:
+    """The tests step as a results JSON: its command, machine and pytest's counts."""
+    from hsd_cli.bench.machine import machine_info
+
+    summary = (output.strip().splitlines() or [""])[-1]
+    counts = {kind: int(n) for n, kind in re.findall(r"(\d+) (passed|failed|errors?)", summary)}
+    command = " ".join(f"{k}={v}" for k, v in step.env) + " python " + shlex.join(step.argv[1:])
+    record = {"command": command, "machine": machine_info(dict(step.env)["HSD_TEST_DEVICE"]), "exit": code}
+    record |= {"passed": counts.get("passed", 0), "failed": counts.get("failed", 0), "wall_s": round(seconds, 1)}
+    step.out.write_text(json.dumps({"schema_version": 1, "runs": [record | {"summary": summary}]}, indent=1))
+
+
+def stamp(path: Path, placeholders: dict[str, str], commit: str | None) -> None:
+    """Name the code in a results JSON, and write this machine's paths in it as placeholders."""
+    data = scrub(json.loads(path.read_text(encoding="utf-8")), placeholders)
+    if data.get("runs"):  # the tests' record: the commit goes with each run
+        data["runs"] = [{**r, "commit": commit} for r in data["runs"]]
+    else:
+        data = {"command": data.pop("command", ""), "commit": commit, **data}
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dry-run", action="store_true", help="CPU, tiny sizes: check every step runs (CI)")
-    p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "gpu", help="JSON reports and model dirs")
-    p.add_argument("--results", type=Path, default=REPO / "benchmarks" / "RESULTS.md", help="results file")
+    p.add_argument("--out", type=Path, help="the JSON files [default: benchmarks/results; dry run: a temporary folder]")
     p.add_argument("--corpus", type=Path, default=CORPUS, help="the dev corpus (a copy holding PAGES will do)")
     p.add_argument("--model", type=Path, help="a ready HunyuanOCR --model directory (skips building one)")
     p.add_argument("--only", default=",".join(STEPS), help=f"comma-separated steps to run, of {','.join(STEPS)}")
     p.add_argument("--pages", type=int, default=len(PAGES), help="the first N of the 16 pages")
     p.add_argument("--tokens", type=int, help="max new tokens per page (default 384; dry run 16)")
     p.add_argument("--batch-sizes", help="throughput batch sizes (default 8,32,1; dry run 1,2)")
+    p.add_argument("--commit", default=commit(), help="the code's commit, for the JSON [default: git's HEAD]")
+    p.add_argument("--list-pages", action="store_true", help="print the first --pages pages under --corpus and exit")
     args = p.parse_args(argv)
-    only = set(args.only.split(","))
-    if only - set(STEPS):
-        p.error(f"--only: unknown step {sorted(only - set(STEPS))[0]!r} (of {','.join(STEPS)})")
+    if set(args.only.split(",")) - set(STEPS):
+        p.error(f"--only: unknown step {sorted(set(args.only.split(',')) - set(STEPS))[0]!r} (of {','.join(STEPS)})")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _args(argv)
+    if args.list_pages:
+        print("\n".join(str(args.corpus / p) for p in PAGES[: args.pages]))
+        return 0
+    tag = "dry"
     if not args.dry_run:
         import torch
 
         if not torch.cuda.is_available():
             sys.exit("no CUDA device: run on a GPU machine, or pass --dry-run")
-    args.out.mkdir(parents=True, exist_ok=True)
-    steps = plan(
-        args.dry_run,
-        args.out.resolve(),
-        args.results.resolve(),
-        args.corpus.resolve(),
-        args.model and args.model.resolve(),
-        args.pages,
-        args.tokens,
-        args.batch_sizes,
-    )
-    done = run([s for s in steps if s.group in only])
+        tag = gpu_tag(torch.cuda.get_device_name(0))
+    out = (args.out or (Path(tempfile.mkdtemp(prefix="hsd-gpu-")) if args.dry_run else RESULTS)).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    corpus, model = args.corpus.resolve(), args.model and args.model.resolve()
+    work = out if args.dry_run else Path(tempfile.mkdtemp(prefix="hsd-gpu-"))  # the tokenizer directory
+    steps = plan(args.dry_run, out, corpus, model, args.pages, args.tokens, args.batch_sizes, tag, work)
+    hy = model or work / "hy-tok"
+    placeholders = {str(corpus): "CORPUS", str(hy): "HY_TOK", str(out): "benchmarks/results"}
+    placeholders |= {str(REPO) + "/": "", str(REPO): "."}
+    done = run([s for s in steps if s.group in args.only.split(",")], placeholders, args.commit)
     failed = [name for name, _, code in done if code]
     print(f"{len(done)} steps, {sum(s for _, s, _ in done):.0f} s" + (f"; failed: {failed[0]}" if failed else ""))
+    print(f"JSON in {out}; `python benchmarks/dashboard.py` rewrites RESULTS.md's tables from benchmarks/results/")
     return 1 if failed else 0
 
 

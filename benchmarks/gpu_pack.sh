@@ -1,23 +1,25 @@
 #!/usr/bin/env bash
 # Pack what benchmarks/gpu.py needs on a lent GPU machine that reaches no package index and gets
-# only the repository (at most 64 MiB a call): bash benchmarks/gpu_pack.sh [HY_TOK_DIR]
+# only the repository (at most 64 MiB a call): bash benchmarks/gpu_pack.sh HY_TOK_DIR
 #
 # Writes .whl/ and .gpu/ (add `/.whl/` and `/.gpu/` to .git/info/exclude): siteA.tar.xz
 # (transformers, pymupdf with only the ONNX models hsd loads, small dependencies) and siteB.tar
 # (rapidocr, rapid-layout), each under the limit with the rest of the tree; corpus/ (the PAGES of
 # gpu.py with their ground truth); hy-tok/ (the tokenizer directory without its weights; regen.py
 # gives it random ones there).
-# Then, on one warm machine (RESULTS.md `gpu-first-run`), call 1 carries siteA, corpus, hy-tok and
-# regen.py and runs:
-#   mkdir -p /tmp/site && tar xJf .gpu/siteA.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
-#   cp -r .gpu/corpus .gpu/hy-tok /tmp/ && python3 .gpu/regen.py /tmp/hy-tok
-#   python3 benchmarks/gpu.py --only tests,cost --out $OUT --results $OUT/RESULTS.md
+# Then, on one warm machine, with SCRATCH a folder outside the repository and OUT the folder whose
+# files come back, call 1 carries siteA, corpus, hy-tok and regen.py and runs:
+#   mkdir -p SCRATCH/site && tar xJf .gpu/siteA.tar.xz -C SCRATCH/site && export PYTHONPATH=SCRATCH/site
+#   cp -r .gpu/corpus .gpu/hy-tok SCRATCH/ && python3 .gpu/regen.py SCRATCH/hy-tok
+#   python3 benchmarks/gpu.py --only tests,cost --out OUT
 # and call 2 (within the machine's idle window) carries siteB and runs:
-#   tar xf .gpu/siteB.tar -C /tmp/site && export PYTHONPATH=/tmp/site
-#   python3 benchmarks/gpu.py --corpus /tmp/corpus --model /tmp/hy-tok --only oracle,throughput ...
+#   tar xf .gpu/siteB.tar -C SCRATCH/site && export PYTHONPATH=SCRATCH/site
+#   python3 benchmarks/gpu.py --corpus SCRATCH/corpus --model SCRATCH/hy-tok --only oracle,throughput --out OUT
+# The JSON files in OUT go to benchmarks/results/; `python benchmarks/dashboard.py` then rewrites
+# RESULTS.md's tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-HY=${1:-/tmp/hy-tok}
+HY=${1:?usage: bash benchmarks/gpu_pack.sh HY_TOK_DIR (the HunyuanOCR tokenizer directory)}
 PY=3.12  # the GPU image's python3
 mkdir -p .gpu .whl
 pip download -q --no-deps --only-binary=:all: --python-version $PY --implementation cp \

@@ -18,7 +18,9 @@ with no arguments, so the scorer runs in a child process (`--score`) that makes 
 Chromium ($HSD_CHROMIUM, default /usr/bin/chromium) Playwright's default executable, records
 each test's outcome, then calls `olmocr.bench.benchmark.main()` as it is.
 
-    python benchmarks/olmocr_bench.py [--bench DIR] [--work DIR] [--json OUT] [--markdown RESULTS.md]
+    python benchmarks/olmocr_bench.py [--bench DIR] [--work DIR] [--out-json FILE]
+
+The current report is benchmarks/results/olmocr-bench-dev.json (`--out-json` that path).
 """
 
 from __future__ import annotations
@@ -30,13 +32,16 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+import record
+
+REPO = record.REPO
 sys.path.insert(0, str(REPO))  # run as a script: hsd_cli from this checkout, as the conversion uses
-DEFAULT_BENCH = REPO / "../shared/corpus/dev/olmocr_bench"
+DEFAULT_BENCH = record.CORPUS / "olmocr_bench"
 TYPES = ("present", "absent", "order", "table", "math", "baseline")
 SYSTEMS = ("hsd_draft", "pymupdf4llm")
 
@@ -55,25 +60,21 @@ def main(argv: list[str] | None = None) -> dict:
         "pymupdf4llm": write_pymupdf4llm(work, pdfs),
     }
     outcomes, headline = score(work)
-    report = summarize(bench, outcomes, headline, seconds)
+    report = record.header("olmocr_bench.py", sys.argv[1:] if argv is None else argv)
+    report |= summarize(bench, outcomes, headline, seconds)
     print(json.dumps(report["systems"], indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1, ensure_ascii=False))
-    if args.markdown:
-        from hsd_cli.bench.report import update_section
-
-        update_section(args.markdown, f"olmocr-bench-{args.label}", markdown(report, args.label))
+    if args.out_json:
+        record.write(args.out_json, report)
     return report
 
 
 def _parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", type=Path, default=DEFAULT_BENCH, help="folder with pdfs/ and *.jsonl")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/hsd-olmocr-bench"), help="scratch (emptied)")
+    scratch = Path(tempfile.gettempdir()) / "hsd-olmocr-bench"
+    parser.add_argument("--work", type=Path, default=scratch, help="scratch folder, emptied [default: %(default)s]")
     parser.add_argument("--dpi", type=int, default=None, help="hsd --dpi [default: hsd's own]")
-    parser.add_argument("--json", type=Path, help="write the report (per type, per test) here")
-    parser.add_argument("--markdown", type=Path, help="write the per-type table into this results file")
-    parser.add_argument("--label", default="after", help="section name in the results file, e.g. before")
+    parser.add_argument("--out-json", type=Path, help="write the report (per type, per test) here")
     parser.add_argument("--score", type=Path, help=argparse.SUPPRESS)  # child: run the scorer on this dir
     parser.add_argument("--outcomes", type=Path, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
@@ -195,23 +196,6 @@ def summarize(bench: Path, outcomes: dict, headline: dict, seconds: dict) -> dic
             "failed": [{k: t[k] for k in ("id", "type", "why")} for t in tests if not t["passed"]],
         }
     return {"bench": str(bench), "scorer": "olmocr.bench.benchmark 0.4.27 (unmodified)", "systems": systems}
-
-
-def markdown(report: dict, label: str) -> str:
-    from hsd_cli.bench.report import markdown_table
-
-    rows = [
-        [name, s["tests_jsonl"], *(s["types"].get(k, "-") for k in TYPES), f"{s['headline_score_pct']}%"]
-        for name, s in report["systems"].items()
-    ]
-    head = ("system", "tests.jsonl passed", *TYPES, "scorer headline")
-    return (
-        f"## olmOCR-bench on the dev pages ({label})\n\n"
-        "Command: `python benchmarks/olmocr_bench.py --markdown benchmarks/RESULTS.md --label "
-        f"{label}`; scorer: `olmocr.bench.benchmark` 0.4.27, unmodified; hsd as `--method draft`; "
-        "pymupdf4llm in the same run. The headline averages the per-file pass rates, baseline checks "
-        "included.\n\n" + markdown_table(head, rows) + "\n"
-    )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import pytest
 from hsd_cli.bench.report import write_outputs
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))  # the scripts import their siblings by name
 
 
 def _gpu():
@@ -28,11 +29,12 @@ def _option(argv: tuple[str, ...], name: str) -> str:
 
 def test_gpu_plan_runs_the_issue_s_tables_on_cuda(tmp_path):
     gpu = _gpu()
-    steps = {s.name: s for s in gpu.plan(False, tmp_path, tmp_path / "R.md")}
+    steps = {s.name: s for s in gpu.plan(False, tmp_path)}
     assert dict(steps["CUDA tests"].env) == {"HSD_TEST_DEVICE": "cuda"}
     benches = [s.argv for s in steps.values() if "bench" in s.argv]
     assert all((_option(a, "--device"), _option(a, "--dtype")) == ("cuda", "bf16") for a in benches)
     assert {_option(a, "--full-size") for a in benches} == {"hunyuan_vl", "qwen2_5_vl"}
+    assert all("--markdown" not in a for a in benches)  # RESULTS.md is the dashboard's, from the JSON
     oracle, throughput = steps["oracle table, batch 1"].argv, steps["throughput, batch 8,32,1"].argv
     assert "--oracle" in oracle and _option(oracle, "--methods") == "ar,page,hsd,auto"
     assert _option(throughput, "--batch-pages") == "8,32,1" and _option(throughput, "--max-new-tokens") == "384"
@@ -49,7 +51,26 @@ def test_gpu_plan_runs_the_issue_s_tables_on_cuda(tmp_path):
         assert sum(min(n, per_doc) for n in counts) >= 32
 
 
-def test_a_gpu_run_writes_its_own_results_sections(tmp_path):
+def test_a_gpu_run_writes_the_json_files_the_dashboard_reads(tmp_path):
+    """Each step's JSON is named as benchmarks/dashboard.py's H100 tables expect it."""
+    import dashboard
+
+    steps = _gpu().plan(False, tmp_path, tag="h100")
+    written = {s.out.name for s in steps if s.out is not None}
+    assert all(s.out.parent == tmp_path for s in steps if s.out is not None)
+    assert all(_option(s.argv, "--out-json") == str(s.out) for s in steps if "bench" in s.argv)
+    read = {f for _, files in dashboard.BLOCKS.values() for f in files if "-h100" in f}
+    assert written == read
+
+
+def test_the_card_names_its_files():
+    gpu = _gpu()
+    assert gpu.gpu_tag("NVIDIA H100 80GB HBM3") == "h100" and gpu.gpu_tag("NVIDIA H200") == "h200"
+    assert gpu.gpu_tag("NVIDIA A100-SXM4-80GB") == "a100" and gpu.gpu_tag("a GPU") == "cuda"
+
+
+def test_hsd_bench_on_an_accelerator_writes_its_own_results_section(tmp_path):
+    """`hsd bench --markdown` gives a GPU run its own section (`-cuda`): GPU and CPU tables side by side."""
     results = tmp_path / "R.md"
     write_outputs(None, results, "throughput-384", "cpu table", {})
     write_outputs(None, results, "throughput-384", "gpu table", {}, device="cuda:0")
@@ -60,28 +81,43 @@ def test_a_gpu_run_writes_its_own_results_sections(tmp_path):
 
 @pytest.mark.slow
 def test_dry_run_runs_every_step_to_its_end(tmp_path):
-    out, results = tmp_path / "out", tmp_path / "RESULTS.md"
-    assert _gpu().main(["--dry-run", "--out", str(out), "--results", str(results)]) == 0
-    for name in ("cost_hunyuan_vl_cpu", "cost_qwen2_5_vl_cpu", "oracle_hunyuan_cpu_16", "throughput_hunyuan_cpu_16"):
-        assert json.loads((out / f"{name}.json").read_text())["schema_version"]
-    text = results.read_text()
-    for section in ("cost-hunyuan_vl", "cost-qwen2_5_vl", "real-16", "throughput-16"):
-        assert f"<!-- bench:{section} -->" in text
-    totals = json.loads((out / "throughput_hunyuan_cpu_16.json").read_text())["totals"]
+    """Every step ends, its JSON names the code and no path of this machine, and the dashboard reads it."""
+    import dashboard_speed as speed
+
+    out = tmp_path / "out"
+    assert _gpu().main(["--dry-run", "--out", str(out), "--commit", "abc1234"]) == 0
+    runs = {}
+    for name in ("cuda-tests-dry", "cost-dry-hunyuan_vl", "cost-dry-qwen2_5_vl", "oracle-dry-hunyuan_vl"):
+        text = (out / f"{name}.json").read_text()
+        assert str(out) not in text and str(REPO) not in text
+        runs[name] = {**json.loads(text), "_name": f"{name}.json"}
+    runs["throughput"] = {**json.loads((out / "throughput-dry-hunyuan_vl.json").read_text()), "_name": "t.json"}
+    assert runs["cost-dry-hunyuan_vl"]["commit"] == "abc1234" and runs["oracle-dry-hunyuan_vl"]["schema_version"]
+    totals = runs["throughput"]["totals"]
     assert [(t["method"], t["batch_pages"]) for t in totals] == [("ar", 1), ("auto", 1), ("ar", 2), ("auto", 2)]
     assert all(t["prepared_beside"] and t["drafts_differ"] == 0 for t in totals)
+    assert runs["cuda-tests-dry"]["runs"][0]["passed"] > 0 == runs["cuda-tests-dry"]["runs"][0]["failed"]
+    assert "| 2 |" in speed.throughput([runs["throughput"]])
+    assert "| overall |" in speed.oracle([runs["oracle-dry-hunyuan_vl"]])
+    assert "prefill" in speed.cost([runs["cost-dry-hunyuan_vl"], runs["cost-dry-qwen2_5_vl"]])
 
 
 def test_a_short_lease_plan_takes_a_ready_model_and_the_first_pages(tmp_path):
-    """--model skips building one; --pages N runs the first N pages (issue 20's 10 come first)."""
+    """--model skips building one; --pages N runs the first N pages (the CPU oracle table's 10 come first)."""
     gpu = _gpu()
     corpus, model = tmp_path / "corpus", tmp_path / "hy"
-    steps = gpu.plan(False, tmp_path, tmp_path / "R.md", corpus, model, 10, 128, "1,10")
+    steps = gpu.plan(False, tmp_path, corpus, model, 10, 128, "1,10")
     assert [s.group for s in steps] == ["tests", "cost", "cost", "oracle", "throughput"]
     oracle, throughput = steps[3].argv, steps[4].argv
     assert _option(oracle, "--model") == str(model) and _option(oracle, "--max-new-tokens") == "128"
     assert [a for a in oracle if a.startswith(str(corpus))] == [str(corpus / p) for p in gpu.PAGES[:10]]
     assert _option(throughput, "--batch-pages") == "1,10"
+
+
+def test_list_pages_prints_the_first_pages_under_the_corpus(tmp_path, capsys):
+    gpu = _gpu()
+    assert gpu.main(["--list-pages", "--pages", "2", "--corpus", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.split() == [str(tmp_path / p) for p in gpu.PAGES[:2]]
 
 
 def test_only_rejects_an_unknown_step(capsys):
