@@ -1,7 +1,7 @@
 """Trace the hsd_cli modules one page's verify stage passes through, and check that none is
 re-entered from below (a module called again by something it called: a layering loop).
 
-    PYTHONPATH=$PWD python benchmarks/trace_verify.py /tmp/tiny-hy --method hsd [--pdf F] [--page N]
+    PYTHONPATH=$PWD python benchmarks/trace_verify.py MODEL_DIR --method hsd [--pdf F] [--page N]
 
 Prints the modules in the order they are first entered, then every "down path" (the chain of
 distinct hsd_cli modules on the call stack, collapsed) that reaches a new module, then any
