@@ -158,11 +158,11 @@ class StageReport:
 
 
 @dataclass(frozen=True, slots=True)
-class PageResult:
+class PageResult(metrics.Ratios):
     """Everything known about one converted page; the JSON page report is its dump.
 
     Frozen: the AR baseline's numbers go in at construction (`dataclasses.replace`). The metrics
-    (aal, sr_*) are computed from the stored counts and times by `hsd_cli.metrics`.
+    (aal, sr_*: `metrics.Ratios`) are computed from the stored counts and times.
     """
 
     source: str  # input path as given
@@ -196,7 +196,7 @@ class PageResult:
     draft_error: str = ""  # the draft pipeline crashed on this page; it was converted without drafts
     fault: str = ""  # a failure on the way that the page got around (e.g. Stage 1 out of memory)
     # The page had drafts but its trees were (nearly) the root alone: it ran as plain AR
-    # (spec/metrics.py, speculation_off); the note says why in one line
+    # (spec/stats.py, speculation_off); the note says why in one line
     speculation_off: bool = False
     speculation_note: str = ""
     width: int = 0  # page image size in pixels, rendered at `dpi` (0: unknown, a failed page)
@@ -216,12 +216,12 @@ class PageResult:
         return sum(self.accepted_hist)
 
     @property
-    def aal(self) -> float:
-        return metrics.aal(self.accepted, self.seq_steps)
-
-    @property
     def has_baseline(self) -> bool:
         return self.t_decode_ar is not None
+
+    @property
+    def steps_spec(self) -> int:
+        return self.steps
 
     @property
     def t_decode_spec(self) -> float:
@@ -229,16 +229,8 @@ class PageResult:
         return metrics.decode_time(self.t_draft, self.t_decode)
 
     @property
-    def sr_steps(self) -> float | None:
-        return None if self.steps_ar is None else metrics.sr_steps(self.steps_ar, self.steps)
-
-    @property
-    def sr_decode(self) -> float | None:
-        return None if self.t_decode_ar is None else metrics.sr_decode(self.t_decode_ar, self.t_decode_spec)
-
-    @property
-    def sr_e2e(self) -> float | None:
-        return None if self.t_total_ar is None else metrics.sr_e2e(self.t_total_ar, self.t_total)
+    def t_total_spec(self) -> float:
+        return self.t_total
 
 
 @dataclass(frozen=True, slots=True)

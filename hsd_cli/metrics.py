@@ -1,4 +1,4 @@
-"""The metrics (HSD paper, section 4.2), each defined once.
+"""The metrics (HSD paper, section 4.2), each defined once, and the records' properties built on them.
 
 Every report (page JSON, run summaries, progress, `hsd bench`) computes its metrics with these
 functions from the counts and times it stored; a time is never rebuilt from a ratio.
@@ -41,3 +41,47 @@ def sr_decode(t_decode_ar: float, t_decode_spec: float) -> float | None:
 def sr_e2e(t_full_ar: float, t_full_spec: float) -> float | None:
     """SR_e2e = T_full(AR) / T_full(spec) (`full_time`); None when the spec side took no time."""
     return t_full_ar / t_full_spec if t_full_spec > 0 else None
+
+
+class Ratios:
+    """AAL and the three speedups of a record, each computed from the counts and times it stores.
+
+    The record has `accepted` and `seq_steps`, and each speedup's two sides: `steps_ar` and
+    `steps_spec`, `t_decode_ar` and `t_decode_spec`, `t_total_ar` and `t_total_spec`. An AR side
+    of None means no AR baseline ran: that speedup is None.
+    """
+
+    __slots__ = ()
+
+    def _ar(self, value: float | None) -> float | None:
+        return value
+
+    @property
+    def aal(self) -> float:
+        return aal(self.accepted, self.seq_steps)
+
+    @property
+    def sr_steps(self) -> float | None:
+        ar = self._ar(self.steps_ar)
+        return None if ar is None else sr_steps(ar, self.steps_spec)
+
+    @property
+    def sr_decode(self) -> float | None:
+        ar = self._ar(self.t_decode_ar)
+        return None if ar is None else sr_decode(ar, self.t_decode_spec)
+
+    @property
+    def sr_e2e(self) -> float | None:
+        ar = self._ar(self.t_total_ar)
+        return None if ar is None else sr_e2e(ar, self.t_total_spec)
+
+
+class SummedRatios(Ratios):
+    """Ratios of totals over pages: ratios of summed times, not means of per-page ratios. The
+    *_spec and *_ar sums cover only the `baseline_pages` where AR ran too, so each speedup compares
+    the same pages (None when there were none)."""
+
+    __slots__ = ()
+
+    def _ar(self, value: float | None) -> float | None:
+        return value if self.baseline_pages else None

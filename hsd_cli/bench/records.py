@@ -56,7 +56,7 @@ class PageBench:
 
 
 @dataclass(frozen=True, slots=True)
-class MethodTotals:
+class MethodTotals(metrics.SummedRatios):
     """A method summed over the pages where it ran; the *_spec / *_ar sums only over the pages
     where AR ran too, so each speedup compares the same pages."""
 
@@ -82,26 +82,9 @@ class MethodTotals:
     by_kind: dict[str, KindCount] = field(default_factory=dict)
 
     @property
-    def aal(self) -> float:
-        return metrics.aal(self.accepted, self.seq_steps)
-
-    @property
     def tree_tokens(self) -> float:
         """Tokens per sequence-step in the verification forward: the root plus its draft nodes."""
         return 1 + self.drafted / self.seq_steps if self.seq_steps else 0.0
-
-    @property
-    def sr_steps(self) -> float | None:
-        return metrics.sr_steps(self.steps_ar, self.steps_spec) if self.baseline_pages else None
-
-    @property
-    def sr_decode(self) -> float | None:
-        """A ratio of summed times, not a mean of per-page ratios."""
-        return metrics.sr_decode(self.t_decode_ar, self.t_decode_spec) if self.baseline_pages else None
-
-    @property
-    def sr_e2e(self) -> float | None:
-        return metrics.sr_e2e(self.t_total_ar, self.t_total_spec) if self.baseline_pages else None
 
 
 def totals(pages: list[PageBench], methods: tuple[str, ...]) -> list[MethodTotals]:

@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from enum import Enum
 
-from hsd_cli import metrics
 from hsd_cli.datatypes import PageResult, PageStatus
+from hsd_cli.metrics import SummedRatios
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -21,7 +21,7 @@ class DocStatus(str, Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Totals:
+class Totals(SummedRatios):
     """Sums over pages; speedups are ratios of summed times over the pages that had a baseline."""
 
     pages: int = 0
@@ -44,22 +44,6 @@ class Totals:
     t_decode_ar: float = 0.0  # the baseline's own decode time, as stored on each page
     t_total_spec: float = 0.0
     t_total_ar: float = 0.0  # the baseline's own T_full, as stored on each page
-
-    @property
-    def aal(self) -> float:
-        return metrics.aal(self.accepted, self.seq_steps)
-
-    @property
-    def sr_steps(self) -> float | None:
-        return metrics.sr_steps(self.steps_ar, self.steps_spec) if self.baseline_pages else None
-
-    @property
-    def sr_decode(self) -> float | None:
-        return metrics.sr_decode(self.t_decode_ar, self.t_decode_spec) if self.baseline_pages else None
-
-    @property
-    def sr_e2e(self) -> float | None:
-        return metrics.sr_e2e(self.t_total_ar, self.t_total_spec) if self.baseline_pages else None
 
 
 @dataclass(frozen=True, slots=True)
