@@ -1,22 +1,24 @@
-"""Each page's drafts start from their source's measured acceptance (methods/priors.py), set by the driver."""
+"""Each page's drafts start from their source's measured acceptance (its `prior`, driver/priors.py), set by the driver."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
 
+from decoding import decode_page
 from PIL import Image
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageDecode, PageImage, PreparedPage, StageReport
+from hsd_cli.drafts import RapidOcrSource, TextLayerSource
 from hsd_cli.driver import rows as rows_module
-from hsd_cli.driver import run as run_module
 from hsd_cli.driver.converter import TargetConverter
-from hsd_cli.driver.priors import OCR, TEXT_LAYER, prior_for
+from hsd_cli.driver.priors import fitted, prior_for
 from hsd_cli.methods.base import PageDrafts, PageWork, RowsDone, RowsRequest
 from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior
 
 MADE_UP = AcceptPrior((0.1, 0.1, 0.1, 0.1), 0.5)
+TEXT_LAYER, OCR = fitted(*TextLayerSource.prior), fitted(*RapidOcrSource.prior)
 
 
 def _chain(prior: AcceptPrior, depth: int = 48) -> float:
@@ -64,10 +66,10 @@ def test_the_driver_gives_requests_the_pages_draft_source_prior(monkeypatch):
         self._resume(live, lambda j: j.send(RowsDone((), StageReport())))
 
     monkeypatch.setattr(batch_module.Batcher, "_admit", admit)
-    run_module.decode_page(_TwoRequests(), _work("text_layer"))
+    decode_page(_TwoRequests(), _work("text_layer"))
     assert seen == [TEXT_LAYER, MADE_UP]  # a method's own choice stays
     seen.clear()
-    run_module.decode_page(_TwoRequests(), _work(""))
+    decode_page(_TwoRequests(), _work(""))
     assert seen == [DEFAULT_PRIOR, MADE_UP]
 
 

@@ -118,7 +118,7 @@ def test_the_ocr_engines_take_the_threads_the_prepare_stage_gives(monkeypatch):
     monkeypatch.setattr(rapid, "_load_engines", lambda conf, threads: seen.append(threads) or (None, None))
     preparer = Preparer(PrepareConfig(dpi=72, ocr_threads=3))
     preparer(SAMPLES / "born_digital.pdf", 1)  # builds the sources; OCR loads on first use
-    preparer._sources.ocr._engines()
+    preparer._sources.sources["ocr"]._engines()
     assert seen == [3]
     params, layout = rapid._engine_options(0.5, 3)
     assert (

@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from hsd_cli.datatypes import PageImage
-from hsd_cli.drafts.auto import has_text_layer
+from hsd_cli.drafts.text_layer import has_text_layer
 
 KINDS = ("born-digital", "scanned", "image")
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".gif"}

@@ -1,44 +1,46 @@
-"""Pick the draft source per page: the text layer where a page has one, OCR elsewhere."""
+"""Pick the draft source per page: with `auto`, the first registered source that can read it
+(config.DRAFT_SOURCES: the text layer where a page has one, OCR elsewhere)."""
 
 from __future__ import annotations
 
+from functools import cache
+
+from hsd_cli.config import AUTO_SOURCE, DRAFT_SOURCES, draft_source_choices, load
 from hsd_cli.datatypes import PageImage, Region
 from hsd_cli.drafts.base import DraftSource
-from hsd_cli.drafts.rapid import RapidOcrSource
-from hsd_cli.drafts.text_layer import TextLayerSource
-from hsd_cli.drafts.validity import MAX_INVALID, invalid_share
-
-MODES = ("auto", "text", "ocr")
-MIN_TEXT_CHARS = 100  # below this a text layer is a stamp or a few labels, not the page
-# A layer failing the validity test (drafts.validity: unreadable characters, words garbled by
-# fonts without a Unicode map) is broken and OCR reads the page better; its valid lines still
-# win on the page OCR reads (drafts.overlay).
 
 
-def has_text_layer(page: PageImage) -> bool:
-    """True when the page carries enough valid visible text to draft from."""
-    text = "\n".join(s.text for s in page.text_spans)  # lines apart: words do not run together
-    return len(text) - text.count("\n") >= MIN_TEXT_CHARS and invalid_share(text) <= MAX_INVALID
+@cache
+def source_classes() -> dict[str, type[DraftSource]]:
+    """--draft-source name -> source class, in `auto` order; imported on first use."""
+    return {row.name: load(row) for row in DRAFT_SOURCES}
+
+
+def source_class(name: str) -> type[DraftSource] | None:
+    """The class of the source that page reports call `name` (None: no such source, or none)."""
+    return next((c for c in source_classes().values() if c.name == name), None)
 
 
 class AutoSource:
-    """`mode` "auto" chooses per page; "text" and "ocr" force one source."""
+    """`mode` "auto" chooses per page; a source's name forces it. `given` stands a source in for
+    the registered one of that name (tests; --workers' OCR threads)."""
 
-    def __init__(self, mode: str = "auto", text: DraftSource | None = None, ocr: DraftSource | None = None) -> None:
-        if mode not in MODES:
-            raise ValueError(f"draft source must be one of {MODES}, got {mode!r}")
+    def __init__(self, mode: str = AUTO_SOURCE, threads: int | None = None, **given: DraftSource) -> None:
+        if mode not in draft_source_choices():
+            raise ValueError(f"draft source must be one of {draft_source_choices()}, got {mode!r}")
         self.mode = mode
-        self.text = text or TextLayerSource()
-        self.ocr = ocr or RapidOcrSource()  # loads its models on first use only
+        # The OCR engines load their models on first use only: building every source is cheap.
+        self.sources = {name: given.get(name) or cls(threads=threads) for name, cls in source_classes().items()}
 
     @property
     def name(self) -> str:
         return self.mode
 
     def select(self, page: PageImage) -> DraftSource:
-        if self.mode == "text" or (self.mode == "auto" and has_text_layer(page)):
-            return self.text
-        return self.ocr
+        if self.mode != AUTO_SOURCE:
+            return self.sources[self.mode]
+        last = list(self.sources.values())[-1]  # reads any page
+        return next((s for s in self.sources.values() if s.reads(page)), last)
 
     def regions(self, page: PageImage) -> list[Region]:
         return self.select(page).regions(page)

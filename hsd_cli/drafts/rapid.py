@@ -61,12 +61,21 @@ class RapidOcrSource:
     """Layout + OCR on the page image; engines load on first use, once per instance."""
 
     name = "rapidocr"
+    exact = False
+    # OCR misreads characters and splits lines where the model does not: lower than a text layer,
+    # above the default (page method AAL 4.99 on 16 OCR pages with the oracle target; driver/priors.py).
+    prior = (0.7, 0.85)
+    wants_layout = False  # its own layout model reads the image
+    wants_ocr_render = True
 
     def __init__(self, layout_conf: float = 0.5, threads: int | None = None) -> None:
         self.layout_conf = layout_conf
         self.threads = threads  # the engines' thread pools; None: ort_threads()
         self._ocr = None
         self._layout = None
+
+    def reads(self, page: PageImage) -> bool:
+        return True  # any page image
 
     def regions(self, page: PageImage) -> list[Region]:
         image = page.image.convert("RGB")

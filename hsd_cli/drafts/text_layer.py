@@ -14,6 +14,7 @@ from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import figure_tables, furniture, headings, tablegrid
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.reading_order import reading_order
+from hsd_cli.drafts.validity import MAX_INVALID, invalid_share
 from hsd_cli.pages import geometry as geo
 
 _MARGIN = 0.06  # top/bottom fraction of the page where running headers and footers live
@@ -22,10 +23,34 @@ _MARGIN = 0.06  # top/bottom fraction of the page where running headers and foot
 MAX_MISSED = 0.1
 
 
+MIN_TEXT_CHARS = 100  # below this a text layer is a stamp or a few labels, not the page
+# A layer failing the validity test (drafts.validity: unreadable characters, words garbled by
+# fonts without a Unicode map) is broken and OCR reads the page better; its valid lines still
+# win on the page OCR reads (drafts.overlay).
+
+
+def has_text_layer(page: PageImage) -> bool:
+    """True when the page carries enough valid visible text to draft from."""
+    text = "\n".join(s.text for s in page.text_spans)  # lines apart: words do not run together
+    return len(text) - text.count("\n") >= MIN_TEXT_CHARS and invalid_share(text) <= MAX_INVALID
+
+
 class TextLayerSource:
     """Regions of a page with a visible text layer; an empty list when it has none."""
 
     name = "text_layer"
+    exact = True
+    # Exact characters: a window match is rarely a coincidence. Fitted to the page method's AAL
+    # with the oracle target (8.51 on 9 text-layer pages; driver/priors.py).
+    prior = (0.85, 0.9)
+    wants_layout = True  # its regions are the PDF layout model's boxes
+    wants_ocr_render = False
+
+    def __init__(self, threads: int | None = None) -> None:
+        """Nothing to load: the text comes with the page (`threads` is every source's argument)."""
+
+    def reads(self, page: PageImage) -> bool:
+        return has_text_layer(page)
 
     def regions(self, page: PageImage) -> list[Region]:
         # Glyphs without Unicode (U+FFFD) are no letters a model would write: left out.

@@ -1,4 +1,5 @@
-"""What a row believes about its drafts before it has seen any verified: a prior per draft source.
+"""What a row believes about its drafts before it has seen any verified: each draft source's prior
+(its `prior` attribute, drafts/base.DraftSource), as an AcceptPrior.
 
 A row corrects its prior with every tree it verifies (spec/budget.py, AcceptStats), but trees are
 sized by that belief, so a prior too low for exact drafts on a costly device keeps every tree at
@@ -18,6 +19,9 @@ starts keep the default's ratio to them (the benchmarks do not split acceptance 
 
 from __future__ import annotations
 
+from functools import cache
+
+from hsd_cli.drafts.auto import source_class
 from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptPrior
 
 
@@ -27,13 +31,9 @@ def fitted(full_window: float, cont: float) -> AcceptPrior:
     return AcceptPrior(tuple(round(p * scale, 3) for p in DEFAULT_PRIOR.first), cont)
 
 
-# Exact characters of the PDF's own text: a window match is rarely a coincidence.
-TEXT_LAYER = fitted(0.85, 0.9)
-# OCR misreads characters and splits lines where the model does not: lower, above the default.
-OCR = fitted(0.7, 0.85)
-PRIORS = {"text_layer": TEXT_LAYER, "rapidocr": OCR}
-
-
+@cache
 def prior_for(draft_source: str) -> AcceptPrior:
-    """The prior of drafts made by `draft_source` (DEFAULT_PRIOR for an unknown or no source)."""
-    return PRIORS.get(draft_source, DEFAULT_PRIOR)
+    """The prior of drafts made by the source page reports call `draft_source` (DEFAULT_PRIOR for
+    an unknown or no source)."""
+    source = source_class(draft_source)
+    return DEFAULT_PRIOR if source is None else fitted(*source.prior)

@@ -16,7 +16,6 @@ MIN_CROP_SIDE = 32  # processors reject tiny or extremely thin images
 MAX_ASPECT = 20.0
 SKIP_KINDS = {RegionKind.FIGURE}
 FURNITURE = {RegionKind.HEADER, RegionKind.FOOTER}
-TEXT_LAYER = "text_layer"  # regions drafted from the PDF's own text: exact, Stage 1 adds nothing
 
 
 class CropOutOfMemory(RuntimeError):

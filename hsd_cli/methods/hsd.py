@@ -27,11 +27,11 @@ from typing import ClassVar
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import DraftMap, PageDecode, PreparedPage, Region, RegionKind, StageReport
+from hsd_cli.drafts.auto import source_class
 from hsd_cli.methods.base import PageDrafts, PageWork, RowsRequest, join, truncated
 from hsd_cli.methods.cost import run_cost
 from hsd_cli.methods.crops import (
     CROP_MARGIN,
-    TEXT_LAYER,
     CropOutOfMemory,
     crop_chunks,
     crop_request,
@@ -221,7 +221,13 @@ def page_rooms(drafts: list[list[list[int]]], budget: int) -> list[int]:
 def _worth_a_row(region: Region, drafts: list[list[int]], target: VisionTarget) -> bool:
     if not verifiable(region, target) or _longest(drafts) < MIN_DRAFT:
         return False
-    return region.source != TEXT_LAYER or region.kind in MARKUP_KINDS
+    return not _exact(region.source) or region.kind in MARKUP_KINDS
+
+
+def _exact(draft_source: str) -> bool:
+    """The region's draft is the document's own characters (drafts/base.DraftSource.exact)."""
+    source = source_class(draft_source)
+    return source is not None and source.exact
 
 
 def _crop_pixels(region: Region, target: VisionTarget) -> float:

@@ -59,16 +59,16 @@ class Preparer:
             return PreparedPage(image, tuple(regions), name, t_render, time.perf_counter() - t1, error)
 
     def _draft(self, doc, image: PageImage) -> tuple[PageImage, list[Region], str]:
-        from hsd_cli.drafts import AutoSource, RapidOcrSource, running
+        from hsd_cli.drafts import AutoSource, running
         from hsd_cli.pages.render import with_layout, with_text_layer
 
         if self._sources is None:
-            self._sources = AutoSource(self.cfg.drafts, ocr=RapidOcrSource(threads=self.cfg.ocr_threads))
+            self._sources = AutoSource(self.cfg.drafts, threads=self.cfg.ocr_threads)
         image = with_text_layer(doc, image)
         source = self._sources.select(image)
-        if source is self._sources.text:  # layout analysis only where its drafts use it
+        if source.wants_layout:  # layout analysis only where its drafts use it
             image = with_layout(doc, image)
-        found = _ocr_regions(doc, image, source) if source is self._sources.ocr else source.regions(image)
+        found = _ocr_regions(doc, image, source) if source.wants_ocr_render else source.regions(image)
         regions = running.relabel(found, self._running_lines(doc), image.image.height)
         return image, regions, source.name
 

@@ -11,13 +11,19 @@ from hsd_cli.datatypes import PageImage, Region, RegionKind, TableCell, TextSpan
 from hsd_cli.drafts import AutoSource, TextLayerSource, has_text_layer, page_markdown
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.reading_order import reading_order
-from hsd_cli.drafts.validity import unreadable_share
+from hsd_cli.drafts.validity import is_unreadable
 from hsd_cli.pages.geometry import is_prose
 from hsd_cli.pages.pdftext import visible_lines
 from hsd_cli.pages.render import iter_pages
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 W, H = 1000, 1400
+
+
+def unreadable_share(text: str) -> float:
+    """Share of the non-space characters that name no letter a reader could see."""
+    chars = [c for c in text if not c.isspace()]
+    return sum(map(is_unreadable, chars)) / len(chars) if chars else 0.0
 
 
 def line(x0: float, y0: float, text: str, size: float = 10, bold: bool = False, width: float = 400) -> TextSpan:
@@ -100,7 +106,7 @@ def test_sample_pdf_end_to_end() -> None:
     """Rendered sample: title, paragraphs, formula, ruled table; page number left out."""
     pages = list(iter_pages(SAMPLES / "born_digital.pdf", dpi=72))
     source = AutoSource("auto")
-    assert all(has_text_layer(p) and source.select(p) is source.text for p in pages)
+    assert all(has_text_layer(p) and source.select(p) is source.sources["text"] for p in pages)
     first, second = (page_markdown(source.regions(p)) for p in pages)
     assert first.startswith("# Fast Document Parsing\n\nSpeculative decoding lets")  # title-size type: `#`
     assert "## 1 Method" in first and "$$\nE = m c^2" in first

@@ -7,8 +7,8 @@ from pathlib import Path
 from PIL import Image
 
 from hsd_cli.datatypes import PageImage, TextSpan
-from hsd_cli.drafts.auto import has_text_layer
 from hsd_cli.drafts.overlay import valid_lines
+from hsd_cli.drafts.text_layer import has_text_layer
 from hsd_cli.drafts.validity import MAX_INVALID, invalid_share, is_garbled
 
 # What a font without a Unicode map gives when its 8-bit codes are read as Latin-1 (dev corpus).
