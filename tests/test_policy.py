@@ -10,7 +10,7 @@ from PIL import Image
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageImage, PreparedPage, Region, RegionKind
-from hsd_cli.methods.auto import Auto, choose_method
+from hsd_cli.methods.auto import Auto, method_for
 from hsd_cli.methods.cost import flat_cost
 from hsd_cli.methods.crops import region_drafts
 from hsd_cli.methods.hsd import HSD
@@ -34,6 +34,11 @@ CHEAP_PREFILL = CostModel(((1024, 0.001), (10**6, 0.01)))  # seconds of an image
 def _target(cost: CostModel, prefill: CostModel = CHEAP_PREFILL) -> SimpleNamespace:
     words = lambda text: list(range(len(text.split())))  # noqa: E731
     return SimpleNamespace(spec=SPECS[0], cost=cost, prefill_cost=prefill, encode=words)
+
+
+def choose_method(prepared: PreparedPage, target, spec: SpecConfig) -> str:
+    """The name of the method `auto` takes for this page."""
+    return method_for(prepared, target, spec).name
 
 
 def test_ocr_drafts_on_a_parallel_device_take_hsd():

@@ -84,11 +84,6 @@ def _expected_pages(plains: list[str], plain_pages: list[str]) -> list[int]:
     return out
 
 
-def region_references(regions: list[Region], page_ref: str, style: DraftStyle) -> list[str]:
-    """For each region, the span of the page reference that best matches its draft text."""
-    return [page_ref[a:b] for a, b in region_spans(regions, page_ref, style)]
-
-
 def region_spans(regions: list[Region], page_ref: str, style: DraftStyle) -> list[tuple[int, int]]:
     """For each region, the (start, end) characters of the page reference its draft matches best;
     (0, 0) where nothing matches."""

@@ -28,15 +28,9 @@ def invalid_share(text: str) -> float:
     chars = sum(not c.isspace() for c in text)
     if not chars:
         return 0.0
-    unreadable = sum(_is_unreadable(c) for c in text if not c.isspace())
+    unreadable = sum(is_unreadable(c) for c in text if not c.isspace())
     garbled = sum(len(w) for w in text.split() if is_garbled(w))
     return min(1.0, (unreadable + garbled) / chars)
-
-
-def unreadable_share(text: str) -> float:
-    """Share of the non-space characters that name no letter a reader could see."""
-    chars = [c for c in text if not c.isspace()]
-    return sum(map(_is_unreadable, chars)) / len(chars) if chars else 0.0
 
 
 def is_garbled(word: str) -> bool:
@@ -46,7 +40,8 @@ def is_garbled(word: str) -> bool:
     return any(_is_stray(c) and _touches_letter(word, i) for i, c in enumerate(word))
 
 
-def _is_unreadable(c: str) -> bool:
+def is_unreadable(c: str) -> bool:
+    """U+FFFD (no Unicode map), a control, private-use, surrogate or unassigned code point."""
     return c == "\ufffd" or unicodedata.category(c) in _UNREADABLE
 
 

@@ -28,11 +28,6 @@ def method_for(prepared: PreparedPage, target, spec: SpecConfig, batch: int = 1)
     return HSD(tuple(plan), drafts) if plan else Page()
 
 
-def choose_method(prepared: PreparedPage, target, spec: SpecConfig) -> str:
-    """The name of the method `auto` takes for this page."""
-    return method_for(prepared, target, spec).name
-
-
 class Auto:
     """Picks the method of each page; it decodes nothing itself."""
 

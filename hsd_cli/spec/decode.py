@@ -1,4 +1,4 @@
-"""The per-sequence speculative loop (batched over rows) and the AR baseline."""
+"""The per-sequence speculative loop, batched over rows: the target session it steps and `SpecStepper`."""
 
 from __future__ import annotations
 
@@ -60,9 +60,10 @@ class RowResult:
 
 
 class SpecStepper:
-    """The loop of `spec_decode`, one verification step per `step()`, over rows of any number of
+    """The speculative loop, one verification step per `step()`, over rows of any number of
     requests: a request's rows join a running batch with `add` (continuous batching) and leave it
-    when they stop, so one loop serves one page or many; `results()` once `done`."""
+    when they stop, so one loop serves one page or many; `results()` once `done`. With no drafts
+    and `own=False` it is plain greedy decoding, the AR baseline."""
 
     def __init__(
         self,
@@ -204,29 +205,3 @@ class SpecStepper:
         if len(still) < len(active) and still:
             self.session.select_rows(still)
         return [active[j] for j in still]
-
-
-def spec_decode(
-    session: TargetSession,
-    first_logits: torch.Tensor,  # [B, V] from the prefill
-    drafts: list[list[list[int]]],  # per row: its draft token lists
-    cfg: SpecConfig,
-    rule: StopRule,
-    opts: DecodeOptions = NO_OPTIONS,
-) -> list[RowResult]:
-    """Greedy decoding that verifies draft trees; with tau = 1 it equals `ar_decode`."""
-    stepper = SpecStepper(session, first_logits, drafts, cfg, rule, opts)
-    while not stepper.done:
-        stepper.step()
-    return stepper.results()
-
-
-def ar_decode(
-    session: TargetSession, first_logits: torch.Tensor, rule: StopRule, opts: DecodeOptions = NO_OPTIONS
-) -> list[RowResult]:
-    """Plain greedy decoding, one token per step: the same loop with no drafts."""
-    cfg = SpecConfig(window=1, max_new_tokens=rule.max_new_tokens)
-    empty = [[] for _ in range(first_logits.shape[0])]
-    return spec_decode(
-        session, first_logits, empty, cfg, rule, DecodeOptions(penalty=opts.penalty, prompts=opts.prompts, own=False)
-    )

@@ -19,7 +19,7 @@ from hsd_cli.bench.config import BenchConfig
 from hsd_cli.bench.corpus import corpus_doc
 from hsd_cli.bench.noise import corrupt_text, noisy_regions
 from hsd_cli.bench.records import MethodRun, PageBench
-from hsd_cli.bench.reference import assign_blocks, region_references
+from hsd_cli.bench.reference import assign_blocks, region_spans
 from hsd_cli.bench.report import group_totals, table_rows, update_section
 from hsd_cli.bench.restyle import restyle
 from hsd_cli.cli.app import app
@@ -185,7 +185,7 @@ def test_region_reference_is_the_best_matching_span():
         Region((0, 0, 1, 1), RegionKind.TEXT, 0, "quick brwn fox jumps"),
         Region((0, 0, 1, 1), RegionKind.TEXT, 1, "zzzz qqqq"),
     ]
-    assert region_references(regions, ref, MARKDOWN) == ["quick brown fox jumps", ""]
+    assert [ref[a:b] for a, b in region_spans(regions, ref, MARKDOWN)] == ["quick brown fox jumps", ""]
 
 
 def test_restyle_writes_tables_in_the_targets_convention():

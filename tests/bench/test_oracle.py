@@ -6,14 +6,13 @@ from pathlib import Path
 
 import pytest
 import torch
-from decoding import run_ar, run_hsd, run_page
+from decoding import ar_decode, run_ar, run_hsd, run_page, spec_decode
 from fakes import lined_image
 
 from hsd_cli.bench.oracle import OracleSession, OracleTarget, force_logits
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind
 from hsd_cli.methods.crops import crop_region
-from hsd_cli.spec.decode import ar_decode, spec_decode
 from hsd_cli.spec.stop import StopRule
 
 VOCAB, EOS = 50, 49

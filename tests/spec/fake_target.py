@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 
 import torch
+from decoding import ar_decode
 
 from hsd_cli.spec.budget import CostModel
-from hsd_cli.spec.decode import ar_decode
 from hsd_cli.spec.stop import StopRule
 
 VOCAB = 12

@@ -4,11 +4,12 @@ import random
 
 import pytest
 import torch
+from decoding import ar_decode, spec_decode
 from fake_target import EOS, VOCAB, FakeSession
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.budget import CostModel
-from hsd_cli.spec.decode import DecodeOptions, SpecStepper, ar_decode, spec_decode
+from hsd_cli.spec.decode import DecodeOptions, SpecStepper
 from hsd_cli.spec.stats import BatchStop, DecodeStats
 from hsd_cli.spec.stop import StopReason, StopRule
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+from decoding import ar_decode
 from fake_target import BUSY, EOS, PROMPT, FakeSession, SizedSession, reference
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.align import build_index
 from hsd_cli.spec.budget import CostModel
-from hsd_cli.spec.decode import DecodeOptions, SpecStepper, ar_decode
+from hsd_cli.spec.decode import DecodeOptions, SpecStepper
 from hsd_cli.spec.propose import EXPLORE_EVERY, EXPLORE_NODES, Exploration, _cut, _size
 from hsd_cli.spec.row import Row
 from hsd_cli.spec.stop import StopRule

@@ -3,12 +3,13 @@
 import random
 
 import pytest
+from decoding import ar_decode, spec_decode
 from fake_target import EOS, FakeSession
 from test_decode import PROMPTS, _random_drafts
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.align import MODEL
-from hsd_cli.spec.decode import DecodeOptions, ar_decode, spec_decode
+from hsd_cli.spec.decode import DecodeOptions
 from hsd_cli.spec.stop import StopRule
 
 

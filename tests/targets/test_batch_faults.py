@@ -7,12 +7,12 @@ from dataclasses import replace
 
 import pytest
 import torch
+from decoding import decode_page
 from test_batched import _page
 from test_faults import OOM, FaultyTarget
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.driver.batch import Batcher
-from hsd_cli.driver.run import decode_page
 from hsd_cli.methods.ar import AR
 from hsd_cli.methods.base import PageDrafts, PageWork
 from hsd_cli.methods.page import Page

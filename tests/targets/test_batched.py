@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 from conftest import FAMILIES
-from decoding import run_ar
+from decoding import decode_page, run_ar
 from PIL import Image, ImageDraw
 from test_lossless import REGIONS, _random_drafts, _random_spec
 
 from hsd_cli.datatypes import PageImage
 from hsd_cli.driver.batch import Batcher
-from hsd_cli.driver.run import decode_page
 from hsd_cli.methods.ar import AR
 from hsd_cli.methods.base import PageDrafts, PageWork
 from hsd_cli.methods.hsd import HSD

@@ -15,10 +15,6 @@ from hsd_cli.targets.convert import display_math, tidy
 from hsd_cli.targets.runtime import threads
 from hsd_cli.targets.runtime.session import HFSession
 
-# Processors the core applies per tree node (VisionTarget.repetition_penalty), so tau = 1 stays
-# equal to generate(do_sample=False) with them.
-MODELED_PROCESSORS = frozenset({"RepetitionPenaltyLogitsProcessor"})
-
 
 @dataclass(frozen=True, slots=True)
 class FamilySpec:
@@ -169,11 +165,6 @@ class VisionTarget:
         if kind == "title":
             return tidy("#" * max(1, level) + " " + " ".join(text.split()))
         return self.to_markdown(text)
-
-    @property
-    def unmodeled_processors(self) -> tuple[str, ...]:
-        """Greedy logits processors of the checkpoint the speculative core does not apply."""
-        return tuple(p for p in self.greedy_processors if p not in MODELED_PROCESSORS)
 
 
 def fit_pixels(image: Image.Image, max_pixels: int | None) -> Image.Image:
