@@ -13,7 +13,7 @@ import torch
 from hsd_cli.spec.budget import CostModel
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # a test must never need the network
-# Measured forward-cost curves (targets/costs.py) go to a throwaway cache, not the user's.
+# Measured forward-cost curves (targets/runtime/costs.py) go to a throwaway cache, not the user's.
 os.environ.setdefault("HSD_CACHE_DIR", tempfile.mkdtemp(prefix="hsd-test-cache-"))
 # Tiny models are overhead-bound: one thread is ~30x faster than two OpenMP threads fighting
 # for 2 cores with anything else (measured: 6 draft sets 12.4 s -> 0.33 s).

@@ -3,7 +3,7 @@
     python tests/make_tiny_model.py --family hunyuan_vl OUT_DIR
 
 The directory loads like a real one: `AutoModelForImageTextToText.from_pretrained(dir)` and
-`hsd_cli.targets.runtime.processors.load_processor(dir, family)`. Sizes follow /work/shared/transformers-facts.md §1:
+`hsd_cli.targets.runtime.processors.load_processor(dir, family)`. Sizes:
 text hidden 128, 2 layers; images are capped at <= 64 merged image tokens, except DeepSeek-OCR-2, whose
 learnable queries fix 144 tokens per 768-px view. dots.ocr's modeling code exists only as remote code on
 the hub: its tiny checkpoints carry a local stand-in (tests/dots_ocr_remote) as their remote code.

@@ -43,7 +43,7 @@ def measure_curve(
     model, prompt_tokens: int, reps: int, n_axes: int = 3
 ) -> tuple[float, list[CostPoint], list[CostPoint], float]:
     """Prefill time (ms), the step cost for K = 1 and every tree size, one-token steps of
-    batches of rows, and a cache slot's price in microseconds (targets/costs.py)."""
+    batches of rows, and a cache slot's price in microseconds (targets/runtime/costs.py)."""
     t0 = time.perf_counter()
     session = prefill_text(model, prompt_tokens, n_axes)
     sync(model.device)

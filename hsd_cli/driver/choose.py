@@ -74,7 +74,7 @@ def precision_note(cfg: RunConfig, method: Method) -> str | None:
     dtype = resolve_dtype(cfg.dtype, resolve_device(cfg.device))
     if dtype not in (torch.bfloat16, torch.float16) or not method.uses_drafts or cfg.spec.tau < 1.0:
         return None
-    # Half-precision logits tie (design.md, Numerics), and batch or tree shape can flip a tie.
+    # Half-precision logits tie, and batch or tree shape can flip a tie (docs/how-it-works.md).
     name = str(dtype).removeprefix("torch.")
     return (
         f"hsd: note: the model runs in {name}: output equal to greedy AR decoding is guaranteed "

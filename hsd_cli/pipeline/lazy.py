@@ -1,6 +1,6 @@
 """The run's converter, chosen when the runner first asks for it: after the inputs are found.
 
-Choosing probes the model (methods/choose.py); the runner asks for the resume key only once the
+Choosing probes the model (driver/choose.py); the runner asks for the resume key only once the
 inputs exist, and a target converter loads its model on its first page, so a missing input never
 probes the model and a resume with nothing to do never loads it.
 """

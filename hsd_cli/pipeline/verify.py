@@ -97,7 +97,7 @@ def _verified(converter: PageConverter, name: str, path: Path, page: int, item: 
         text = f"{name}: page {page}: draft pipeline failed ({item.draft_error}); converting without drafts"
         lines.append(Line("warning", text))
     if isinstance(outcome, ModelNotFoundError):
-        raise outcome  # the model loads on the first page (methods/choose.py): failing to is the run's error
+        raise outcome  # the model loads on the first page (driver/choose.py): failing to is the run's error
     if isinstance(outcome, BaseException):
         if not isinstance(outcome, Exception):
             raise outcome

@@ -28,7 +28,7 @@ class AcceptPrior:
 
 
 # What a row believes before it has seen a tree verified, whatever made its drafts (the
-# driver picks a draft source's own prior where it knows one: methods/priors.py).
+# driver picks a draft source's own prior where it knows one: driver/priors.py).
 DEFAULT_PRIOR = AcceptPrior((0.3, 0.2, 0.4, 0.6), 0.8)
 
 

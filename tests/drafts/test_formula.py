@@ -1,4 +1,4 @@
-"""LaTeX rebuilt from glyph boxes, baselines and rules (drafts/formula.py, drafts/inline_math.py)."""
+"""LaTeX rebuilt from glyph boxes, baselines and rules (pages/formula.py, pages/inline_math.py)."""
 
 from __future__ import annotations
 

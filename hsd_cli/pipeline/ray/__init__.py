@@ -3,7 +3,7 @@ over a Ray cluster (many GPUs, many machines). Ray is an optional extra: `pip in
 
 - stages.py: the Ray Data stages (prepare on CPU tasks, verify on actors holding one target each)
 - engine.py: the driver: plan (resume), run the dataset, write pages as they stream back;
-  its converter (methods/choose.py, as the actors') says what it needs without loading a model
+  its converter (driver/choose.py, as the actors') says what it needs without loading a model
 - cluster.py: joining or starting the cluster, and Ray's own log lines kept in a file
 """
 

@@ -1,6 +1,6 @@
 """A prefilled batch on a transformers VLM: tree forwards on the KV cache, path commits.
 
-Facts this relies on (transformers 5.23, see shared/transformers-facts.md): a 4D additive float
+Facts this relies on (transformers 5.23.0, pinned in pyproject.toml): a 4D additive float
 mask is used as given; explicit position ids are required with it (text positions are equal on
 every M-RoPE axis); DynamicCache layers expose `.keys/.values` [B, H, S, D] that can be replaced,
 and grow them in `update` (which `RoomyLayer`, room.py, overrides).
