@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> None:
         warmup=0,
     )
     target = bench_target(base)
-    pages, _ = collect_pages(base.inputs, None, 1, base.dpi, target.spec.style)
+    pages, _ = collect_pages(base.inputs, None, 1, base.dpi, target.family.style)
     bench = Bench(base, target)
     per_variant: dict[str, list[PageBench]] = {name: [] for name in VARIANTS}
     for bp in pages:

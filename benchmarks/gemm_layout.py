@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> None:
 
     def curve() -> dict[int, float]:
         # fit=False: the layouts differ by bumps at some K, which a monotone fit of the curve would hide
-        return dict(measure(target.model, target.spec.n_axes, sizes=SIZES, reps=args.reps, fit=False))
+        return dict(measure(target.model, target.family.n_axes, sizes=SIZES, reps=args.reps, fit=False))
 
     column = curve()
     _row_major(target.model)

@@ -1,4 +1,4 @@
-"""Each page's drafts start from their source's measured acceptance (its `prior`, driver/priors.py), set by the driver."""
+"""Each page's drafts start from their source's measured acceptance (its `prior`, driver/priors.py)."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ class FaultyTarget(OracleTarget):
         self.batches: list[int] = []  # Stage-1 batch sizes that reached the model
 
     def prefill(self, images: list[Image.Image], prompt: str):
-        crops = prompt != self.spec.page_prompt
+        crops = prompt != self.family.page_prompt
         if any(im.size in self.oom_sizes for im in images) or (crops and self.max_rows and len(images) > self.max_rows):
             raise torch.OutOfMemoryError(OOM)
         if crops:

@@ -18,7 +18,7 @@ from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.decode import RowResult
 from hsd_cli.spec.stats import DecodeStats
 from hsd_cli.spec.stop import StopReason
-from hsd_cli.targets.paddle_vl import SPECS as PADDLE
+from hsd_cli.targets.paddle_vl import FAMILIES as PADDLE
 
 
 def _regions() -> list[Region]:
@@ -39,7 +39,7 @@ def _drive(work: PageWork, page: PageImage, reply, method=None, report=None) -> 
 
 def _work(drafts: list[list[list[int]]], spec: SpecConfig) -> tuple[PageWork, PageImage]:
     cost = CostModel(((1, 0.02), (256, 0.025)))  # a GPU's step (seconds), for the measured regime
-    target = SimpleNamespace(spec=PADDLE[0], eos_ids=frozenset({99}), encode=lambda text: [7], cost=cost)
+    target = SimpleNamespace(family=PADDLE[0], eos_ids=frozenset({99}), encode=lambda text: [7], cost=cost)
     page = PageImage(Path("p.png"), 0, Image.new("RGB", (240, 200), "white"), 72)
     return PageWork(target, page, _regions(), PageDrafts(drafts), spec), page
 

@@ -133,7 +133,7 @@ def _page() -> PageImage:
 def forced(tiny_target):
     target = OracleTarget(tiny_target("qwen2_5_vl"))
     page = _page()
-    style = target.spec.style
+    style = target.family.style
     for r in REGIONS:
         if r.text:  # Stage-1 crops write their region's text
             target.expect(crop_region(page.image, r.bbox), target.encode(r.text))

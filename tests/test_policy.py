@@ -15,7 +15,7 @@ from hsd_cli.methods.cost import flat_cost
 from hsd_cli.methods.crops import region_drafts
 from hsd_cli.methods.hsd import HSD
 from hsd_cli.spec.budget import CostModel
-from hsd_cli.targets.qwen_vl import SPECS
+from hsd_cli.targets.qwen_vl import FAMILIES
 
 GPU = CostModel(((1, 0.02), (256, 0.025)))  # flat: a batch costs what one step costs
 CPU = CostModel(((1, 0.3), (2, 0.33), (128, 3.0), (256, 5.8)))  # grows with the tokens
@@ -33,7 +33,7 @@ CHEAP_PREFILL = CostModel(((1024, 0.001), (10**6, 0.01)))  # seconds of an image
 
 def _target(cost: CostModel, prefill: CostModel = CHEAP_PREFILL) -> SimpleNamespace:
     words = lambda text: list(range(len(text.split())))  # noqa: E731
-    return SimpleNamespace(spec=SPECS[0], cost=cost, prefill_cost=prefill, encode=words)
+    return SimpleNamespace(family=FAMILIES[0], cost=cost, prefill_cost=prefill, encode=words)
 
 
 def choose_method(prepared: PreparedPage, target, spec: SpecConfig) -> str:

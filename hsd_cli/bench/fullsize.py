@@ -81,9 +81,9 @@ def decode_model(family: str, device: str, dtype: torch.dtype, shrink_vision: bo
 
 def full_size_target(target, family: str):
     """`target` (tokenizer, processor, prompts of a `--model` directory) on a full-size network."""
-    if target.spec.model_type != family:
+    if target.family.model_type != family:
         raise HsdError(
-            f"--full-size {family} needs a --model directory of the same family, got {target.spec.model_type}"
+            f"--full-size {family} needs a --model directory of the same family, got {target.family.model_type}"
         )
     _, model = build_model(family, str(target.device), target.model.dtype, like=target.model)
     model.generation_config = target.model.generation_config

@@ -60,8 +60,8 @@ def run_lookup(
 
 
 def _generate(target, page: PageImage, max_new_tokens: int, num_tokens: int, ref) -> list[int]:
-    text = target.chat_prompt(target.spec.page_prompt)
-    image = fit_pixels(page.image, target.spec.max_pixels)  # as VisionTarget.prefill does
+    text = target.chat_prompt(target.family.page_prompt)
+    image = fit_pixels(page.image, target.family.max_pixels)  # as VisionTarget.prefill does
     inputs = target.processor(images=[image], text=[text], return_tensors="pt").to(target.device)
     prompt_len = inputs["input_ids"].shape[1]
     extra = {}

@@ -47,7 +47,7 @@ def _run(cfg: BenchConfig, clock: LoadClock) -> int:
 
         return run_cost(cfg, clock)
     target = bench_target(cfg)
-    style = target.spec.style if cfg.oracle else None
+    style = target.family.style if cfg.oracle else None
     pages, skipped = collect_pages(cfg.inputs, cfg.pages, cfg.max_pages, cfg.dpi, style)
     if not pages:
         raise HsdError("no pages to benchmark" + (f" ({skipped[0]})" if skipped else ""))
@@ -73,7 +73,7 @@ def bench_target(cfg: BenchConfig):
 
         target = full_size_target(target, cfg.full_size)
     if cfg.max_pixels is not None:
-        target.spec = replace(target.spec, max_pixels=cfg.max_pixels)
+        target.family = replace(target.family, max_pixels=cfg.max_pixels)
     if cfg.cost_aware and cfg.knobs.cost_model == "measured":
         target.cost  # measured (or read from the cache)  # noqa: B018
         if {"hsd", "auto"} & set(cfg.methods):

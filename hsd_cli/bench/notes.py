@@ -51,7 +51,7 @@ def target_note(cfg: BenchConfig, target) -> str:
     """Which model ran, so a reader sees at once whether it was a tiny random-weight one."""
     params = sum(p.numel() for p in target.model.parameters())
     dtype = str(target.model.dtype).removeprefix("torch.")
-    return f"target: {cfg.model} ({target.spec.model_type}, {params / 1e6:.2f}M parameters, {dtype}, {target.device})"
+    return f"target: {cfg.model} ({target.family.model_type}, {params / 1e6:.2f}M parameters, {dtype}, {target.device})"
 
 
 def progress_line(r: PageBench) -> str:

@@ -102,7 +102,7 @@ class OracleTarget:
         self._refs: dict[bytes, list[int]] = {}
 
     def __getattr__(self, name: str):
-        return getattr(self.inner, name)  # encode, decode, spec, eos_ids, model, ...
+        return getattr(self.inner, name)  # encode, decode, family, eos_ids, model, ...
 
     def expect(self, image: Image.Image, tokens: list[int]) -> None:
         self._refs[image_key(image)] = list(tokens)

@@ -46,7 +46,7 @@ class Bench:
     def __init__(self, cfg: BenchConfig, target):
         self.cfg = cfg
         self.target = OracleTarget(target) if cfg.oracle else target
-        self.style = target.spec.style
+        self.style = target.family.style
         self._prepare = None  # the prepare stage, built on first use (OCR engines load once)
 
     def run(self, pages: list[BenchPage], on_page=None) -> list[PageBench]:

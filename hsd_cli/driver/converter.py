@@ -29,7 +29,7 @@ class TargetConverter:
         self.last_batcher: Batcher | None = None
         self.method = method.name
         if element_level is None:  # without a target, the caller knows it from the model's family
-            element_level = target.spec.element_level
+            element_level = target.family.element_level
         # Element-level parsers need the layout even for `ar`: their pages are their elements.
         self.uses_drafts = method.uses_drafts or element_level
 
@@ -116,7 +116,7 @@ class TargetConverter:
 
     def _for_page(self, method: Method, prepared: PreparedPage) -> Method:
         """Element-level targets decode a page with a layout element by element, whatever the method."""
-        if self.target.spec.element_level and prepared.regions:
+        if self.target.family.element_level and prepared.regions:
             return Elements(method.name, verify=method.uses_drafts)
         return method
 

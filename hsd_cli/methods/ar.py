@@ -22,6 +22,6 @@ class AR:
     def start(self, work: PageWork) -> PageJob:
         """One row: the page image, no drafts."""
         t = work.target
-        done = yield RowsRequest((work.page.image,), t.spec.page_prompt, None, work.spec)
+        done = yield RowsRequest((work.page.image,), t.family.page_prompt, None, work.spec)
         (row,) = done.rows
         return PageDecode(row.tokens, truncated(row, t.eos_ids), None, done.report, origins=row.origins)

@@ -45,7 +45,7 @@ def crop_region(image: Image.Image, bbox: tuple[float, float, float, float]) -> 
 def verifiable(region: Region, target: VisionTarget) -> bool:
     if region.kind in SKIP_KINDS:
         return False
-    return not (target.spec.style.drop_furniture and region.kind in FURNITURE)
+    return not (target.family.style.drop_furniture and region.kind in FURNITURE)
 
 
 def crop_chunks(
@@ -54,7 +54,7 @@ def crop_chunks(
     """Regions `chosen` grouped by their kind's prompt, `batch` per chunk: (prompt, indices)."""
     by_prompt: dict[str, list[int]] = {}
     for i in chosen:
-        by_prompt.setdefault(target.spec.prompt_for(regions[i].kind.value), []).append(i)
+        by_prompt.setdefault(target.family.prompt_for(regions[i].kind.value), []).append(i)
     return [(p, g[s : s + batch]) for p, g in by_prompt.items() for s in range(0, len(g), batch)]
 
 
@@ -78,5 +78,5 @@ def region_drafts(target: VisionTarget, regions: list[Region]) -> list[list[list
     """Per region its token drafts: its text in the target's markup, and plain when that differs."""
     from hsd_cli.drafts.markup import region_markup
 
-    style, enc = target.spec.style, target.encode
+    style, enc = target.family.style, target.encode
     return [[enc(v) for v in dict.fromkeys(t for t in (region_markup(r, style), r.text) if t.strip())] for r in regions]

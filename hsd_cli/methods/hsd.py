@@ -86,7 +86,7 @@ class HSD:
 
     def drafts(self, target: VisionTarget, regions: list[Region]) -> PageDrafts:
         """Per region its drafts, then the page draft as the last row."""
-        draft, dmap = page_draft(regions, target.spec.style, target.encode)
+        draft, dmap = page_draft(regions, target.family.style, target.encode)
         per_region = self.regions_drafts if self.regions_drafts is not None else region_drafts(target, regions)
         return PageDrafts([*per_region, [draft]], dmap)
 
@@ -105,7 +105,7 @@ class HSD:
         owners = [i for i in sorted(by_region) if by_region[i]]
         outputs = [by_region[i] for i in owners]
         drafts = [*outputs, *page_drafts.drafts[0]]
-        done = yield RowsRequest((work.page.image,), t.spec.page_prompt, (drafts,), spec, starts=spec.region_starts)
+        done = yield RowsRequest((work.page.image,), t.family.page_prompt, (drafts,), spec, starts=spec.region_starts)
         (row,) = done.rows
         # Stage-1 outputs are the page's regions in reading order: one sequence (the page draft follows them).
         tokens, origins, repaired = loop_repair(row, outputs, spec, ordered=True, sep=t.encode("\n\n"))
@@ -234,7 +234,7 @@ def _crop_pixels(region: Region, target: VisionTarget) -> float:
     """A region crop's pixels as the target gets them (margin added, capped by max_pixels)."""
     x0, y0, x1, y1 = region.bbox
     pixels = (x1 - x0 + 2 * CROP_MARGIN) * (y1 - y0 + 2 * CROP_MARGIN)
-    return min(pixels, target.spec.max_pixels or pixels)
+    return min(pixels, target.family.max_pixels or pixels)
 
 
 def _crop_tokens(region: Region, target: VisionTarget) -> float:

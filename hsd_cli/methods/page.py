@@ -20,13 +20,13 @@ class Page:
 
     def drafts(self, target: VisionTarget, regions: list[Region]) -> PageDrafts:
         """One draft, with the span of each region in it."""
-        draft, dmap = page_draft(regions, target.spec.style, target.encode)
+        draft, dmap = page_draft(regions, target.family.style, target.encode)
         return PageDrafts([[draft]], dmap)
 
     def start(self, work: PageWork) -> PageJob:
         """One row: the page image against its draft."""
         t, drafts = work.target, work.drafts.drafts[0]
-        done = yield RowsRequest((work.page.image,), t.spec.page_prompt, (drafts,), work.spec)
+        done = yield RowsRequest((work.page.image,), t.family.page_prompt, (drafts,), work.spec)
         (row,) = done.rows
         tokens, origins, repaired = loop_repair(row, drafts, work.spec, ordered=False)
         return PageDecode(

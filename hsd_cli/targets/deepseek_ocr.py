@@ -22,7 +22,7 @@ GROUNDING_TOKENS = ("<|ref|>", "<|/ref|>", "<|det|>", "<|/det|>")
 
 # The card's "3B" is the MoE decoder (DeepSeek3B-MoE-A570M); with SAM + Qwen2-0.5B encoder the
 # checkpoint is 3.4B (6.8 GB in bf16).
-SPECS = (
+FAMILIES = (
     FamilySpec(
         "deepseek_ocr2",
         ("deepseek-community/DeepSeek-OCR-2",),

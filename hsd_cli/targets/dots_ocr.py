@@ -43,7 +43,7 @@ REGION_PROMPT = "Extract the text content from this image."  # prompts.py "promp
 STYLE = DraftStyle(table="html", heading="hash", formula="dollars", figure="", drop_furniture=True)
 MAX_PIXELS = 11289600  # dots_ocr/utils/consts.py MAX_PIXELS
 
-SPECS = (
+FAMILIES = (
     FamilySpec(
         "dots_ocr",
         ("rednote-hilab/dots.ocr",),

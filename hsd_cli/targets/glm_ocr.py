@@ -16,7 +16,7 @@ MAX_PIXELS = 9633792 // 2  # preprocessor longest_edge counts both temporal fram
 
 # The card's "0.9B" is 0.4B vision + 0.5B decoder layers; with token embeddings and output head the
 # checkpoint holds 1.1B (Ollama lists 1.11B).
-SPECS = (
+FAMILIES = (
     FamilySpec(
         "glm_ocr",
         ("zai-org/GLM-OCR",),

@@ -22,7 +22,7 @@ STYLE = DraftStyle(table="html", heading="hash", formula="brackets", figure="", 
 # vision_config.max_image_size = 2048: longer sides are resized by the processor anyway.
 MAX_PIXELS = 2048 * 2048
 
-SPECS = (
+FAMILIES = (
     FamilySpec(
         "hunyuan_vl",
         ("tencent/HunyuanOCR",),

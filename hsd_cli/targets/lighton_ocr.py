@@ -13,7 +13,7 @@ PROMPT = ""
 STYLE = DraftStyle(table="markdown", heading="hash", formula="dollars", figure="", drop_furniture=True)
 MAX_PIXELS = 1540 * 1540  # trained with the longest edge at 1540 px
 
-SPECS = (
+FAMILIES = (
     FamilySpec(
         "lighton_ocr",
         ("lightonai/LightOnOCR-2-1B", "lightonai/LightOnOCR-1B-1025"),

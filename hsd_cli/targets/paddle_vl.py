@@ -26,7 +26,7 @@ OTSL_TOKENS = ("<fcel>", "<ecel>", "<lcel>", "<ucel>", "<xcel>", "<nl>")
 
 # element_level: the official pipeline (PaddleOCR `PaddleOCRVL`) runs PP-DocLayoutV2 first and sends
 # each element its task prompt; the model card has no whole-page prompt.
-SPECS = (
+FAMILIES = (
     FamilySpec(
         "paddleocr_vl",
         ("PaddlePaddle/PaddleOCR-VL",),

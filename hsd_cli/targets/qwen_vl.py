@@ -15,7 +15,7 @@ STYLE = DraftStyle(table="html", heading="hash", formula="dollars", figure="", d
 MAX_PIXELS = 12845056
 
 # published_params: the hub pages' counts (the names round them: Qwen3-VL-4B holds 4.44B).
-SPECS = (
+FAMILIES = (
     FamilySpec(
         "qwen3_vl",
         ("Qwen/Qwen3-VL-2B-Instruct", "Qwen/Qwen3-VL-4B-Instruct", "Qwen/Qwen3-VL-8B-Instruct"),

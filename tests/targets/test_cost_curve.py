@@ -158,8 +158,8 @@ def test_prefill_is_timed_per_image_size_capped_by_max_pixels_after_a_warm_up():
     from hsd_cli.targets.runtime.costs import measure_prefill
 
     seen = []
-    spec = SimpleNamespace(max_pixels=100_000, prompt_for=lambda kind: "OCR:")
-    target = SimpleNamespace(spec=spec, device="cpu", prefill=lambda images, prompt: seen.append(images[0].size))
+    family = SimpleNamespace(max_pixels=100_000, prompt_for=lambda kind: "OCR:")
+    target = SimpleNamespace(family=family, device="cpu", prefill=lambda images, prompt: seen.append(images[0].size))
     points = measure_prefill(target, sides=(32, 256, 1024))
     assert [k for k, _ in points] == [32 * 32, 256 * 256, 100_000]  # 1024^2 capped by max_pixels
     assert seen[0] == (32, 32) and len(seen) == 4  # the warm-up, then each size once
@@ -190,7 +190,7 @@ def test_batch_prices_are_measured_on_batches_of_one_prefilled_row(tiny_target):
     from hsd_cli.targets.runtime.costs import PROMPT_TOKENS, ROW_CONTEXT, batch_price
 
     target = tiny_target("qwen2_5_vl")
-    cost = batch_price(target.model, target.spec.n_axes, [(1, 0.0), (256, 0.0)], counts=(4, 16))
+    cost = batch_price(target.model, target.family.n_axes, [(1, 0.0), (256, 0.0)], counts=(4, 16))
     assert [n for n, _ in cost.rows] == [1, 4, 16] and cost.rows[0] == (1, 0.0)
     assert all(0.0 <= a <= b for (_, a), (_, b) in zip(cost.rows, cost.rows[1:], strict=False))
     assert cost.slot >= 0.0 and (cost.base, cost.context) == (PROMPT_TOKENS, ROW_CONTEXT)

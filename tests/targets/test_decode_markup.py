@@ -69,7 +69,7 @@ def test_paddle_otsl_table_survives_decode(tiny_target):
 def test_decode_drops_special_tokens_like_skip_special_tokens(family, tiny_target):
     """Outside the markup tokens, decode is exactly decode(skip_special_tokens=True) minus EOS."""
     target, rng = tiny_target(family), random.Random(family)
-    markup = {target.tokenizer.convert_tokens_to_ids(t) for t in target.spec.markup_tokens}
+    markup = {target.tokenizer.convert_tokens_to_ids(t) for t in target.family.markup_tokens}
     vocab = [i for i in range(len(target.tokenizer)) if i not in markup]
     for _ in range(20):
         ids = [rng.choice(vocab) for _ in range(rng.randint(1, 30))]

@@ -55,10 +55,10 @@ def test_table_heading_and_formula_drafts(family):
 @pytest.mark.parametrize("family", sorted(EXPECTED))
 def test_page_draft_converts_like_model_output(family):
     """The page draft, read as if the model had written it, converts to the same Markdown blocks."""
-    spec, cls = FAMILIES[family]
+    data, cls = FAMILIES[family]
     if family == "dots_ocr":
         pytest.skip("dots.ocr's page answer is layout JSON; its drafts are the cells' text fields")
-    draft = page_markdown([HEADING, TABLE, FORMULA], spec.style)
+    draft = page_markdown([HEADING, TABLE, FORMULA], data.style)
     md = cls.to_markdown(cls.__new__(cls), draft)
     assert "Annual Report" in md and "2023" in md and "E = mc^2" in md
     assert "<fcel>" not in md and "\\[" not in md  # model markup is gone after conversion

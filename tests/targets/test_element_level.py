@@ -12,10 +12,10 @@ ELEMENT_LEVEL = {"paddleocr_vl", "glm_ocr"}  # official pipelines: layout model 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_element_level_flag(family):
     """Only the families trained on element crops say so; they carry a prompt per element kind."""
-    spec = FAMILIES[family][0]
-    assert spec.element_level == (family in ELEMENT_LEVEL)
-    if spec.element_level:
-        assert {"table", "equation"} <= set(spec.kind_prompts)
+    data = FAMILIES[family][0]
+    assert data.element_level == (family in ELEMENT_LEVEL)
+    if data.element_level:
+        assert {"table", "equation"} <= set(data.kind_prompts)
 
 
 @pytest.mark.parametrize("family", sorted(ELEMENT_LEVEL))
@@ -63,7 +63,7 @@ def test_element_level_page_is_its_elements_and_lossless(family, tiny_target):
     blocks = []
     for r in REGIONS[:3]:  # the figure is no element to read
         (row,), _ = decode_rows(
-            target, [crop_region(page.image, r.bbox)], target.spec.prompt_for(r.kind.value), None, cfg.spec
+            target, [crop_region(page.image, r.bbox)], target.family.prompt_for(r.kind.value), None, cfg.spec
         )
         text = target.decode([t for t in row.tokens if t not in target.eos_ids])
         blocks.append(target.element_markdown(r.kind.value, text, r.level or 1))

@@ -35,8 +35,8 @@ def _page() -> PageImage:
 
 def generate_tokens(target, page: PageImage, max_new_tokens: int) -> list[int]:
     """New tokens of `generate(do_sample=False)` on the inputs `ar` prefills (prompt, image size)."""
-    image = fit_pixels(page.image, target.spec.max_pixels)
-    text = target.chat_prompt(target.spec.page_prompt)
+    image = fit_pixels(page.image, target.family.max_pixels)
+    text = target.chat_prompt(target.family.page_prompt)
     inputs = target.processor(images=[image], text=[text], return_tensors="pt").to(target.device)
     out = target.model.generate(**inputs, do_sample=False, max_new_tokens=max_new_tokens)
     return out[0, inputs["input_ids"].shape[1] :].tolist()

@@ -85,7 +85,7 @@ def test_hsd_method_equals_ar(family, tiny_target):
     spec = SpecConfig(max_new_tokens=BUDGET)
     page_ref = run_ar(target, page, spec).tokens
     crops = [crop_region(page.image, r.bbox) for r in REGIONS[:3]]
-    crop_refs = [r.tokens for r in decode_rows(target, crops, target.spec.region_prompt, None, spec)[0]]
+    crop_refs = [r.tokens for r in decode_rows(target, crops, target.family.region_prompt, None, spec)[0]]
     for _ in range(DRAFT_SETS // 4):
         cfg = RunConfig(inputs=(), out_dir=Path("."), spec=replace(_random_spec(rng), region_starts=rng.random() < 0.5))
         drafts = [_random_drafts(ref, rng, len(target.tokenizer)) for ref in crop_refs] + [[]]
@@ -100,8 +100,8 @@ def test_stage1_is_one_batched_forward_per_step(family, tiny_target):
     target, page = tiny_target(family), _page()
     spec = SpecConfig(max_new_tokens=BUDGET)
     crops = [crop_region(page.image, r.bbox) for r in REGIONS[:3]]
-    refs, _ = decode_rows(target, crops, target.spec.region_prompt, None, spec)
-    rows, report = decode_rows(target, crops, target.spec.region_prompt, [[r.tokens[:20]] for r in refs], spec)
+    refs, _ = decode_rows(target, crops, target.family.region_prompt, None, spec)
+    rows, report = decode_rows(target, crops, target.family.region_prompt, [[r.tokens[:20]] for r in refs], spec)
     assert [r.tokens for r in rows] == [r.tokens for r in refs]
     steps = [r.stats.steps for r in rows]
     assert report.steps == max(steps) < sum(steps)
@@ -135,7 +135,7 @@ def test_stage1_forward_passes_are_bounded(kind, tiny_target):
                 decode_rows(
                     target,
                     [crop_region(page.image, r.bbox)],
-                    target.spec.prompt_for(r.kind.value),
+                    target.family.prompt_for(r.kind.value),
                     None,
                     SpecConfig(max_new_tokens=BUDGET),
                 )[0][0].tokens

@@ -12,14 +12,14 @@ from hsd_cli.targets.runtime.registry import (
 )
 from hsd_cli.targets.runtime.sizes import FULL_SIZE
 
-CHECKPOINTS = [(spec, hub_id) for spec, _ in FAMILIES.values() for hub_id in spec.hub_ids]
+CHECKPOINTS = [(family, hub_id) for family, _ in FAMILIES.values() for hub_id in family.hub_ids]
 
 
-@pytest.mark.parametrize("spec, hub_id", CHECKPOINTS, ids=[hub_id for _, hub_id in CHECKPOINTS])
-def test_count_is_within_10_percent_of_published(spec, hub_id):
+@pytest.mark.parametrize("family, hub_id", CHECKPOINTS, ids=[hub_id for _, hub_id in CHECKPOINTS])
+def test_count_is_within_10_percent_of_published(family, hub_id):
     """Meta-device parameter count vs the published size (e.g. Qwen2.5-VL-3B: 3.755B vs 3.75B)."""
-    published = float(published_size(spec, hub_id).removesuffix("B")) * 1e9
-    assert count_params(hub_id, spec.model_type) == pytest.approx(published, rel=0.10)
+    published = float(published_size(family, hub_id).removesuffix("B")) * 1e9
+    assert count_params(hub_id, family.model_type) == pytest.approx(published, rel=0.10)
 
 
 def test_every_supported_checkpoint_has_full_size_numbers():

@@ -48,7 +48,7 @@ class FamilySpec:
 class VisionTarget:
     """A loaded model + processor of one family; subclasses override markup conversion."""
 
-    spec: FamilySpec
+    family: FamilySpec
 
     def __init__(self, model, processor):
         self.model = model
@@ -73,7 +73,7 @@ class VisionTarget:
         """This model's forward cost against tree size on its device (measured once, cached on disk)."""
         from hsd_cli.targets.runtime.costs import cost_model
 
-        return cost_model(self.model, self.spec.n_axes)
+        return cost_model(self.model, self.family.n_axes)
 
     @cached_property
     def prefill_cost(self):
@@ -92,7 +92,7 @@ class VisionTarget:
         from transformers import DynamicCache
 
         text = self.chat_prompt(prompt)
-        images = [fit_pixels(im, self.spec.max_pixels) for im in images]
+        images = [fit_pixels(im, self.family.max_pixels) for im in images]
         inputs = self.processor(
             images=images,
             text=[text] * len(images),
@@ -101,7 +101,7 @@ class VisionTarget:
             return_tensors="pt",
         ).to(self.device)
         pos = self.rope_index(inputs)  # [n_axes, B, S]; [1, B, S] for plain rope
-        model_pos = pos if self.spec.n_axes else pos[0]  # 1D-rope models take [B, S]
+        model_pos = pos if self.family.n_axes else pos[0]  # 1D-rope models take [B, S]
         cache = DynamicCache(config=self.model.config)
         if self.device.type == "cpu":
             threads.follow(self.model)
@@ -117,12 +117,12 @@ class VisionTarget:
         next_pos = pos[:, :, -1].max(0).values + 1
         valid = inputs["attention_mask"].bool()
         prompts = [ids[m].tolist() for ids, m in zip(inputs["input_ids"], valid, strict=False)]
-        session = HFSession(self.model, cache, valid, next_pos, self.spec.n_axes and pos.shape[0], prompts)
+        session = HFSession(self.model, cache, valid, next_pos, self.family.n_axes and pos.shape[0], prompts)
         return session, out.logits[:, -1]
 
     def rope_index(self, inputs) -> torch.Tensor:
         """M-RoPE position ids [n_axes, B, S] for the prefill."""
-        rows = range(inputs["input_ids"].shape[0]) if self.spec.rope_per_row else [slice(None)]
+        rows = range(inputs["input_ids"].shape[0]) if self.family.rope_per_row else [slice(None)]
         parts = []
         for r in rows:
             r = slice(r, r + 1) if isinstance(r, int) else r
@@ -148,7 +148,7 @@ class VisionTarget:
         """What skip_special_tokens=True drops (EOS included), less the family's markup tokens."""
         tok = self.tokenizer
         special = {i for i, t in tok.added_tokens_decoder.items() if t.special} | set(tok.all_special_ids)
-        keep = {tok.convert_tokens_to_ids(t) for t in self.spec.markup_tokens}
+        keep = {tok.convert_tokens_to_ids(t) for t in self.family.markup_tokens}
         return frozenset((special | self.eos_ids) - keep)
 
     def to_markdown(self, text: str) -> str:

@@ -70,7 +70,7 @@ def prefill_model(target) -> CostModel:
     # Measured, not estimated from pixels: a processor may upscale a small crop to its minimum
     # image size (HunyuanOCR: 262144 pixels, more than a page capped at 250000), so on a CPU every
     # crop of a line cost about a page's prefill (8 s) where the estimate said 0.5 s.
-    key = f"{_key(target.model)}|prefill|{PREFILL_SIDES}|{target.spec.max_pixels}"
+    key = f"{_key(target.model)}|prefill|{PREFILL_SIDES}|{target.family.max_pixels}"
     return cached_curve(
         _cache_path(target.model, key),
         key,
@@ -84,8 +84,8 @@ def measure_prefill(target, sides=PREFILL_SIDES, reps: int = 1) -> list:
     target's max_pixels), fitted monotone; one untimed prefill first."""
     from PIL import Image
 
-    cap = target.spec.max_pixels or max(sides) ** 2
-    prompt = target.spec.prompt_for("text")
+    cap = target.family.max_pixels or max(sides) ** 2
+    prompt = target.family.prompt_for("text")
     images = {min(s * s, cap): Image.new("RGB", (s, s), "white") for s in sides}
     target.prefill([images[min(images)]], prompt)  # warm-up: kernels, allocator, processor
 

@@ -15,7 +15,7 @@ from hsd_cli.errors import ModelNotFoundError, UsageError
 if TYPE_CHECKING:
     from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
 
-# Each adapter module with the class that serves its SPECS (one row per module, listed in this
+# Each adapter module with the class that serves its FAMILIES (one row per module, listed in this
 # order). Imported on first use: the adapters import torch, which a plan or a listing never needs.
 _ADAPTERS = (
     ("hunyuan", "HunyuanTarget"),
@@ -36,7 +36,7 @@ def families() -> dict[str, tuple[FamilySpec, type[VisionTarget]]]:
     out = {}
     for name, cls in _ADAPTERS:
         module = importlib.import_module(f"hsd_cli.targets.{name}")
-        out.update({spec.model_type: (spec, getattr(module, cls)) for spec in module.SPECS})
+        out.update({family.model_type: (family, getattr(module, cls)) for family in module.FAMILIES})
     return out
 
 
@@ -70,9 +70,9 @@ def family_of(model: str) -> str:
         if isinstance(model_type, str):
             return model_type
     if not Path(model).exists():
-        for spec, _ in families().values():
-            if model in spec.hub_ids:
-                return spec.model_type
+        for family, _ in families().values():
+            if model in family.hub_ids:
+                return family.model_type
     from hsd_cli.targets.runtime.processors import model_type_of
 
     return model_type_of(model)
@@ -90,12 +90,12 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
     hf_logging.set_verbosity_error()  # our stderr carries one line per problem, not load chatter
     hf_logging.disable_progress_bar()
     kw, model_type = check_model(model)
-    spec, cls = families()[model_type]
+    family, cls = families()[model_type]
     dev = resolve_device(device)
-    kw["trust_remote_code"] = spec.remote_code
+    kw["trust_remote_code"] = family.remote_code
     try:
         processor = load_processor(model, model_type, **kw)
-        auto = getattr(transformers, spec.auto_class)
+        auto = getattr(transformers, family.auto_class)
         net = auto.from_pretrained(model, dtype=resolve_dtype(dtype, dev), **kw)
     except (OSError, ValueError, ModelNotFoundError) as exc:
         raise ModelNotFoundError(f"model {model!r} cannot be loaded ({_first_line(exc)[:160]}): {WAYS_OUT}") from None
@@ -107,7 +107,7 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
         ) from None
     attention_for(dev)
     target = cls(pack_linears(net.to(dev).eval()), processor)
-    target.spec = spec
+    target.family = family
     return target
 
 
@@ -159,18 +159,18 @@ def _hub_reachable(timeout: float = 1.0) -> bool:
 def list_models(sizes: bool = False) -> list[ModelInfo]:
     """Every supported hub id, whether it is in the local cache, and optionally its size."""
     out = []
-    for spec, _ in families().values():
-        for hub_id in spec.hub_ids:
-            params = count_params(hub_id, spec.model_type) if sizes else None
-            published = published_size(spec, hub_id)
-            out.append(ModelInfo(spec.model_type, hub_id, _is_cached(hub_id), published, params))
+    for family, _ in families().values():
+        for hub_id in family.hub_ids:
+            params = count_params(hub_id, family.model_type) if sizes else None
+            published = published_size(family, hub_id)
+            out.append(ModelInfo(family.model_type, hub_id, _is_cached(hub_id), published, params))
     return out
 
 
-def published_size(spec: FamilySpec, hub_id: str) -> str:
+def published_size(family: FamilySpec, hub_id: str) -> str:
     """One checkpoint's published size: FamilySpec.published_params lists them in hub_ids order."""
-    sizes = [s.strip() for s in spec.published_params.split("/")]
-    return sizes[spec.hub_ids.index(hub_id)] if len(sizes) == len(spec.hub_ids) else spec.published_params
+    sizes = [s.strip() for s in family.published_params.split("/")]
+    return sizes[family.hub_ids.index(hub_id)] if len(sizes) == len(family.hub_ids) else family.published_params
 
 
 def count_params(hub_id: str, model_type: str) -> int | None:
