@@ -14,6 +14,7 @@ from hsd_cli.methods.base import Method, PageDrafts, PageWork, RowsRequest
 from hsd_cli.methods.elements import Elements
 from hsd_cli.methods.hsd import HSD
 from hsd_cli.methods.page import Page
+from hsd_cli.spec.align import TokenDrafts
 from hsd_cli.spec.decode import RowResult, SpecStepper, TargetSession
 from hsd_cli.spec.row import NO_OPTIONS, DecodeOptions
 from hsd_cli.spec.stop import StopRule
@@ -23,13 +24,14 @@ from hsd_cli.targets.runtime.base import VisionTarget
 def spec_decode(
     session: TargetSession,
     first_logits: torch.Tensor,  # [B, V] from the prefill
-    drafts: list[list[list[int]]],  # per row: its draft token lists
+    drafts: TokenDrafts,  # per row: its draft token lists
     cfg: SpecConfig,
     rule: StopRule,
     opts: DecodeOptions = NO_OPTIONS,
 ) -> list[RowResult]:
     """Greedy decoding that verifies draft trees; with tau = 1 it equals `ar_decode`."""
-    stepper = SpecStepper(session, first_logits, drafts, cfg, rule, opts)
+    stepper = SpecStepper()
+    stepper.add(session, first_logits, drafts, cfg, rule, opts)
     while not stepper.done:
         stepper.step()
     return stepper.results()

@@ -14,6 +14,7 @@ from hsd_cli.datatypes import PageImage, Region, RegionKind, StageReport
 from hsd_cli.methods import hsd
 from hsd_cli.methods.base import PageDrafts, PageWork, RowsDone
 from hsd_cli.methods.hsd import HSD
+from hsd_cli.spec.align import TokenDrafts
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.decode import RowResult
 from hsd_cli.spec.stats import DecodeStats
@@ -37,7 +38,7 @@ def _drive(work: PageWork, page: PageImage, reply, method=None, report=None) -> 
     return requests, request, job
 
 
-def _work(drafts: list[list[list[int]]], spec: SpecConfig) -> tuple[PageWork, PageImage]:
+def _work(drafts: TokenDrafts, spec: SpecConfig) -> tuple[PageWork, PageImage]:
     cost = CostModel(((1, 0.02), (256, 0.025)))  # a GPU's step (seconds), for the measured regime
     target = SimpleNamespace(family=PADDLE[0], eos_ids=frozenset({99}), encode=lambda text: [7], cost=cost)
     page = PageImage(Path("p.png"), 0, Image.new("RGB", (240, 200), "white"), 72)
@@ -113,9 +114,9 @@ def test_stage1_stops_once_its_measured_time_cannot_pay(cost_model, seconds, bat
 
 def test_stage1_rows_stop_where_the_page_runs_out_of_tokens():
     """A region whose draft runs past the page's token budget is verified only as far as the page
-    gets (plus room for the model's edits); regions starting past the budget get no row."""
+    gets (plus slack for the model's edits); regions starting past the budget get no row."""
     drafts = [[[i] * 30] for i in range(5)] + [[[50]]]  # regions start at page tokens 0, 30, ..., 120
-    assert hsd.page_rooms(drafts[:5], 40) == [40, 10, 0, 0, 0]
+    assert hsd.tokens_left(drafts[:5], 40) == [40, 10, 0, 0, 0]
     work, page = _work(drafts, SpecConfig(max_new_tokens=40, stage1_batch=4, cost_model="flat"))
     requests, _, _ = _drive(work, page, _echo, HSD(plan=(("OCR:", [0, 1]),)))
     (request,) = requests

@@ -3,7 +3,7 @@
 OCR reads a fraction set with a bar as two lines, the numerator above the denominator, and
 the draft wrote them as two numbers in two paragraphs; textbooks and tests set answer options
 and worked examples this way. Their boxes overlap (OCR pads each line, and the bar leaves less
-room between them than between two lines of text); two rows of a table of figures do not.
+space between them than between two lines of text); two rows of a table of figures do not.
 """
 
 from __future__ import annotations

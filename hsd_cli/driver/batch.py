@@ -3,11 +3,11 @@
 Up to `pages` page jobs are in the batch at once. Each job yields one request at a time
 (`RowsRequest`: hsd's Stage-1 crops, then its page); the request is prefilled on its own and its
 rows join the running batch (spec/decode.SpecStepper.add); when they stop, the job gets them back
-and its next request joins, and a job that returns leaves room for the next page at once
+and its next request joins, and a job that returns frees its place for the next page at once
 (continuous batching). Batch 1 is the same loop with one page.
 
-Out of memory: a prefill that fails beside running pages waits for room, and the batch limit
-halves; a step that fails is undone and the newest half of the pages leave the batch to be run
+Out of memory: a prefill that fails beside running pages waits for a page to finish, and the
+batch limit halves; a step that fails is undone and the newest half of the pages leave the batch to be run
 again from their request's start (the output does not change: decoding is deterministic). A
 page alone that still does not fit is served as before batching (driver/rows.serve: region crops
 in halves, a single crop thrown into its job); past that the page fails alone.
@@ -34,7 +34,7 @@ Outcome = PageDecode | Exception  # a page's decode, or what made it fail
 
 
 @dataclass(slots=True)
-class _Live:
+class _BatchedPage:
     """A page job in the batch and its current request's accounting."""
 
     key: Hashable
@@ -46,7 +46,7 @@ class _Live:
     t_decode: float = 0.0
     steps: int = 0
 
-    def ask(self, request: RowsRequest) -> None:
+    def take_request(self, request: RowsRequest) -> None:
         """The job's next request, with the page's prior where the method chose none."""
         self.request = request if request.prior is not None else replace(request, prior=self.prior)
         self.group, self.t_prefill, self.t_decode, self.steps = -1, 0.0, 0.0, 0
@@ -57,9 +57,9 @@ class Batcher:
 
     def __init__(self, target: VisionTarget, pages: int = 1) -> None:
         self.target, self.limit = target, max(1, pages)
-        self.stepper: SpecStepper | None = None
-        self.live: list[_Live] = []  # pages whose request's rows are in the batch
-        self.waiting: deque[_Live] = deque()  # pages whose request waits for room (out of memory)
+        self.stepper = SpecStepper()
+        self.in_batch: list[_BatchedPage] = []  # pages whose request's rows are in the batch
+        self.waiting: deque[_BatchedPage] = deque()  # pages whose request waits for memory (out of memory)
         self.finished: deque[tuple[Hashable, Outcome]] = deque()
         self.rows_per_step: list[int] = []  # rows of each forward pass (batch occupancy)
         self.padded_per_step: list[int] = []  # tokens each forward pass computed: rows x widest tree
@@ -71,72 +71,68 @@ class Batcher:
         todo = iter(works)
         while True:
             more = self._fill(todo)
-            if self.stepper is not None and not self.stepper.done:
+            if not self.stepper.done:
                 self._step()
-            self._hand_back()
+            self._return_stopped_rows()
             yield from self._drain()
-            if not (more or self.live or self.waiting):
+            if not (more or self.in_batch or self.waiting):
                 return
 
     def _fill(self, todo: Iterator[tuple[Hashable, Method, PageWork]]) -> bool:
-        """Admit waiting requests, then new pages, while there is room; False once `todo` is empty."""
-        while len(self.live) < self.limit:
+        """Admit waiting requests, then new pages, while the batch has places; False once `todo` is empty."""
+        while len(self.in_batch) < self.limit:
             if self.waiting:
                 self._admit(self.waiting.popleft())
                 continue
             work = next(todo, None)
             if work is None:
                 return False
-            key, method, page = work
-            live = _Live(key, method.start(page), prior_for(page.draft_source))
-            self._resume(live, lambda j: next(j))
+            key, method, page_work = work
+            page = _BatchedPage(key, method.start(page_work), prior_for(page_work.draft_source))
+            self._resume(page, lambda j: next(j))
         return True
 
-    def _resume(self, live: _Live, move: Callable[[PageJob], RowsRequest]) -> None:
+    def _resume(self, page: _BatchedPage, move: Callable[[PageJob], RowsRequest]) -> None:
         """Move the job on (first request, rows back, an error thrown in); admit what it asks next."""
         try:
-            live.ask(move(live.job))
-        except StopIteration as stop:
-            self._leave(live, stop.value)
+            page.take_request(move(page.job))
+        except StopIteration as returned:
+            self._leave(page, returned.value)
         except Exception as e:  # the page fails alone
-            self._leave(live, e)
+            self._leave(page, e)
         else:
-            self._admit(live)
+            self._admit(page)
 
-    def _admit(self, live: _Live) -> None:
+    def _admit(self, page: _BatchedPage) -> None:
         """Prefill the page's request and put its rows beside the running ones."""
         try:
-            p = prefill(self.target, live.request)
+            p = prefill(self.target, page.request)
         except Exception as e:
-            self._not_admitted(live, e)
+            self._not_admitted(page, e)
             return
-        if self.stepper is None:
-            self.stepper = SpecStepper(p.session, p.first, p.drafts, p.cfg, p.rule, p.opts)
-            live.group = len(self.stepper.groups) - 1
-        else:
-            live.group = self.stepper.add(p.session, p.first, p.drafts, p.cfg, p.rule, p.opts)
-        live.t_prefill = p.t_prefill
-        if live not in self.live:
-            self.live.append(live)
+        page.group = self.stepper.add(p.session, p.first, p.drafts, p.cfg, p.rule, p.opts)
+        page.t_prefill = p.t_prefill
+        if page not in self.in_batch:
+            self.in_batch.append(page)
 
-    def _not_admitted(self, live: _Live, e: Exception) -> None:
-        others = [x for x in self.live if x is not live]
-        if live in self.live:
-            self.live.remove(live)
+    def _not_admitted(self, page: _BatchedPage, e: Exception) -> None:
+        others = [x for x in self.in_batch if x is not page]
+        if page in self.in_batch:
+            self.in_batch.remove(page)
         if not is_oom(e):
-            self._leave(live, e)
+            self._leave(page, e)
             return
         release()
-        if others:  # room comes when a running page finishes; the batch halves meanwhile
+        if others:  # memory frees when a running page finishes; the batch halves meanwhile
             self.limit = max(1, (len(others) + 1) // 2)
-            self.waiting.appendleft(live)
+            self.waiting.appendleft(page)
         else:
-            self._alone(live)
+            self._serve_alone(page)
 
     def _step(self) -> None:
         """One forward pass over the batch, charged to every request with rows in it."""
         stepper, t0 = self.stepper, time.perf_counter()
-        running = [x for x in self.live if stepper.running(x.group)]
+        running = [x for x in self.in_batch if stepper.running(x.group)]
         rows, slots = len(stepper.active), stepper.session.slots()
         try:
             stepper.step()
@@ -146,8 +142,8 @@ class Batcher:
                 release()
                 self._shrink()
             else:  # not one page's fault: the batch's pages fail with it, the run goes on
-                self.stepper = None
-                for x in list(self.live):
+                self.stepper = SpecStepper()
+                for x in list(self.in_batch):
                     self._leave(x, e)
             return
         dt = time.perf_counter() - t0
@@ -161,40 +157,40 @@ class Batcher:
 
     def _shrink(self) -> None:
         """Out of memory in a step: the newest half of the pages leave, to run again later."""
-        keep = len(self.live) // 2
-        leaving = self.live[keep:] if keep else self.live[:]
+        keep = len(self.in_batch) // 2
+        leaving = self.in_batch[keep:] if keep else self.in_batch[:]
         for x in leaving:
             self.stepper.evict(x.group)
             self.stepper.pop(x.group)
-            self.live.remove(x)
+            self.in_batch.remove(x)
         if keep:
             self.limit = keep
             self.waiting.extendleft(reversed(leaving))
         else:
-            self._alone(leaving[0])
+            self._serve_alone(leaving[0])
 
-    def _alone(self, live: _Live) -> None:
+    def _serve_alone(self, page: _BatchedPage) -> None:
         """A request that does not fit even alone: served the way a lone request always was."""
         try:
-            done = serve(self.target, live.request)
+            done = serve(self.target, page.request)
         except CropOutOfMemory as e:
-            self._resume(live, lambda j, e=e: j.throw(e))  # hsd verifies the page with the page method
+            self._resume(page, lambda j, e=e: j.throw(e))  # hsd verifies the page with the page method
         except Exception as e:
-            self._leave(live, e)
+            self._leave(page, e)
         else:
-            self._resume(live, lambda j: j.send(done))
+            self._resume(page, lambda j: j.send(done))
 
-    def _hand_back(self) -> None:
+    def _return_stopped_rows(self) -> None:
         """Requests whose rows all stopped go back to their jobs."""
-        for x in [x for x in self.live if not self.stepper.running(x.group)]:
+        for x in [x for x in self.in_batch if not self.stepper.running(x.group)]:
             rows = self.stepper.pop(x.group)
             done = RowsDone(tuple(rows), stage_report(rows, x.steps, x.t_prefill, x.t_decode))
             self._resume(x, lambda j, d=done: j.send(d))
 
-    def _leave(self, live: _Live, outcome: Outcome) -> None:
-        if live in self.live:
-            self.live.remove(live)
-        self.finished.append((live.key, outcome))
+    def _leave(self, page: _BatchedPage, outcome: Outcome) -> None:
+        if page in self.in_batch:
+            self.in_batch.remove(page)
+        self.finished.append((page.key, outcome))
 
     def _drain(self) -> Iterator[tuple[Hashable, Outcome]]:
         while self.finished:

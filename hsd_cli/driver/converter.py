@@ -16,7 +16,7 @@ from hsd_cli.methods.elements import Elements
 from hsd_cli.report.result import add_baseline, page_result
 from hsd_cli.targets.runtime.base import VisionTarget
 
-Item = PreparedPage | BaseException  # a prepared page, or what its preparation raised
+PreparedOrFailed = PreparedPage | BaseException  # a prepared page, or what its preparation raised
 
 
 class TargetConverter:
@@ -53,14 +53,14 @@ class TargetConverter:
         return out
 
     def convert_many(
-        self, items: Iterable[tuple[Hashable, Item]]
+        self, items: Iterable[tuple[Hashable, PreparedOrFailed]]
     ) -> Iterator[tuple[Hashable, PageResult | BaseException]]:
         """Pages decoded `batch_pages` at a time; each (key, result or what failed it), in the order given."""
         for key, out in self.verify_many(items):
             yield key, out if isinstance(out, BaseException) else out[0]
 
     def verify_many(
-        self, items: Iterable[tuple[Hashable, Item]], pages: int | None = None
+        self, items: Iterable[tuple[Hashable, PreparedOrFailed]], pages: int | None = None
     ) -> Iterator[tuple[Hashable, tuple[PageResult, PageDecode] | BaseException]]:
         """(key, (result, decode) or what failed it), in the order given; pages share forward passes.
 
@@ -83,7 +83,7 @@ class TargetConverter:
             return default_batch_pages(self.target, self.cfg.spec)
         return self.cfg.batch_pages
 
-    def _works(self, items: Iterable[tuple[Hashable, Item]], order: InOrder, pages: int) -> Iterator[tuple]:
+    def _works(self, items: Iterable[tuple[Hashable, PreparedOrFailed]], order: InOrder, pages: int) -> Iterator[tuple]:
         """Each page's job (and its AR baseline's); a page that fails before decoding is done at once."""
         for key, item in items:
             if isinstance(item, BaseException):

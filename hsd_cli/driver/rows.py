@@ -13,6 +13,7 @@ from hsd_cli.datatypes import StageReport
 from hsd_cli.methods.base import RowsDone, RowsRequest, join
 from hsd_cli.methods.cost import run_cost
 from hsd_cli.methods.crops import CropOutOfMemory
+from hsd_cli.spec.align import TokenDrafts
 from hsd_cli.spec.decode import DecodeOptions, RowResult, SpecStepper, TargetSession
 from hsd_cli.spec.stop import StopRule
 from hsd_cli.targets.runtime.base import VisionTarget
@@ -26,7 +27,7 @@ class Prefilled:
 
     session: TargetSession
     first: torch.Tensor  # [B, V] first-token logits
-    drafts: list[list[list[int]]]  # per row; empty lists for AR rows
+    drafts: TokenDrafts  # per row; empty lists for AR rows
     cfg: SpecConfig
     rule: StopRule
     opts: DecodeOptions
@@ -63,7 +64,8 @@ def prefill(target: VisionTarget, request: RowsRequest) -> Prefilled:
 def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
     """One request's rows decoded alone (out of memory in a batch, halves of region crops)."""
     p = prefill(target, request)
-    stepper = SpecStepper(p.session, p.first, p.drafts, p.cfg, p.rule, p.opts)
+    stepper = SpecStepper()
+    stepper.add(p.session, p.first, p.drafts, p.cfg, p.rule, p.opts)
     t0, steps = time.perf_counter(), 0
     while not stepper.done:
         stepper.step()

@@ -19,6 +19,7 @@ from hsd_cli.datatypes import DraftMap, PageDecode, PageImage, PageResult, Prepa
 if TYPE_CHECKING:  # torch: the runner imports this module before it knows a model is needed
     from PIL import Image
 
+    from hsd_cli.spec.align import TokenDrafts
     from hsd_cli.spec.budget import AcceptPrior
     from hsd_cli.spec.decode import RowResult
     from hsd_cli.spec.stats import BatchStop
@@ -42,7 +43,7 @@ class PageConverter(Protocol):
 class PageDrafts:
     """A method's token drafts: per row of its page-level or region decode, its draft lists."""
 
-    drafts: list[list[list[int]]]  # page: [[page draft]]; hsd, elements: per region; ar: []
+    drafts: TokenDrafts  # page: [[page draft]]; hsd, elements: per region; ar: []
     draft_map: DraftMap | None = None  # page: which region each draft position belongs to
 
 

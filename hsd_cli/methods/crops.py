@@ -8,6 +8,7 @@ from PIL import Image, ImageOps
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import Region, RegionKind
 from hsd_cli.methods.base import RowsRequest
+from hsd_cli.spec.align import TokenDrafts
 from hsd_cli.spec.stats import BatchStop
 from hsd_cli.targets.runtime.base import VisionTarget
 
@@ -63,7 +64,7 @@ def crop_request(
     regions: list[Region],
     chunk: list[int],
     prompt: str,
-    drafts: list[list[list[int]]] | None,
+    drafts: TokenDrafts | None,
     spec: SpecConfig,
     batch_stop: BatchStop | None = None,
     limits: tuple[int, ...] | None = None,
@@ -74,7 +75,7 @@ def crop_request(
     return RowsRequest(crops, prompt, rows, spec, batch_stop=batch_stop, split_on_oom=True, limits=limits)
 
 
-def region_drafts(target: VisionTarget, regions: list[Region]) -> list[list[list[int]]]:
+def region_drafts(target: VisionTarget, regions: list[Region]) -> TokenDrafts:
     """Per region its token drafts: its text in the target's markup, and plain when that differs."""
     from hsd_cli.drafts.markup import region_markup
 

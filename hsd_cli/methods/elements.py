@@ -11,7 +11,7 @@ from hsd_cli.methods.base import PageDrafts, PageWork, join, truncated
 from hsd_cli.methods.crops import crop_chunks, crop_request, region_drafts, verifiable
 from hsd_cli.methods.loop_repair import loop_repair
 from hsd_cli.report.provenance import one_per_draft
-from hsd_cli.spec.align import MODEL
+from hsd_cli.spec.align import MODEL, TokenDrafts
 from hsd_cli.spec.decode import RowResult
 from hsd_cli.targets.runtime.base import VisionTarget
 
@@ -50,7 +50,7 @@ class Elements:
 
 
 def _assemble(
-    work: PageWork, rows: dict[int, RowResult], region_drafts: list[list[list[int]]] | None, report: StageReport
+    work: PageWork, rows: dict[int, RowResult], region_drafts: TokenDrafts | None, report: StageReport
 ) -> PageDecode:
     """The elements' tokens and Markdown in reading order; their drafts numbered page-wide."""
     t, regions = work.target, work.regions

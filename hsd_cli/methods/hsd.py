@@ -16,7 +16,7 @@ measured seconds exceed what its row steps save (`overspent`). Where pages share
 (`--batch-pages`), a Stage-2 step saved is worth one row's share of a step the other pages take
 anyway, and a Stage-1 step costs what its rows add to theirs (`_shared`, `_step_price`).
 A batch takes at most `stage1_budget` forward passes; a row stops where the page's own token
-budget would run out (`page_rooms`), since Stage 2 never reaches the rest. Out of memory on a
+budget would run out (`tokens_left`), since Stage 2 never reaches the rest. Out of memory on a
 single crop, the page is verified with the page method (same output at tau = 1).
 """
 
@@ -41,6 +41,7 @@ from hsd_cli.methods.crops import (
 from hsd_cli.methods.loop_repair import loop_repair
 from hsd_cli.methods.page import Page
 from hsd_cli.report.provenance import one_per_draft, page_draft
+from hsd_cli.spec.align import TokenDrafts
 from hsd_cli.spec.decode import RowResult
 from hsd_cli.spec.stats import BatchStop
 from hsd_cli.spec.stop import StopReason
@@ -71,7 +72,7 @@ class HSD:
     """hsd on one page; `auto` hands it the Stage-1 plan and region drafts it already made."""
 
     plan: tuple[tuple[str, list[int]], ...] | None = None  # None: planned when the job starts
-    regions_drafts: list[list[list[int]]] | None = None  # per region its drafts, as `plan` saw them
+    regions_drafts: TokenDrafts | None = None  # per region its drafts, as `plan` saw them
 
     name: ClassVar[str] = "hsd"
     uses_drafts: ClassVar[bool] = True
@@ -116,13 +117,13 @@ class HSD:
 
 
 def stage1_plan(
-    target: VisionTarget, regions: list[Region], drafts: list[list[list[int]]], spec: SpecConfig, batch: int = 1
+    target: VisionTarget, regions: list[Region], drafts: TokenDrafts, spec: SpecConfig, batch: int = 1
 ) -> list[tuple[str, list[int]]]:
     """The Stage-1 batches worth running: (prompt, region indices), longest drafts first; `batch`
     pages share the run's forward passes."""
-    rooms = page_rooms(drafts, spec.max_new_tokens)
-    chosen = [i for i, room in enumerate(rooms) if room > 0 and _worth_a_row(regions[i], drafts[i], target)]
-    length = [min(_longest(d), room) for d, room in zip(drafts, rooms, strict=True)]
+    left = tokens_left(drafts, spec.max_new_tokens)
+    chosen = [i for i, n in enumerate(left) if n > 0 and _worth_a_row(regions[i], drafts[i], target)]
+    length = [min(_longest(d), n) for d, n in zip(drafts, left, strict=True)]
     chosen.sort(key=lambda i: -length[i])  # a batch runs as long as its longest row
     cost, stop, prefill = run_cost(target, spec), batch_stop(target, spec), crop_prefill(target, spec)
     saving = stop.saving * _shared(cost, batch)
@@ -174,12 +175,12 @@ def stage1(work: PageWork, plan: list[tuple[str, list[int]]]):
     t, regions, drafts = work.target, work.regions, work.drafts.drafts
     outputs: dict[int, list[int]] = {}
     total, stop = StageReport(), batch_stop(t, work.spec)
-    rooms = page_rooms(drafts[: len(regions)], work.spec.max_new_tokens)
+    left = tokens_left(drafts[: len(regions)], work.spec.max_new_tokens)
     for prompt, chunk in plan:
         if overspent(total, work.spec, run_cost(t, work.spec)):
             break  # lossless: the regions left keep their drafts, the page draft stays in Stage 2
         rows = [drafts[i] for i in chunk]
-        limits = tuple(min(stage1_budget(drafts[i]), _slack(rooms[i])) for i in chunk)
+        limits = tuple(min(stage1_budget(drafts[i]), _slack(left[i])) for i in chunk)
         spec = replace(work.spec, max_new_tokens=min(work.spec.max_new_tokens, max(limits)))
         done = yield crop_request(work.page.image, regions, chunk, prompt, rows, spec, stop, limits)
         total = join(total, done.report)
@@ -198,16 +199,16 @@ def overspent(report: StageReport, spec: SpecConfig, cost) -> bool:
 
 
 def stage1_budget(drafts: list[list[int]]) -> int:
-    """Most tokens Stage 1 spends on a region: its longest draft, with room for the model's edits."""
+    """Most tokens Stage 1 spends on a region: its longest draft, with slack for the model's edits."""
     return _slack(_longest(drafts))
 
 
 def _slack(tokens: int) -> int:
-    """A length in draft tokens, with room for the model's edits (and for drafts of what it leaves out)."""
+    """A length in draft tokens, with slack for the model's edits (and for drafts of what it leaves out)."""
     return int(STAGE1_SLACK * tokens) + STAGE1_EXTRA
 
 
-def page_rooms(drafts: list[list[list[int]]], budget: int) -> list[int]:
+def tokens_left(drafts: TokenDrafts, budget: int) -> list[int]:
     """Per region (in reading order), the page's tokens left where it starts: the page never
     reaches a region with none left, nor the part of one past what is left, so Stage-1 output
     there would go unused."""

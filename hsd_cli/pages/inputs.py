@@ -38,7 +38,7 @@ from typing import TextIO
 EXTENSIONS = (".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
 STDIN = "-"
 # NAME_MAX is 255 bytes on common file systems; the longest name made from a part is
-# mkstemp's ".<part>.md.XXXXXXXX.tmp" (part + 17 bytes), so 200 leaves room.
+# mkstemp's ".<part>.md.XXXXXXXX.tmp" (part + 17 bytes), so 200 leaves space for it.
 _MAX_PART = 200
 _RESERVED_ENDINGS = (".json", ".md")  # a folder with such a name would shadow a report file
 
@@ -138,7 +138,7 @@ def _safe_part(part: str) -> str:
     too_long = len(text.encode("utf-8")) > _MAX_PART
     if text == part and not too_long and not text.casefold().endswith(_RESERVED_ENDINGS):
         return text
-    if too_long:  # cut on a character boundary, leaving room for the suffix
+    if too_long:  # cut on a character boundary, leaving space for the suffix
         text = text.encode("utf-8")[: _MAX_PART - 9].decode("utf-8", "ignore")
     return f"{text}-{_digest(raw)}"
 

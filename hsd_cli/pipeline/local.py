@@ -67,43 +67,45 @@ def run(
     store.ensure_writable(cfg.out_dir)
     found = inputs.discover(cfg.inputs, cfg.glob, stdin, exclude=cfg.out_dir)
     docs = inputs.shard(found, *cfg.shard)
-    stop = Stop()
+    interrupt = Interrupt()
     summaries: list[DocSummary] = []
     options = run_options(cfg, converter.options_key())
     with (
-        run_summary(cfg, options, summaries, stop) as finish,
-        signals(stop),
+        run_summary(cfg, options, summaries, interrupt) as finish,
+        signals(interrupt),
         RunProgress(len(docs), err, quiet) as progress,
     ):
         plans = [plan_document(doc, cfg, options) for doc in docs]
         if isinstance(converter, LazyConverter):
             converter = converter.get()  # chosen by options_key() above; loads nothing
-        ctx = _Context(cfg, converter, options, stop, progress, debug)
+        ctx = _Context(cfg, converter, options, interrupt, progress, debug)
         beside = uses_model(converter)
         queue = PrepareQueue(prepare_config(cfg, converter), prepare_workers(cfg, converter), beside_model=beside)
         prepared = queue.run((p.doc.path, page) for p in plans for page in p.todo)
-        verified = _Ahead(verify_stream(converter, _pages(plans, prepared, stop), _InPage(stop)))
+        verified = _VerifiedPages(verify_stream(converter, _pages(plans, prepared, interrupt), _InPage(interrupt)))
         try:
             for plan in plans:
-                if stop.signum and not verified.more():
+                if interrupt.signum and not verified.more():
                     break  # interrupted: the pages in flight were written
                 summaries.append(_convert_document(plan, verified, ctx))
                 progress.doc_done(plan.doc.name, summaries[-1])
         finally:
             queue.close()
-        if stop.signum:
-            name = signal.Signals(stop.signum).name
+        if interrupt.signum:
+            name = signal.Signals(interrupt.signum).name
             progress.error(f"interrupted by {name}; finished pages are saved, rerun to resume")
     return finish()
 
 
 @contextmanager
-def run_summary(cfg: RunConfig, options: dict[str, object], summaries: list[DocSummary], stop: Stop) -> Iterator:
+def run_summary(
+    cfg: RunConfig, options: dict[str, object], summaries: list[DocSummary], interrupt: Interrupt
+) -> Iterator:
     """Yield the function that writes run-summary.json; an exception on the way writes it too."""
     path = store.run_summary_path(cfg.out_dir, cfg.shard)
 
     def finish(error: str = "") -> RunSummary:
-        summary = RunSummary(tuple(summaries), options, cfg.shard, stop.signum, error, int(bool(error)))
+        summary = RunSummary(tuple(summaries), options, cfg.shard, interrupt.signum, error, int(bool(error)))
         store.write_json(path, run_summary_to_json(summary))
         return summary
 
@@ -143,7 +145,7 @@ def prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
 
 
 @dataclass(slots=True)
-class Stop:
+class Interrupt:
     """Set by the signal handler; `in_page` says whether a second signal may abort a page."""
 
     signum: int = 0
@@ -159,21 +161,21 @@ class _Context:
     cfg: RunConfig
     converter: PageConverter
     options: dict[str, object]
-    stop: Stop
+    interrupt: Interrupt
     progress: RunProgress
     debug: bool
 
 
-def _pages(plans: list[DocPlan], prepared: Iterator, stop: Stop) -> Iterator:
+def _pages(plans: list[DocPlan], prepared: Iterator, interrupt: Interrupt) -> Iterator:
     """Every planned page with its prepare stage, in order; none starts after a signal."""
     for plan in plans:
         for page in plan.todo:
-            if stop.signum:
+            if interrupt.signum:
                 return
             yield plan.doc.name, plan.doc.path, page, next(prepared)
 
 
-class _Ahead:
+class _VerifiedPages:
     """The verified pages, in order, with a look at whether another one comes."""
 
     def __init__(self, stream: Iterator) -> None:
@@ -190,7 +192,7 @@ class _Ahead:
         return item
 
 
-def _convert_document(plan: DocPlan, verified: _Ahead, ctx: _Context) -> DocSummary:
+def _convert_document(plan: DocPlan, verified: _VerifiedPages, ctx: _Context) -> DocSummary:
     """One document under its lock; an output error fails it alone (the batch goes on)."""
     doc = plan.doc
     if plan.error:
@@ -212,7 +214,7 @@ def _convert_document(plan: DocPlan, verified: _Ahead, ctx: _Context) -> DocSumm
         return _failed_document(doc, cause(e), ctx)
 
 
-def _write_document(writer: DocumentWriter, todo: Iterator[int], verified: _Ahead, ctx: _Context) -> DocSummary:
+def _write_document(writer: DocumentWriter, todo: Iterator[int], verified: _VerifiedPages, ctx: _Context) -> DocSummary:
     """All selected pages, skipping finished ones; writes the Markdown and summary.json.
 
     Pages are verified ahead of this loop (several share each forward pass), so a page another
@@ -245,26 +247,26 @@ def _failed_document(doc: InputDoc, error: str, ctx: _Context) -> DocSummary:
 class _InPage:
     """Marks the converter call, so that a second signal may abort it."""
 
-    stop: Stop
+    interrupt: Interrupt
 
     def __enter__(self) -> None:
-        self.stop.in_page = True
+        self.interrupt.in_page = True
 
     def __exit__(self, *exc: object) -> None:
-        self.stop.in_page = False
+        self.interrupt.in_page = False
 
 
 @contextmanager
-def signals(stop: Stop) -> Iterator[None]:
-    """Route SIGINT/SIGTERM into `stop` for the duration of the run (main thread only)."""
+def signals(interrupt: Interrupt) -> Iterator[None]:
+    """Route SIGINT/SIGTERM into `interrupt` for the duration of the run (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handle(signum: int, _frame: object) -> None:
-        again = bool(stop.signum)
-        stop.signum = stop.signum or signum
-        if again and stop.in_page:
+        again = bool(interrupt.signum)
+        interrupt.signum = interrupt.signum or signum
+        if again and interrupt.in_page:
             raise _Abort
 
     previous = {s: signal.signal(s, handle) for s in (signal.SIGINT, signal.SIGTERM)}

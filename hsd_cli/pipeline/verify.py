@@ -53,7 +53,7 @@ def verify_stream(
 ) -> Iterator[Verified]:
     """Verify pages in order; a converter that batches decodes several at once (`convert_many`).
 
-    `pages` is read lazily, as room in the batch frees up, so a consumer that stops reading it
+    `pages` is read lazily, as places in the batch free up, so a consumer that stops reading it
     stops new pages from starting. `in_page` wraps the converter's work for each result (the
     local runner marks pages in flight there).
     """

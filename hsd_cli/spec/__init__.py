@@ -2,6 +2,7 @@
 
 Names match the HSD paper, section 3.2. Glossary:
 - draft: token list for one region (or one Stage-1 output), tokenized once per call.
+- token drafts (`TokenDrafts`, align.py): per row of a batch (a page, a region crop), its drafts.
 - window (`n` tokens): the last `n` accepted tokens, searched for in the drafts.
 - candidate: the draft continuation after a window match, cut to `max_depth`.
 - tree / node: candidates merged by shared prefix; node 0 (the root) is the last accepted

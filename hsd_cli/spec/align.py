@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 Ngram = tuple[int, ...]
+# A batch's drafts: per row (a page, or one region crop), its draft token lists.
+TokenDrafts = list[list[list[int]]]
 Origin = tuple[int, int]  # (draft index as given to build_index, token position in it)
 MODEL: Origin = (-1, -1)  # a token no draft proposed (the bonus token, plain steps)
 

@@ -10,7 +10,7 @@ import torch
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.accept import accept_nodes
-from hsd_cli.spec.align import MODEL, Origin, build_index
+from hsd_cli.spec.align import MODEL, Origin, TokenDrafts, build_index
 from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptStats, PassPrices
 from hsd_cli.spec.penalty import penalize, seen_matrix
 from hsd_cli.spec.propose import Exploration, propose, step_cost
@@ -61,28 +61,19 @@ class RowResult:
 
 class SpecStepper:
     """The speculative loop, one verification step per `step()`, over rows of any number of
-    requests: a request's rows join a running batch with `add` (continuous batching) and leave it
-    when they stop, so one loop serves one page or many; `results()` once `done`. With no drafts
+    requests: it starts empty, a request's rows join the running batch with `add` (continuous
+    batching) and leave it when they stop, so one loop serves one page or many; `results()` once `done`. With no drafts
     and `own=False` it is plain greedy decoding, the AR baseline."""
 
-    def __init__(
-        self,
-        session: TargetSession,
-        first_logits: torch.Tensor,
-        drafts: list[list[list[int]]],
-        cfg: SpecConfig,
-        rule: StopRule,
-        opts: DecodeOptions = NO_OPTIONS,
-    ) -> None:
-        self.session = session
+    def __init__(self) -> None:
+        self.session: TargetSession | None = None  # the batch's rows on the target; set by `add`
         self.rows: dict[int, Row] = {}  # by row id; a group's rows leave with `pop`
         self.groups: list[RowGroup] = []
         self._next_id = 0
         self.active: list[int] = []  # the rows still decoding, in the session's row order
         self.exploration = Exploration()
-        self.prices = opts.prices or PassPrices()  # what the passes took against their price
+        self.prices = PassPrices()  # what the passes took against their price (the first request's)
         self.width = 0  # the last step's padded tree width: it computed rows x width tokens
-        self.add(session, first_logits, drafts, cfg, rule, opts)  # the first request: a batch of its own
 
     @property
     def done(self) -> bool:
@@ -92,13 +83,15 @@ class SpecStepper:
         self,
         session: TargetSession,
         first_logits: torch.Tensor,
-        drafts: list[list[list[int]]],
+        drafts: TokenDrafts,
         cfg: SpecConfig,
         rule: StopRule,
         opts: DecodeOptions = NO_OPTIONS,
     ) -> int:
         """A newly prefilled request's rows join the batch; returns their group."""
-        if self.groups and opts.penalty != self.groups[0].opts.penalty:
+        if not self.groups:  # the first request brings the run's prices, shared by its loops
+            self.prices = opts.prices or self.prices
+        elif opts.penalty != self.groups[0].opts.penalty:
             raise ValueError("rows of one batch share the target's repetition penalty")
         if self.active:
             self.session.extend(session)
@@ -163,7 +156,7 @@ class SpecStepper:
         self.rows = {i: r for i, r in self.rows.items() if r.group != group}
         return out
 
-    def _admit(self, first_logits: torch.Tensor, drafts: list[list[list[int]]], group: RowGroup) -> int:
+    def _admit(self, first_logits: torch.Tensor, drafts: TokenDrafts, group: RowGroup) -> int:
         """Take a prefilled request's rows: their first tokens, then into the active set."""
         assert first_logits.ndim == 2 and first_logits.shape[0] == len(drafts)
         g, cfg, opts = len(self.groups), group.cfg, group.opts

@@ -118,8 +118,8 @@ def _candidates(row: Row, cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[li
     if opts.own and k < cfg.window:
         own = row.own.continuations(row.tokens, cfg.max_depth, OWN_CANDIDATES)
         cands, origins = cands + own, origins + [MODEL] * len(own)  # the model's tokens: no draft position
-    room = cfg.max_candidates - len(cands)
-    if opts.starts and room > 0 and (not cands or row.tokens[-1] in opts.boundary_ids):
-        starts, at = starts_origins(row.index, cfg.max_depth, room)
+    free = cfg.max_candidates - len(cands)
+    if opts.starts and free > 0 and (not cands or row.tokens[-1] in opts.boundary_ids):
+        starts, at = starts_origins(row.index, cfg.max_depth, free)
         cands, origins, k = cands + starts, origins + at, (k if cands else 0)
     return cands, origins, k

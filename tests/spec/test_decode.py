@@ -211,7 +211,8 @@ def test_the_loop_prices_its_passes_only_against_a_measured_cost_model():
     for measured, short in ((True, 0), (False, 0), (True, 2)):
         s = FakeSession(PROMPTS)
         opts = DecodeOptions(cost=CostModel(STEEP, measured=measured))
-        stepper = SpecStepper(s, s.first_logits(), drafts, SpecConfig(max_new_tokens=20), rule, opts)
+        stepper = SpecStepper()
+        stepper.add(s, s.first_logits(), drafts, SpecConfig(max_new_tokens=20), rule, opts)
         steps = 0
         while not stepper.done:
             s.priced = steps >= short  # the first `short` passes ran while a worker drafted

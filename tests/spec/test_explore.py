@@ -20,7 +20,8 @@ from hsd_cli.spec.stop import StopRule
 def _decode(drafts, opts, n=200, cfg=None, prompt=PROMPT[0]):
     rule = StopRule(frozenset(), n)
     s = SizedSession([prompt])
-    stepper = SpecStepper(s, s.first_logits(), drafts, cfg or SpecConfig(max_new_tokens=n), rule, opts)
+    stepper = SpecStepper()
+    stepper.add(s, s.first_logits(), drafts, cfg or SpecConfig(max_new_tokens=n), rule, opts)
     while not stepper.done:
         stepper.step()
     return stepper.results()[0], s.sizes
@@ -83,7 +84,8 @@ def test_a_batch_explores_all_its_due_rows_on_one_step_in_eight():
         DecodeOptions(cost=never),
     )
     s = SizedSession(PROMPT)
-    stepper = SpecStepper(s, s.first_logits(), [[ref]], cfg, rule, opts)
+    stepper = SpecStepper()
+    stepper.add(s, s.first_logits(), [[ref]], cfg, rule, opts)
     for step in range(60):
         if step % 3 == 0 and step < 18:  # a page joins the running batch
             new = FakeSession(PROMPT)
@@ -111,7 +113,8 @@ def test_exploring_stays_lossless():
         drafts = [[noisy[cut:] + noisy[:cut]]]
         s = SizedSession(PROMPT)
         cfg = SpecConfig(max_new_tokens=80, window=rng.randint(1, 3))
-        got = SpecStepper(s, s.first_logits(), drafts, cfg, rule, DecodeOptions(cost=BUSY))
+        got = SpecStepper()
+        got.add(s, s.first_logits(), drafts, cfg, rule, DecodeOptions(cost=BUSY))
         while not got.done:
             got.step()
         assert got.results()[0].tokens == ref.tokens and got.results()[0].stop == ref.stop

@@ -35,7 +35,8 @@ def _first_sizes(prior, steps):
     ref = reference(100)
     s = SizedSession(PROMPT)
     rule = StopRule(frozenset(), 100)
-    stepper = SpecStepper(
+    stepper = SpecStepper()
+    stepper.add(
         s, s.first_logits(), [[ref]], SpecConfig(max_new_tokens=100), rule, DecodeOptions(cost=BUSY, prior=prior)
     )
     for _ in range(steps):
@@ -53,7 +54,6 @@ def test_the_decode_sizes_trees_by_the_given_prior():
 
 def test_every_row_of_a_batch_gets_the_prior():
     s = FakeSession([[1, 2], [3, 4]])
-    stepper = SpecStepper(
-        s, s.first_logits(), [[], []], SpecConfig(), StopRule(frozenset(), 5), DecodeOptions(prior=HIGH)
-    )
+    stepper = SpecStepper()
+    stepper.add(s, s.first_logits(), [[], []], SpecConfig(), StopRule(frozenset(), 5), DecodeOptions(prior=HIGH))
     assert [r.accept.prior for r in stepper.rows.values()] == [HIGH, HIGH]

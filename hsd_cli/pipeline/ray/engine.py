@@ -33,7 +33,7 @@ from hsd_cli.driver.choose import converter_for
 from hsd_cli.errors import HsdError, OutputError
 from hsd_cli.pages import inputs
 from hsd_cli.pipeline.local import (
-    Stop,
+    Interrupt,
     prepare_config,
     run_options,
     run_summary,
@@ -71,13 +71,13 @@ def run(
     store.ensure_writable(cfg.out_dir)
     docs = inputs.shard(inputs.discover(cfg.inputs, cfg.glob, stdin, exclude=cfg.out_dir), *cfg.shard)
     options = run_options(cfg, converter.options_key())
-    stop = Stop()
+    interrupt = Interrupt()
     summaries: list[DocSummary] = []
     with (
-        run_summary(cfg, options, summaries, stop) as finish,
+        run_summary(cfg, options, summaries, interrupt) as finish,
         ray_log(err, debug) as err,
         connected(ray, cfg.ray.address),
-        signals(stop),
+        signals(interrupt),
         RunProgress(len(docs), err, quiet) as progress,
     ):
         plans = [plan_document(doc, cfg, options) for doc in docs]
@@ -88,22 +88,24 @@ def run(
         # Round 1 in page groups of --ray-batch; pages lost to a dying worker get a second round
         # one page per group, so a page that kills its worker every time takes no other along.
         for batch in (cfg.ray.batch, 1):
-            if not driver.pending or stop.signum or error:
+            if not driver.pending or interrupt.signum or error:
                 break
             try:
                 for row in _pipeline(ray, cfg, converter, plans, driver.pending, batch).iter_rows():
                     driver.receive(int(row["doc"]), int(row["page"]), pickle.loads(row["verified"]))
-                    if stop.signum:
+                    if interrupt.signum:
                         break
             except HsdError:
                 raise
             except Exception as e:  # Ray's own failure: finish what we have, one line
                 error = f"the Ray pipeline failed: {cause(e).splitlines()[0][:300]}"
                 progress.error(error)
-        lost = "" if stop.signum or error else f"lost: the worker verifying it died {2 * (cfg.ray.retries + 1)} times"
+        lost = (
+            "" if interrupt.signum or error else f"lost: the worker verifying it died {2 * (cfg.ray.retries + 1)} times"
+        )
         driver.finish_rest(lost)
-        if stop.signum:
-            name = signal.Signals(stop.signum).name
+        if interrupt.signum:
+            name = signal.Signals(interrupt.signum).name
             progress.error(f"interrupted by {name}; finished pages are saved, rerun to resume")
     return finish(error)
 

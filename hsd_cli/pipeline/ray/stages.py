@@ -60,7 +60,7 @@ class VerifyStage:
         self.converter = converter_for(self.cfg)  # the model loads on the actor's first page
 
     def __call__(self, batch: Batch) -> Batch:
-        def pages():  # read as the actor's batch has room: its pages share forward passes
+        def pages():  # read as the actor's batch has places: its pages share forward passes
             rows = zip(batch["name"], batch["path"], batch["page"], batch["prepared"], strict=True)
             for name, path, page, blob in rows:
                 source = Path(os.fsdecode(path))
