@@ -62,8 +62,8 @@ class RowResult:
 class SpecStepper:
     """The speculative loop, one verification step per `step()`, over rows of any number of
     requests: it starts empty, a request's rows join the running batch with `add` (continuous
-    batching) and leave it when they stop, so one loop serves one page or many; `results()` once `done`. With no drafts
-    and `own=False` it is plain greedy decoding, the AR baseline."""
+    batching) and leave it when they stop, so one loop serves one page or many; `results()` once
+    `done`. With no drafts and `own=False` it is plain greedy decoding, the AR baseline."""
 
     def __init__(self) -> None:
         self.session: TargetSession | None = None  # the batch's rows on the target; set by `add`
