@@ -100,18 +100,18 @@ class TargetConverter:
                 continue
             baseline = self.cfg.baseline and method.uses_drafts  # AR is its own baseline
             # tokenizing the drafts is a drafting cost too
-            order.expect(key, item, method, time.perf_counter() - t0, parts=("page", "ar")[: 1 + baseline])
+            order.expect(key, item, method, time.perf_counter() - t0, parts=("page", "baseline")[: 1 + baseline])
             yield (key, "page"), method, work
             if baseline:
                 ar = self._for_page(AR(), item)
-                yield (key, "ar"), ar, replace(work, drafts=ar.drafts(self.target, []))
+                yield (key, "baseline"), ar, replace(work, drafts=ar.drafts(self.target, []))
 
     def _finish(self, prepared: PreparedPage, method: Method, t_tokenize: float, decodes: dict) -> tuple:
         out = decodes["page"]
         t_draft = prepared.t_draft + t_tokenize if self.uses_drafts else 0.0
         result = page_result(self.target, self.cfg.spec, prepared, out, method.name, t_draft, method.uses_drafts)
-        if "ar" in decodes:
-            result = add_baseline(result, out, decodes["ar"])
+        if "baseline" in decodes:
+            result = add_baseline(result, out, decodes["baseline"])
         return result, out
 
     def _for_page(self, method: Method, prepared: PreparedPage) -> Method:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 @dataclass(slots=True)
 class _Page:
     context: tuple = ()  # what finishing the page needs besides its decodes
-    parts: tuple[str, ...] = ("page",)  # the decodes it waits for ("page", maybe "ar")
+    parts: tuple[str, ...] = ("page",)  # the decodes it waits for ("page", maybe its AR "baseline")
     decodes: dict = field(default_factory=dict)
     failed: BaseException | None = None
 

@@ -18,7 +18,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hsd_cli.config import allowed_cpus
+from hsd_cli.config import AUTO_SOURCE, allowed_cpus
 from hsd_cli.datatypes import PageImage, PreparedPage, Region
 from hsd_cli.targets.runtime import threads
 
@@ -29,7 +29,7 @@ class PrepareConfig:
 
     dpi: int = 144
     password: str | None = None
-    drafts: str | None = "auto"  # draft-source mode ("auto", "text", "ocr"); None: no drafts
+    drafts: str | None = AUTO_SOURCE  # --draft-source (config.draft_source_choices); None: no drafts
     ocr_threads: int | None = None  # the OCR engines' threads; None: every CPU the process may use
 
 

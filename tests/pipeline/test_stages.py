@@ -12,7 +12,7 @@ from hsd_cli.methods.draft import DraftConverter
 from hsd_cli.pipeline import local as runner
 from hsd_cli.pipeline.prepare import PrepareConfig, PrepareQueue, Preparer
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 TASKS = [(SAMPLES / "born_digital.pdf", 1), (SAMPLES / "missing.pdf", 1), (SAMPLES / "two_columns.pdf", 1)]
 
 

@@ -21,7 +21,7 @@ from hsd_cli.pipeline.ray.stages import FAULT_ENV
 
 ray = pytest.importorskip("ray")
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -24,7 +24,7 @@ from hsd_cli.config import RunConfig
 from hsd_cli.driver import choose
 from hsd_cli.errors import ModelNotFoundError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FAKE_CLI = [sys.executable, str(REPO / "tests" / "fakes.py")]
 
 

@@ -22,7 +22,7 @@ from hsd_cli.pages.inputs import discover
 from hsd_cli.report.summary import DocStatus, DocSummary, RunSummary, Totals
 from hsd_cli.report.table import run_table
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CHANGED = {
     "tau": 0.5,
     "window": 5,

@@ -1,6 +1,6 @@
 """Issue 13: batch runs that cannot mix up documents, escape the output folder, or die on one
 name. One test (or a few) per group of the issue; the CLI-only groups (8's usage error, 10,
-12's help) are in test_batch_cli.py, the table in report/test_table.py."""
+12's help) are in cli/test_batch_cli.py, the table in report/test_table.py."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from hsd_cli.pipeline.local import run
 from hsd_cli.report import store
 from hsd_cli.report.summary import DocStatus, RunSummary
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def convert(

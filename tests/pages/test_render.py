@@ -13,7 +13,7 @@ from hsd_cli.errors import InputError
 from hsd_cli.pages import render
 from hsd_cli.pages.render import count_pages, iter_pages, parse_page_spec
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 ZERO_PAGES = (
     b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
     b"2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"

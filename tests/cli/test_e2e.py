@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from hsd_cli.cli.app import app
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 pytestmark = pytest.mark.slow
 
 

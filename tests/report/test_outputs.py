@@ -26,7 +26,7 @@ from hsd_cli.report.blocks import attach, coverage
 from hsd_cli.report.figures import insert_links
 from hsd_cli.report.tables import table_html
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_docs"
 SCHEMA = json.loads((ROOT / "docs" / "hsd-document.schema.json").read_text())
 LINK = re.compile(r"!\[([^\]]*)\]\(([^)]+)\)")

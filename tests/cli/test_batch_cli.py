@@ -20,7 +20,7 @@ from hsd_cli.config import RunConfig
 from hsd_cli.driver import choose
 from hsd_cli.errors import UsageError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from hsd_cli.datatypes import PageStatus
 from hsd_cli.methods.draft import DraftConverter
 from hsd_cli.pipeline.prepare import PrepareConfig, Preparer
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 
 
 def test_draft_converter_page_result() -> None:
