@@ -68,3 +68,12 @@ def tiny_target(tiny_model_dir):
         return loaded[family]
 
     return get
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Every test starts on one torch thread: `hsd bench` run in-process pins torch to every core
+    (bench/main.py), and left so, every later tiny-model test ran ~10x slower on a busy machine."""
+    yield
+    if torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
