@@ -20,7 +20,8 @@ TABLE_STYLES = ("html", "markdown", "otsl", "gfm")
 
 class PageStatus(str, Enum):
     OK = "ok"
-    TRUNCATED = "truncated"
+    TRUNCATED = "truncated"  # the output hit the token budget or looped
+    DEGRADED = "degraded"  # converted, but part of the input could not be read (PageResult.error says what)
     FAILED = "failed"
 
 
@@ -120,6 +121,8 @@ class PreparedPage:
     t_render: float = 0.0
     t_draft: float = 0.0  # text layer, layout, tables, OCR: every cost of making drafts
     draft_error: str = ""  # the draft pipeline crashed: the page goes on without drafts
+    draft_note: str = ""  # what the drafts could not use: a text layer too garbled to read
+    damage: str = ""  # what of the page could not be read (pages/damage.py): the page is degraded
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +195,7 @@ class PageResult(metrics.Ratios):
     # --on-loop draft: the output looped, and its tail after the loop's first period is the page's
     # unverified draft (status stays truncated: the model did not finish the page by itself)
     loop_repaired: bool = False
-    error: str = ""
+    error: str = ""  # why the page failed, or what of a degraded page could not be read
     draft_error: str = ""  # the draft pipeline crashed on this page; it was converted without drafts
     fault: str = ""  # a failure on the way that the page got around (e.g. Stage 1 out of memory)
     # The page had drafts but its trees were (nearly) the root alone: it ran as plain AR

@@ -11,7 +11,7 @@ from dataclasses import replace
 from PIL import Image
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
-from hsd_cli.drafts import eqtags, overlay, rapid_engines, tablegrid
+from hsd_cli.drafts import eqtags, figure_body, overlay, rapid_engines, tablegrid
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.fractions import stacked_fractions
 from hsd_cli.drafts.paragraphs import paragraphs
@@ -142,6 +142,8 @@ class RapidOcrSource:
             elif loose := _loose_lines(kind, inside[i]):  # blocks of their own
                 groups.append(loose)
                 inside[i] = [s for s in inside[i] if s not in loose]
+        boxes, kinds, inside, body = figure_body.split_boxes(boxes, kinds, inside)
+        leftovers += body  # body text a figure box reached over stays on the page
         # Equation numbers left outside every box join the formula box beside them.
         formulas = [i for i, k in enumerate(kinds) if k is RegionKind.EQUATION]
         claimed, groups[0] = eqtags.claim_tags([boxes[i] for i in formulas], groups[0])

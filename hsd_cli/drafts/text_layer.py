@@ -11,10 +11,10 @@ from collections import Counter
 from dataclasses import replace
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
-from hsd_cli.drafts import figure_tables, furniture, headings, tablegrid
+from hsd_cli.drafts import figure_body, figure_tables, furniture, headings, tablegrid
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.reading_order import reading_order
-from hsd_cli.drafts.validity import MAX_INVALID, invalid_share
+from hsd_cli.drafts.validity import MAX_INVALID, invalid_share, is_page_text, layer_text
 from hsd_cli.pages import geometry as geo
 
 _MARGIN = 0.06  # top/bottom fraction of the page where running headers and footers live
@@ -23,7 +23,6 @@ _MARGIN = 0.06  # top/bottom fraction of the page where running headers and foot
 MAX_MISSED = 0.1
 
 
-MIN_TEXT_CHARS = 100  # below this a text layer is a stamp or a few labels, not the page
 # A layer failing the validity test (drafts.validity: unreadable characters, words garbled by
 # fonts without a Unicode map) is broken and OCR reads the page better; its valid lines still
 # win on the page OCR reads (drafts.overlay).
@@ -31,8 +30,8 @@ MIN_TEXT_CHARS = 100  # below this a text layer is a stamp or a few labels, not 
 
 def has_text_layer(page: PageImage) -> bool:
     """True when the page carries enough valid visible text to draft from."""
-    text = "\n".join(s.text for s in page.text_spans)  # lines apart: words do not run together
-    return len(text) - text.count("\n") >= MIN_TEXT_CHARS and invalid_share(text) <= MAX_INVALID
+    text = layer_text(page.text_spans)
+    return is_page_text(text) and invalid_share(text) <= MAX_INVALID
 
 
 class TextLayerSource:
@@ -66,10 +65,13 @@ class TextLayerSource:
             if loose:  # prose the layout model put in a table or formula: blocks of their own
                 groups.append(loose)
                 held = [s for s in held if s not in loose]
-            if region.kind is RegionKind.FIGURE:
-                split = figure_tables.figure_text(region.bbox, held)
-                parts += _figure_parts(region, split)
-                groups.append(list(split.notes))
+            if region.kind is RegionKind.FIGURE:  # body text in its box stays on the page
+                split = figure_body.split_figure(region.bbox, held)
+                groups.append(list(split.body))
+                for box, own in split.pieces:
+                    found = figure_tables.figure_text(box, list(own))
+                    parts += _figure_parts(replace(region, bbox=box), found, own)
+                    groups.append(list(found.notes))
             else:
                 parts.append((region, held))
         body = body_size(lines)
@@ -102,13 +104,20 @@ def _loose_lines(region: Region, lines: list[TextSpan]) -> list[TextSpan]:
     return []
 
 
-def _figure_parts(region: Region, split: figure_tables.FigureText) -> list[tuple[Region, list[TextSpan]]]:
-    """The figure (its lines are no text of the page) and the table found in its box."""
-    figure = (replace(region, bbox=split.figure), [])
+def _figure_parts(
+    region: Region, split: figure_tables.FigureText, lines: tuple[TextSpan, ...]
+) -> list[tuple[Region, list[TextSpan]]]:
+    """The figure, its labels as its text (no text of the page), and the table found in its box."""
+    labels = [s for s in lines if s not in split.notes and _mostly_in(s.bbox, split.figure)]
+    figure = (replace(region, bbox=split.figure), labels)
     if not split.table:
         return [figure]
     table = Region(geo.union_box([c.bbox for c in split.table]), RegionKind.TABLE, 0, "")
     return [figure, (table, list(split.table))]
+
+
+def _mostly_in(a: BBox, b: BBox) -> bool:
+    return geo.intersection(a, b) > 0.5 * geo.area(a)
 
 
 def _fill(region: Region, lines: list[TextSpan]) -> Region:

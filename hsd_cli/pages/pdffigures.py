@@ -99,13 +99,15 @@ def _merged(boxes: list[pymupdf.Rect]) -> list[pymupdf.Rect]:
 
 
 def _grown(figures: list[pymupdf.Rect], lines: list[tuple[pymupdf.Rect, str]]) -> list[pymupdf.Rect]:
-    """Each figure grown over the short lines touching it: labels, tick values, legends."""
+    """Each figure grown over the short lines touching it: labels, tick values, legends; not over
+    a sentence (a paragraph's short last line is the page's text, drafts/figure_body.py)."""
     out = []
     for fig in figures:
         grown = pymupdf.Rect(fig)
         for box, text in lines:
             near = pymupdf.Rect(grown.x0 - _NEAR, grown.y0 - _NEAR, grown.x1 + _NEAR, grown.y1 + _NEAR)
-            if near.intersects(box) and len(text) <= _LABEL_CHARS and not _CAPTION.match(text):
+            label = len(text) <= _LABEL_CHARS and not _CAPTION.match(text) and not geo.is_prose(text)
+            if label and near.intersects(box):
                 grown |= box
         out.append(grown)
     return out

@@ -14,7 +14,7 @@ import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TextSpan
 from hsd_cli.pages import geometry as geo
-from hsd_cli.pages import inline_math
+from hsd_cli.pages import inline_math, misread
 from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import Glyph, Rule, to_latex
 
@@ -30,18 +30,19 @@ def page_glyph_lines(page: pymupdf.Page) -> list[tuple[tuple, list[Glyph]]]:
     lines = []
     for block in page.get_text("rawdict", flags=pymupdf.TEXTFLAGS_RAWDICT)["blocks"]:
         for line in block.get("lines", ()):
-            glyphs = [g for s in line["spans"] if s.get("alpha", 255) > 0 for g in _span_glyphs(s)]
+            level = misread.is_level(line)
+            glyphs = [g for s in line["spans"] if s.get("alpha", 255) > 0 for g in _span_glyphs(s, level)]
             if glyphs:
                 lines.append((tuple(line["bbox"]), glyphs))
     return lines
 
 
-def _span_glyphs(span: dict) -> list[Glyph]:
+def _span_glyphs(span: dict, level: bool = True) -> list[Glyph]:
     font, size, flags = span["font"], span["size"], span["flags"]
     italic, bold = mc.is_italic(font, flags), mc.is_bold(font, flags)
     is_ext = "cmex" in font.lower()
     out = []
-    for ch in span["chars"]:
+    for ch in misread.checked_chars(span, level):  # misread glyphs build no formula
         c = mc.glyph_char(ch["c"], font)
         bbox, base = tuple(ch["bbox"]), ch["origin"][1]
         if is_ext:  # extension glyphs hang below their origin; MuPDF's box is the font's, not theirs

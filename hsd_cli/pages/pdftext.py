@@ -14,7 +14,7 @@ from dataclasses import replace
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell, TextSpan
-from hsd_cli.pages import glyphs
+from hsd_cli.pages import glyphs, misread
 from hsd_cli.pages.bands import BAND, BandLine
 
 # Text drawn with render mode 3 (OCR layers over scans) is neither filled nor stroked.
@@ -56,7 +56,8 @@ def visible_lines(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple[TextSpan, 
                 continue
             size, bold = _line_style(spans)
             vertical = abs(line["dir"][1]) > abs(line["dir"][0])
-            text = glyphs.line_text([c for s in spans for c in s["chars"]], size, vertical)
+            chars = [c for s in spans for c in misread.checked_chars(s, misread.is_level(line))]
+            text = glyphs.line_text(chars, size, vertical)
             if text:
                 lines.append(TextSpan(tuple(pymupdf.Rect(line["bbox"]) * to_px), text, size, bold))
     return tuple(lines)

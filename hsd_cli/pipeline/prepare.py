@@ -20,6 +20,7 @@ from pathlib import Path
 
 from hsd_cli.config import AUTO_SOURCE, allowed_cpus
 from hsd_cli.datatypes import PageImage, PreparedPage, Region
+from hsd_cli.drafts.base import DraftSource
 from hsd_cli.targets.runtime import threads
 
 
@@ -42,23 +43,38 @@ class Preparer:
         self._running: tuple[Path, object] | None = None  # (document, its RunningLines)
 
     def __call__(self, path: Path, page: int) -> PreparedPage:
+        from hsd_cli.pages.damage import page_damage, take_warnings
         from hsd_cli.pages.render import open_document, render_page
 
         t0 = time.perf_counter()
+        take_warnings()  # what MuPDF said before is another page's
         with open_document(path, self.cfg.password) as doc:
+            opened = take_warnings()
             image = render_page(doc, page - 1, self.cfg.dpi)
+            # Drawing the page reads all of it; drafting may read other pages (running headers).
+            damage = page_damage(doc.pdf is not None and doc.pdf.is_repaired, opened, take_warnings())
             t_render = time.perf_counter() - t0
-            if self.cfg.drafts is None:
-                return PreparedPage(image, t_render=t_render)
-            t1 = time.perf_counter()
-            try:
-                image, regions, name = self._draft(doc, image)
-                error = ""
-            except Exception as e:  # noqa: BLE001 - a draft crash costs the drafts, not the page
-                regions, name, error = (), "", f"{type(e).__name__}: {e}".splitlines()[0][:200]
-            return PreparedPage(image, tuple(regions), name, t_render, time.perf_counter() - t1, error)
+            prepared = PreparedPage(image, t_render=t_render)
+            if self.cfg.drafts is not None:
+                prepared = self._drafted(doc, image, t_render)
+            return replace(prepared, damage=damage)
 
-    def _draft(self, doc, image: PageImage) -> tuple[PageImage, list[Region], str]:
+    def _drafted(self, doc, image: PageImage, t_render: float) -> PreparedPage:
+        from hsd_cli.drafts.validity import unreadable_layer
+
+        t1 = time.perf_counter()
+        try:
+            image, regions, source = self._draft(doc, image)
+        except Exception as e:  # noqa: BLE001 - a draft crash costs the drafts, not the page
+            error = f"{type(e).__name__}: {e}".splitlines()[0][:200]
+            return PreparedPage(image, (), "", t_render, time.perf_counter() - t1, error)
+        # A text layer that could have been the drafts (`auto` chose, or a layer source was
+        # asked for) but is unreadable: the drafts are OCR's, or empty.
+        note = unreadable_layer(image.text_spans) if self.cfg.drafts == AUTO_SOURCE or source.exact else ""
+        t_draft = time.perf_counter() - t1
+        return PreparedPage(image, tuple(regions), source.name, t_render, t_draft, draft_note=note)
+
+    def _draft(self, doc, image: PageImage) -> tuple[PageImage, list[Region], DraftSource]:
         from hsd_cli.drafts import AutoSource, running
         from hsd_cli.pages.render import with_layout, with_text_layer
 
@@ -70,7 +86,7 @@ class Preparer:
             image = with_layout(doc, image)
         found = _ocr_regions(doc, image, source) if source.wants_ocr_render else source.regions(image)
         regions = running.relabel(found, self._running_lines(doc), image.image.height)
-        return image, regions, source.name
+        return image, regions, source
 
     def _running_lines(self, doc):
         """The document's running headers and footers, found once per document."""

@@ -109,12 +109,24 @@ def _verified(converter: PageConverter, name: str, path: Path, page: int, item: 
         lines.append(Line("error", page_line(name, page, text), trace))
         failed = PageResult(str(path), page, PageStatus.FAILED, method=converter.method, error=text, t_render=t_render)
         return Verified(failed, tuple(lines), _image(item))
-    result = outcome
+    damage = item.damage if isinstance(item, PreparedPage) else ""
+    result = degraded(outcome, damage)
     if result.status == PageStatus.FAILED:  # the converter's own failure value
         lines.append(Line("error", page_line(name, page, result.error or "failed")))
+    elif result.status == PageStatus.DEGRADED or damage:  # a truncated page's damage too
+        lines.append(Line("warning", page_line(name, page, damage or result.error)))
     if result.fault:
         lines.append(Line("warning", page_line(name, page, result.fault)))
     return Verified(replace(result, source=str(path), page=page, t_render=t_render), tuple(lines), _image(item))
+
+
+def degraded(result: PageResult, damage: str) -> PageResult:
+    """The result of a page whose input was damaged (PreparedPage.damage): `degraded`, the damage
+    its cause (before a converter's own, as an empty draft: the damage explains it). A failed or
+    truncated page keeps its status: it says already that the page needs a look."""
+    if not damage or result.status not in (PageStatus.OK, PageStatus.DEGRADED):
+        return result
+    return replace(result, status=PageStatus.DEGRADED, error=damage)
 
 
 def _image(item: object) -> object:

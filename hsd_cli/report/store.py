@@ -10,7 +10,7 @@ dies, even by kill -9) while it works on a document, and only then removes that 
 temp files; so two runs on one folder take turns per document instead of deleting each
 other's temp files mid-write.
 
-A page is finished when `page-NNNN.json` parses, has status ok or truncated, and was made with
+A page is finished when `page-NNNN.json` parses, has status ok, truncated or degraded, and was made with
 the same options: the converter's `options_key()`, the run's output-changing settings and the
 source's identity (`source_identity`: resolved path, size, sha256 of the content).
 """
@@ -33,7 +33,8 @@ from hsd_cli.datatypes import PageResult, PageStatus
 from hsd_cli.errors import InputError, OutputError
 from hsd_cli.report.json import normalize_options, page_from_json
 
-FINISHED = (PageStatus.OK, PageStatus.TRUNCATED)
+# A degraded page is finished: a rerun reads the same damaged input (--force redoes it).
+FINISHED = (PageStatus.OK, PageStatus.TRUNCATED, PageStatus.DEGRADED)
 _TMP_SUFFIX = ".tmp"
 _TMP_RANDOM = "?" * 8  # mkstemp puts 8 random characters between prefix and suffix
 _OWN_FILES = ("page-*.json", "summary.json")  # what a document writes in its report folder

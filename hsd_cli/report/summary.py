@@ -15,6 +15,7 @@ EXIT_OK, EXIT_FAILED = 0, 1
 class DocStatus(str, Enum):
     OK = "ok"  # every selected page is ok
     TRUNCATED = "truncated"  # every selected page is ok or truncated, at least one truncated
+    DEGRADED = "degraded"  # every selected page is done, none failed, at least one degraded
     FAILED = "failed"  # the document could not be opened or written, or a page failed
     INCOMPLETE = "incomplete"  # the run was interrupted before all pages were done
     SKIPPED = "skipped"  # nothing to do: no page of the document is in --pages
@@ -143,6 +144,8 @@ def summarize_document(
         status = DocStatus.FAILED
     elif len(results) < pages:
         status = DocStatus.INCOMPLETE
+    elif any(r.status == PageStatus.DEGRADED for r in results):
+        status = DocStatus.DEGRADED
     else:
         truncated = any(r.status == PageStatus.TRUNCATED for r in results)
         status = DocStatus.TRUNCATED if truncated else DocStatus.OK

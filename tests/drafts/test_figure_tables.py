@@ -52,10 +52,12 @@ def test_the_table_under_a_chart_is_drafted_with_its_note_and_the_labels_are_not
 
 
 def test_a_chart_without_a_table_keeps_its_labels_to_itself() -> None:
-    """Legends, stacked ticks and a row of dates are no table, whatever their numbers."""
+    """Legends, stacked ticks and a row of dates are no table, whatever their numbers: they are
+    the figure's text, not the page's."""
     assert figure_text(FIGURE.bbox, _chart()).table == ()
     regions = TextLayerSource().regions(page_of(*_chart(), layout=(FIGURE,)))
-    assert texts(regions) == [("figure", "")] and regions[0].bbox == FIGURE.bbox
+    assert [k for k, _ in texts(regions)] == ["figure"] and regions[0].bbox == FIGURE.bbox
+    assert regions[0].text.startswith("Fund Index 300") and "2021-04" in regions[0].text
 
 
 def test_a_table_above_the_picture_leaves_the_labels_below_in_the_figure() -> None:

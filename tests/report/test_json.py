@@ -100,7 +100,7 @@ def test_document_summary_totals() -> None:
     failed = PageResult("a.pdf", 3, PageStatus.FAILED, error="boom")
     s = summarize_document("a.pdf", "a", 3, [slow, fast, failed], resumed=1)
     assert s.status is DocStatus.FAILED and s.failed_pages == (3,)
-    assert s.statuses == {"ok": 2, "truncated": 0, "failed": 1}
+    assert s.statuses == {"ok": 2, "truncated": 0, "degraded": 0, "failed": 1}
     data = doc_summary_to_json(s, {"method": "hsd"})
     totals = data["totals"]
     assert totals["tokens"] == 42 and totals["steps"] == 10
