@@ -8,8 +8,10 @@ from pathlib import Path
 
 from hsd_cli.config import DEFAULT_MODEL, METHODS, SpecConfig
 
-# Every method with a model (config.METHODS), and transformers' prompt lookup (bench/lookup.py).
-BENCH_METHODS = (*(r.name for r in METHODS if r.model), "lookup")
+BASELINE = "ar"  # plain greedy decoding: every run pairs the other methods with it (their speedups)
+LOOKUP = "lookup"  # transformers' prompt lookup decoding (bench/lookup.py), measured beside ours
+# Every method with a model (config.METHODS), and prompt lookup.
+BENCH_METHODS = (*(r.name for r in METHODS if r.model), LOOKUP)
 NOISE_SWEEP = (0.0, 0.05, 0.1, 0.2, 0.4)
 
 
@@ -19,7 +21,7 @@ class BenchConfig:
 
     inputs: tuple[Path, ...] = ()
     model: str = DEFAULT_MODEL
-    methods: tuple[str, ...] = ("ar", "page", "hsd")
+    methods: tuple[str, ...] = (BASELINE, "page", "hsd")
     pages: str | None = None  # "1-3,7", clipped to each document's length
     max_pages: int | None = None  # at most the first N selected pages per document
     dpi: int = 144
@@ -136,3 +138,8 @@ def _path_flags(cfg: BenchConfig) -> str:
     flags = _flag("--out-json", cfg.json_path) + _flag("--markdown", cfg.markdown_path)
     flags += _flag("--plot", cfg.plot_path)
     return (" " + " ".join(flags)) if flags else ""
+
+
+def baseline_first(methods: tuple[str, ...]) -> tuple[str, ...]:
+    """The methods in the order a run measures them: the baseline first, whether asked for or not."""
+    return (BASELINE, *(m for m in methods if m != BASELINE))

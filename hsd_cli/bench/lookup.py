@@ -11,6 +11,7 @@ import time
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
+from hsd_cli.bench.config import LOOKUP
 from hsd_cli.bench.oracle import force_logits
 from hsd_cli.bench.records import MethodRun
 from hsd_cli.datatypes import PageImage
@@ -40,13 +41,13 @@ def run_lookup(
     try:
         tokens = _generate(target, page, max_new_tokens, num_tokens, ref)
     except Exception as exc:  # noqa: BLE001 - any crash is the result we report
-        return MethodRun("lookup", error=_reason(exc))
+        return MethodRun(LOOKUP, error=_reason(exc))
     finally:
         hook.remove()
     t1 = time.perf_counter()
     calls = len(stamps)
     return MethodRun(
-        "lookup",
+        LOOKUP,
         tokens=len(tokens),
         steps=calls - 1,
         seq_steps=calls,

@@ -7,7 +7,7 @@ from dataclasses import asdict, replace
 
 from rich.console import Console
 
-from hsd_cli.bench.config import BenchConfig
+from hsd_cli.bench.config import BenchConfig, baseline_first
 from hsd_cli.bench.machine import busy_warning, machine_info, machine_line
 from hsd_cli.bench.notes import coverage_note, lossless_exit, progress_line, run_notes, target_note
 from hsd_cli.bench.pages import BenchPage, collect_pages
@@ -86,7 +86,7 @@ def run_single(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[s
     err = Console(stderr=True)
     results = Bench(cfg, target).run(pages, on_page=lambda r: err.print(progress_line(r)))
     wall = clock.elapsed()
-    methods = ("ar", *(m for m in cfg.methods if m != "ar"))
+    methods = baseline_first(cfg.methods)
     groups = group_totals(results, methods)
     rows = table_rows(groups)
     title = run_title(cfg)

@@ -7,6 +7,7 @@ from functools import reduce
 
 from hsd_cli import metrics
 from hsd_cli.bench.acceptance import KindCount, add_counts
+from hsd_cli.bench.config import BASELINE
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +94,7 @@ def totals(pages: list[PageBench], methods: tuple[str, ...]) -> list[MethodTotal
 
 
 def _method_totals(method: str, pages: list[PageBench]) -> MethodTotals:
-    ran = [(p.runs[method], p.runs.get("ar")) for p in pages if method in p.runs]
+    ran = [(p.runs[method], p.runs.get(BASELINE)) for p in pages if method in p.runs]
     ok = [(run, ar) for run, ar in ran if not run.error]
     paired = [(run, ar) for run, ar in ok if ar is not None and not ar.error]
     compared = [run.identical_to_ar for run, _ in ok if run.identical_to_ar is not None]

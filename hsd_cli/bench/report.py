@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hsd_cli.bench.acceptance import KIND_ORDER, KindCount
+from hsd_cli.bench.config import BASELINE
 from hsd_cli.bench.corpus import KINDS
 from hsd_cli.bench.records import MethodTotals, PageBench, totals
 from hsd_cli.report.store import write_text
@@ -57,7 +58,7 @@ def table_rows(groups: dict[str, list[MethodTotals]]) -> list[list[str]]:
 
 def kind_table(tots: list[MethodTotals]) -> tuple[tuple[str, ...], list[list[str]]]:
     """Per region kind: its reference tokens, and each method's share of them accepted from drafts."""
-    shown = [t for t in tots if t.by_kind and t.method != "ar"]
+    shown = [t for t in tots if t.by_kind and t.method != BASELINE]
     if not shown:
         return (), []
     columns = ("region kind", "ref tokens", *(f"{t.method}: accepted" for t in shown))
@@ -152,7 +153,7 @@ def _numbers(t: MethodTotals) -> list[str]:
 
 def _note(t: MethodTotals) -> str:
     if not t.errors:
-        return "" if t.method != "ar" else "baseline"
+        return "" if t.method != BASELINE else "baseline"
     where = "" if not t.pages else f" on {len(t.errors)} page(s)"
     return f"failed{where}: {t.errors[0]}"
 

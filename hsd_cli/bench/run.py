@@ -9,7 +9,7 @@ from random import Random
 from rapidfuzz.distance import Levenshtein
 
 from hsd_cli.bench.acceptance import MODEL_ONLY, by_kind, token_kinds
-from hsd_cli.bench.config import BenchConfig
+from hsd_cli.bench.config import BASELINE, LOOKUP, BenchConfig, baseline_first
 from hsd_cli.bench.lookup import run_lookup
 from hsd_cli.bench.noise import corrupt_text, noisy_regions
 from hsd_cli.bench.oracle import OracleTarget
@@ -91,13 +91,13 @@ class Bench:
         if self.cfg.oracle:
             self.target.clear()
             self.expect(bp, drafts, record)
-        methods = ("ar", *(m for m in self.cfg.methods if m != "ar"))
+        methods = baseline_first(self.cfg.methods)
         for _ in range(self.cfg.repeat):  # interleaved, so a load change hits every method alike
             for method in methods:
                 record.runs[method] = _faster(record.runs.get(method), self._run_method(method, bp, drafts, spec))
-        ar = record.runs["ar"]
+        ar = record.runs[BASELINE]
         for method, run in record.runs.items():
-            if method != "ar" and not run.error and not ar.error:
+            if method != BASELINE and not run.error and not ar.error:
                 record.runs[method] = replace(run, identical_to_ar=run.token_ids == ar.token_ids)
         return record
 
@@ -119,7 +119,7 @@ class Bench:
         record.draft_ned = Levenshtein.normalized_distance(draft_page, bp.reference)
 
     def _run_method(self, method: str, bp: BenchPage, drafts: Drafts, spec: SpecConfig) -> MethodRun:
-        if method == "lookup":
+        if method == LOOKUP:
             ref = self.target.reference(bp.page.image) if self.cfg.oracle else None
             return run_lookup(self.target, bp.page, spec.max_new_tokens, self.cfg.lookup_tokens, ref)
         try:

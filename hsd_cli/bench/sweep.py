@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from hsd_cli.bench.config import BenchConfig
+from hsd_cli.bench.config import BASELINE, BenchConfig, baseline_first
 from hsd_cli.bench.machine import machine_info, machine_line
 from hsd_cli.bench.notes import lossless_exit, progress_line, run_notes, target_note
 from hsd_cli.bench.pages import BenchPage
@@ -29,7 +29,7 @@ def run_sweep(cfg: BenchConfig, target, pages: list[BenchPage], skipped: list[st
     """Measure every rate on the same pages; table, JSON, results section and plot."""
     err = Console(stderr=True)
     points, code = [], 0
-    methods = ("ar", *(m for m in cfg.methods if m != "ar"))
+    methods = baseline_first(cfg.methods)
     for i, rate in enumerate(cfg.noise_sweep):
         run_cfg = replace(cfg, noise=rate, noise_sweep=(), warmup=cfg.warmup if i == 0 else 0)
         err.print(f"noise {rate:g}")
@@ -90,7 +90,7 @@ def plot_curve(points: list[dict], path: Path, title: str) -> None:
     import matplotlib.pyplot as plt
 
     rates = [100 * p["noise"] for p in points]
-    methods = [t.method for t in points[0]["totals"] if t.method != "ar"]
+    methods = [t.method for t in points[0]["totals"] if t.method != BASELINE]
     fig, (ax_aal, ax_sr) = plt.subplots(1, 2, figsize=(10, 4))
     for m, color in zip(methods, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False):
         tots = [next(t for t in p["totals"] if t.method == m) for p in points]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from rich.console import Console
 
+from hsd_cli.bench.config import BASELINE, baseline_first
 from hsd_cli.bench.machine import machine_info, machine_line
 from hsd_cli.bench.notes import run_notes, target_note
 from hsd_cli.bench.records import PageBench
@@ -84,7 +85,7 @@ def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> 
         for bp, d in zip(pages, drafts, strict=True):
             bench.expect(bp, d, PageBench(str(bp.page.source), bp.page.number, bp.kind, d.prepared.draft_source))
     spec = cfg.spec()
-    methods = ("ar", *(m for m in cfg.methods if m != "ar"))
+    methods = baseline_first(cfg.methods)
     for method in methods:  # untimed warm-up, one page
         list(
             bench.converter(method, replace(spec, max_new_tokens=WARMUP_TOKENS)).verify_many([(0, drafts[0].prepared)])
@@ -193,7 +194,7 @@ def _priced(cost, batcher) -> float | None:
 
 def _write(cfg, target, pages, skipped, clock, runs: list[BatchRun], planned: int) -> tuple[str, tuple, list]:
     """The JSON and results section of the runs so far (`planned` in all); the table's title, columns, rows."""
-    ar = {r.batch_pages: r for r in runs if r.method == "ar"}
+    ar = {r.batch_pages: r for r in runs if r.method == BASELINE}
     rows = [_row(r, ar.get(r.batch_pages)) for r in runs]
     # The tokens every run is held to: AR's at the first batch size measured.
     columns = (*COLUMNS, f"identical to ar@{cfg.batch_pages[0]}")
