@@ -42,7 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # snapshot_compare.py,
 
 from snapshot_compare import PRIVATE, cmd_compare, replace_roots  # noqa: E402
 
+# --cost-model flat: a measured cost curve follows the machine's load, and with it tree sizes, auto's
+# choices and the page reports' speculation fields (never the Markdown); flat makes two runs comparable.
 TINY = ("--max-new-tokens", "64", "--pages", "1", "--format", "md,json", "--dtype", "fp32", "--device", "cpu")
+TINY += ("--cost-model", "flat")
 TINY_METHODS = ("ar", "page", "hsd", "auto")
 # The whole dev corpus takes ~4 min per model method on 2 CPU cores, so the model cases use this
 # fixed subset (paths below the corpus root), one or more of each kind.
