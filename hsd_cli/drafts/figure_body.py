@@ -2,12 +2,12 @@
 
 A figure's box (the layout model's, a picture or drawing grown over its labels in
 pages/pdffigures.py, or the OCR layout's) may reach over the page's body text: two figures and
-the paragraph between them boxed as one, a paragraph's last lines taken for labels. A line in
-a figure's box is the figure's own (an axis label, a legend, a tick row: kept as the figure's
-text) unless it is body text: a paragraph of prose lines (pages/geometry.is_prose), or one
-prose line across most of the box. Body lines leave the figure and the box is cut around them,
-into the bands above, between and below them or into the strips beside them, whichever keeps
-more of the box; a piece too thin to hold a picture goes, and labels in it join the body.
+the paragraph between them boxed as one. A line in a figure's box is the figure's own (an axis
+label, a legend, a tick row, a note: kept as the figure's text) unless it is body text: a
+paragraph, lines that follow each other closely with two or more of them prose
+(pages/geometry.is_prose). Body lines leave the figure and the box is cut around them, into
+the bands above, between and below them or into the strips beside them, whichever keeps more
+of the box; a piece too thin to hold a picture goes, and labels in it join the body.
 """
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ from dataclasses import dataclass
 from hsd_cli.datatypes import BBox, RegionKind, TextSpan
 from hsd_cli.pages import geometry as geo
 
-WIDE_LINE = 0.6  # of the box's width: a prose line this wide runs across the figure, a label does not
+# Prose lines in one block that make it a paragraph. One sentence alone in a figure is its own
+# (a diagram's note, a code line of words): dev pages hold such figures; a paragraph's last line
+# alone beside a picture is kept out of its box where the box is made (pages/pdffigures.py).
+MIN_PROSE = 2
 MIN_PIECE = 2.0  # line heights: a thinner piece of a cut box holds no picture
 
 
@@ -33,7 +36,7 @@ class FigureLines:
 
 def split_figure(box: BBox, lines: list[TextSpan]) -> FigureLines:
     """The figure's own lines and its body lines; the box cut around the body lines."""
-    body = body_lines(box, lines)
+    body = body_lines(lines)
     if not body:
         return FigureLines(((box, tuple(lines)),))
     own = [line for line in lines if line not in body]
@@ -59,15 +62,12 @@ def split_boxes(
     return *out, body
 
 
-def body_lines(box: BBox, lines: list[TextSpan]) -> list[TextSpan]:
-    """Lines of a figure's box that are the page's text: paragraphs of prose, wide prose lines."""
+def body_lines(lines: list[TextSpan]) -> list[TextSpan]:
+    """Lines of a figure's box that are the page's text: paragraphs of prose."""
     body = []
     for block in geo.group_lines(lines):
-        prose = [line for line in block if geo.is_prose(line.text)]
-        if len(prose) >= 2:  # a paragraph: its short last line and its numbers go with it
-            body += block
-        else:
-            body += [line for line in prose if _width(line.bbox) >= WIDE_LINE * _width(box)]
+        if sum(geo.is_prose(line.text) for line in block) >= MIN_PROSE:
+            body += block  # a paragraph: its short last line and its numbers go with it
     return body
 
 
@@ -92,7 +92,3 @@ def _free(lo: float, hi: float, taken: list[tuple[float, float]]) -> list[tuple[
     if at < hi:
         out.append((at, hi))
     return [(a, b) for a, b in out if b > a]
-
-
-def _width(b: BBox) -> float:
-    return b[2] - b[0]

@@ -69,8 +69,12 @@ def test_ocr_drafts_keep_the_body_lines_a_figure_box_reaches_over(monkeypatch) -
 
 
 def test_a_figure_keeps_lines_that_are_its_own() -> None:
-    """Labels, a legend line and a narrow sentence-like axis title stay the figure's."""
-    own = [line(100, 200, "Revenue per quarter in the region", width=200), line(300, 600, "2021", width=40)]
+    """Labels, an axis title and a sentence alone (a syntax diagram's note) stay the figure's."""
+    own = [
+        line(100, 200, "Revenue per quarter in the region", width=200),
+        line(100, 400, "Specifies an optional correlation name that can be used within search-condition", width=700),
+        line(300, 600, "2021", width=40),
+    ]
     split = split_figure(BOX, own)
     assert split.body == () and split.pieces == ((BOX, tuple(own)),)
 
