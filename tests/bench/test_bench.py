@@ -31,7 +31,9 @@ HTML = DraftStyle(table="html")
 
 
 def _bench(args: list[str]) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["bench", *args])
+    """`hsd bench ARGS` in-process, on one torch thread: by default it takes every core, and tiny
+    models run several times slower on two threads than on one while other work shares the CPU."""
+    result = CliRunner().invoke(app, ["bench", *args, "--threads", "1"])
     return result.exit_code, result.output
 
 
