@@ -117,16 +117,18 @@ def run_case(name: str, args: list[str], out: Path, env: dict[str, str]) -> dict
     log.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     with log.open("w") as handle:
-        rc = subprocess.run(command, env=env, stdout=handle, stderr=subprocess.STDOUT, check=False).returncode
+        # cwd: `python -m` puts it first on sys.path, so a checkout there would shadow --python-path
+        run = subprocess.run(command, env=env, cwd=out, stdout=handle, stderr=subprocess.STDOUT, check=False)
+        rc = run.returncode
     wall = time.monotonic() - start
     print(f"{name}: exit {rc}, {wall:.1f} s", flush=True)
     return {"command": command, "returncode": rc, "wall_s": round(wall, 1)}
 
 
-def describe_code(env: dict[str, str]) -> dict:
+def describe_code(env: dict[str, str], cwd: Path) -> dict:
     """Which hsd_cli the children import, and the commit of its checkout if it is one."""
     probe = "import hsd_cli, sys; print(hsd_cli.__file__); print(sys.version.split()[0])"
-    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=cwd, capture_output=True, text=True, check=True)
     module, version = out.stdout.split()
     git_head = ["git", "-C", str(Path(module).parent), "rev-parse", "HEAD"]
     git = subprocess.run(git_head, capture_output=True, text=True, check=False)
@@ -145,7 +147,7 @@ def cmd_run(opts: argparse.Namespace) -> int:
     corpus = Path(opts.corpus).resolve()
     model = str(Path(opts.tiny_model).resolve()) if opts.tiny_model else None
     cache = Path(opts.cost_cache).resolve() if opts.cost_cache else out.parent / "hsd-cache"
-    cases = build_cases(opts.samples, corpus, model)
+    cases = build_cases(str(Path(opts.samples).resolve()), corpus, model)
     chosen = opts.cases or list(cases)
     if unknown := sorted(set(chosen) - set(cases)):
         sys.exit(f"unknown case(s) {unknown}; known: {list(cases)}")
@@ -157,7 +159,7 @@ def cmd_run(opts: argparse.Namespace) -> int:
         "cwd": os.getcwd(),
         "roots": roots,
         "cost_cache": str(cache),
-        "code": describe_code(env),
+        "code": describe_code(env, out),
     }
     results: dict[str, dict] = {}
     for name in chosen:
