@@ -35,11 +35,11 @@ def _convert(model: Path, out: Path, method: str, *extra: str) -> dict[str, byte
     return {p.name: p.read_bytes() for p in sorted(out.glob("*.md"))}
 
 
-@pytest.mark.parametrize("family", ["qwen2_5_vl", "qwen3_vl"])
-def test_page_and_hsd_markdown_byte_identical_to_ar(family, tiny_model_dir, tmp_path):
+def test_page_and_hsd_markdown_byte_identical_to_ar(tiny_model_dir, tmp_path):
     """tau = 1: `auto`, `page` and `hsd` Markdown equals `ar` on every page of every sample,
-    with cost-sized trees, Stage-1 cut-offs and background prepare workers."""
-    model = tiny_model_dir(family)
+    with cost-sized trees, Stage-1 cut-offs and background prepare workers. One family: the CLI's
+    path is the same for each; every family's tokens equal AR in tests/targets/test_lossless.py."""
+    model = tiny_model_dir("qwen2_5_vl")
     ar = _convert(model, tmp_path / "ar", "ar")
     assert len(ar) == len([p for p in SAMPLES.iterdir() if p.suffix in {".pdf", ".png"}])
     assert all(md.strip() for md in ar.values())
