@@ -120,7 +120,7 @@ class SpecConfig:
         1, "--min-window", "Fall back to windows down to this many tokens when n finds nothing.", min=1
     )
     # Longest candidate continuation, in tokens. 48 over 24: fewer steps on every page of the
-    # full-size ablation (RESULTS.md, ablation-hunyuan_vl-192); cost-sized trees cut what a step
+    # full-size ablation (benchmarks/RESULTS.md, the knob ablation); cost-sized trees cut what a step
     # cannot afford, so a deeper candidate only costs where the device verifies it cheaply.
     max_depth: int = _knob(48, "--max-depth", "Longest candidate continuation, in tokens.", min=1)
     max_candidates: int = _knob(8, "--max-candidates", "Candidates per verification step.", min=1)
@@ -291,3 +291,9 @@ def allowed_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not Linux: no affinity to read
         return os.cpu_count() or 1
+
+
+def cache_dir() -> Path:
+    """What hsd makes once per machine and keeps (cost curves, flushed ONNX models): $HSD_CACHE_DIR,
+    else ~/.cache/hsd."""
+    return Path(os.environ.get("HSD_CACHE_DIR") or Path.home() / ".cache" / "hsd")

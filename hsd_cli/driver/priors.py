@@ -5,10 +5,10 @@ A row corrects its prior with every tree it verifies (spec/budget.py, AcceptStat
 sized by that belief, so a prior too low for exact drafts on a costly device keeps every tree at
 the root and nothing is ever learned. The numbers come from the dev corpus (benchmarks/):
 
-- draft NED against the ground truth (draft_quality_5e5dbb6.json, RESULTS.md "Draft quality"):
+- draft NED against the ground truth (benchmarks/draft_quality.py at 5e5dbb6):
   text layer 0.093 on 19 born-digital documents, rapidocr 0.197 on 12 page images;
-- AAL of the page method with the oracle target, 4096 new tokens (oracle_dev_4096.json, pages
-  grouped by draft_source): text layer 8.51 on 9 pages, rapidocr 4.99 on 16 pages. A chain of
+- AAL of the page method with the oracle target, 4096 new tokens (hsd bench --oracle at the
+  same time, pages grouped by draft_source): text layer 8.51 on 9 pages, rapidocr 4.99 on 16 pages. A chain of
   max_depth 48 after a full window match is expected to give first * (1 - cont^48) / (1 - cont)
   tokens: 0.85 and 0.9 give 8.5 (text layer), 0.7 and 0.85 give 4.7 (rapidocr); today's default
   (0.6, 0.8) gives 3.0, below both.

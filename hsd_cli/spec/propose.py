@@ -15,7 +15,7 @@ from hsd_cli.spec.tree import DraftTree, build_trie, linearize
 # verifies a tree of EXPLORE_NODES once EXPLORE_EVERY such steps have passed: otherwise a prior or
 # a cost curve too pessimistic is never corrected, since only verified trees record acceptance.
 # The price is at most one 5-token step in 8 while the trees stay cut: 1.1x the AR time per step on
-# a 1B model's CPU curve (RESULTS.md gemm-layout, K=4 1.85x K=1), 1.4x on the busy curve
+# a 1B model's CPU curve (K=4 1.85x K=1, measured at 5e5dbb6), 1.4x on the busy curve
 # (K=1 1.05 s, K=8 5.0 s); each token an explored tree gets accepted pays part of it back.
 # A batch explores on the same step for all its rows (`Exploration`): padded to its widest tree,
 # a step costs rows x (EXPLORE_NODES + 1) tokens if any row explores, so rows exploring on steps

@@ -40,7 +40,7 @@ def no_cudnn_attention() -> None:
     Given a mask (a tree step, padded rows), torch on Hopper picks cuDNN, which builds an execution
     plan for each new key length, and every decode step has a new one: full-size HunyuanOCR, bf16,
     H200, one step over a cache of ~1k tokens took 61 ms on cuDNN and 21 ms on the memory-efficient
-    kernel (any tree of 1-64 tokens; benchmarks/RESULTS.md, the GPU run). Set for the process."""
+    kernel (any tree of 1-64 tokens; the first GPU run, CHANGELOG.md). Set for the process."""
     import torch
 
     torch.backends.cuda.enable_cudnn_sdp(False)

@@ -33,7 +33,8 @@ def release() -> None:
         torch.cuda.empty_cache()
 
 
-CPU_BATCH_PAGES = 4  # a CPU step's cost grows far slower than its tokens up to ~64 (RESULTS.md cost curves)
+# A CPU step's cost grows far slower than its tokens up to ~64 (the measured CPU cost curves).
+CPU_BATCH_PAGES = 4
 MAX_BATCH_PAGES = 32
 PAGE_PROMPT_TOKENS = 2048  # a page's vision tokens and prompt, at the default --max-pixels caps
 
