@@ -57,6 +57,12 @@ def outputs(out: Path) -> dict:
     }
 
 
+@pytest.fixture(scope="module")
+def local(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The local engine's `--method draft` outputs on sample_docs, the reference of several tests."""
+    return convert(SAMPLES, tmp_path_factory.mktemp("local"), "--method", "draft")
+
+
 def same(a: dict, b: dict) -> None:
     assert a["markdown"] == b["markdown"] and a["markdown"]
     assert a["pages"] == b["pages"] and a["docs"] == b["docs"]
@@ -75,8 +81,7 @@ def mixed(tmp_path: Path) -> Path:
     return src
 
 
-def test_draft_on_sample_docs_equals_local(tmp_path: Path) -> None:
-    local = convert(SAMPLES, tmp_path / "local", "--method", "draft")
+def test_draft_on_sample_docs_equals_local(tmp_path: Path, local: dict) -> None:
     on_ray = convert(SAMPLES, tmp_path / "ray", "--method", "draft", engine="ray")
     same(on_ray, local)
     assert len(on_ray["markdown"]) == 4 and set(on_ray["pages"].values()) == {"ok"}
@@ -123,22 +128,20 @@ def test_tiny_model_hsd_equals_local(tmp_path: Path, mixed: Path, tiny_model_dir
     assert json.loads((tmp_path / "ray/two_columns/page-0001.json").read_text())["method"] == "hsd"
 
 
-def test_a_worker_killed_once_is_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_killed_once_is_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local: dict) -> None:
     """The verify worker exits (os._exit) on one page, once: Ray restarts it, retries, all ok."""
     marker = tmp_path / "killed-once"
     monkeypatch.setenv(FAULT_ENV, f"born_digital.pdf:2:{marker}")
-    local = convert(SAMPLES, tmp_path / "local", "--method", "draft")
     on_ray = convert(SAMPLES, tmp_path / "ray", "--method", "draft", engine="ray")
     assert marker.exists()  # the worker did die
     same(on_ray, local)
 
 
 def test_a_page_that_kills_its_worker_fails_alone_and_a_rerun_completes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local: dict
 ) -> None:
     """Every try of one page kills its worker: that page is recorded failed, no other page is
     lost, and a rerun (without the fault) converts that page alone."""
-    local = convert(SAMPLES, tmp_path / "local", "--method", "draft")
     out = tmp_path / "ray"
     monkeypatch.setenv(FAULT_ENV, "born_digital.pdf:2")
     first = convert(SAMPLES, out, "--method", "draft", "--ray-batch", "8", engine="ray", code=1)
