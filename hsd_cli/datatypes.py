@@ -6,6 +6,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import Protocol
 
 from PIL import Image
 
@@ -111,9 +112,25 @@ class DraftStyle:
             raise ValueError(f"formula must be 'dollars' or 'brackets', got {self.formula!r}")
 
 
+class LateDrafts(Protocol):
+    """A page's drafts still being made while the page may already decode (pipeline/drafting.py)."""
+
+    def poll(self) -> PreparedPage | None:
+        """The page with its drafts once they are made; None until then."""
+        ...
+
+    def wait(self) -> PreparedPage:
+        """The page with its drafts, waiting for them (a page that cannot start without them)."""
+        ...
+
+    def drop(self) -> None:
+        """The page was decoded without them: they are no longer wanted."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class PreparedPage:
-    """A rendered page with its drafts, ready for the model."""
+    """A rendered page with its drafts, ready for the model (or, with `later`, drafts to come)."""
 
     page: PageImage
     regions: tuple[Region, ...] = ()
@@ -123,6 +140,7 @@ class PreparedPage:
     draft_error: str = ""  # the draft pipeline crashed: the page goes on without drafts
     draft_note: str = ""  # what the drafts could not use: a text layer too garbled to read
     damage: str = ""  # what of the page could not be read (pages/damage.py): the page is degraded
+    later: LateDrafts | None = None  # rendered only: its drafts are being made (no regions yet)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,8 @@ Up to `pages` page jobs are in the batch at once. Each job yields one request at
 (`RowsRequest`: hsd's Stage-1 crops, then its page); the request is prefilled on its own and its
 rows join the running batch (spec/decode.SpecStepper.add); when they stop, the job gets them back
 and its next request joins, and a job that returns frees its place for the next page at once
-(continuous batching). Batch 1 is the same loop with one page.
+(continuous batching). Batch 1 is the same loop with one page. A page that started before its
+drafts were made (methods/late.py) has them join its running row before the pass after they arrive.
 
 Out of memory: a prefill that fails beside running pages waits for a page to finish, and the
 batch limit halves; a step that fails is undone and the newest half of the pages leave the batch to be run
@@ -22,7 +23,7 @@ from dataclasses import dataclass, replace
 
 from hsd_cli.datatypes import PageDecode
 from hsd_cli.driver.priors import prior_for
-from hsd_cli.driver.rows import prefill, serve, stage_report
+from hsd_cli.driver.rows import join_late, prefill, serve, stage_report
 from hsd_cli.methods.base import Method, PageJob, PageWork, RowsDone, RowsRequest
 from hsd_cli.methods.crops import CropOutOfMemory
 from hsd_cli.spec.budget import AcceptPrior
@@ -45,6 +46,7 @@ class _BatchedPage:
     t_prefill: float = 0.0
     t_decode: float = 0.0
     steps: int = 0
+    joined: bool = False  # the request's late drafts joined its rows (RowsRequest.late)
 
     def take_request(self, request: RowsRequest) -> None:
         """The job's next request, with the page's prior where the method chose none."""
@@ -71,6 +73,7 @@ class Batcher:
         todo = iter(works)
         while True:
             more = self._fill(todo)
+            self._join_arrived()
             if not self.stepper.done:
                 self._step()
             self._return_stopped_rows()
@@ -111,7 +114,7 @@ class Batcher:
             self._not_admitted(page, e)
             return
         page.group = self.stepper.add(p.session, p.first, p.drafts, p.cfg, p.rule, p.opts)
-        page.t_prefill = p.t_prefill
+        page.t_prefill, page.joined = p.t_prefill, False  # run again after an eviction: drafts join anew
         if page not in self.in_batch:
             self.in_batch.append(page)
 
@@ -128,6 +131,12 @@ class Batcher:
             self.waiting.appendleft(page)
         else:
             self._serve_alone(page)
+
+    def _join_arrived(self) -> None:
+        """Drafts that arrived since the last pass join the rows of pages that started without them."""
+        for x in self.in_batch:
+            if x.request.late is not None and not x.joined:
+                x.joined = join_late(self.stepper, x.group, self.target, x.request)
 
     def _step(self) -> None:
         """One forward pass over the batch, charged to every request with rows in it."""

@@ -13,6 +13,8 @@ from hsd_cli.driver.ordered import InOrder
 from hsd_cli.methods.ar import AR
 from hsd_cli.methods.base import Method, PageDrafts, PageWork
 from hsd_cli.methods.elements import Elements
+from hsd_cli.methods.late import Late
+from hsd_cli.methods.page import Page
 from hsd_cli.report.result import add_baseline, page_result
 from hsd_cli.targets.runtime.base import VisionTarget
 
@@ -32,6 +34,8 @@ class TargetConverter:
             element_level = target.family.element_level
         # Element-level parsers need the layout even for `ar`: their pages are their elements.
         self.uses_drafts = method.uses_drafts or element_level
+        # A page-level method's page may start before its drafts are made (methods/late.py).
+        self.starts_before_drafts = method.uses_drafts and not element_level
 
     @property
     def target(self) -> VisionTarget:
@@ -90,8 +94,14 @@ class TargetConverter:
                 order.expect(key)
                 order.fail(key, item)
                 continue
+            late = None
             try:
+                if item.later is not None and self.target.family.element_level:
+                    item = item.later.wait()  # its layout is its structure: the page cannot start without it
                 method = self._for_page(self.method_obj.for_page(item, self.target, self.cfg.spec, pages), item)
+                if item.later is not None and method.uses_drafts:  # its drafts are being made: it starts without them
+                    late = _LatePage(self.target, item)
+                    method = Late(method.name, late.fetch, item.later.drop)
                 t0 = time.perf_counter()
                 work = self._work(item, method.drafts(self.target, list(item.regions)))
             except Exception as e:
@@ -100,14 +110,19 @@ class TargetConverter:
                 continue
             baseline = self.cfg.baseline and method.uses_drafts  # AR is its own baseline
             # tokenizing the drafts is a drafting cost too
-            order.expect(key, item, method, time.perf_counter() - t0, parts=("page", "baseline")[: 1 + baseline])
+            t_tokenize = time.perf_counter() - t0
+            order.expect(key, item, method, t_tokenize, late, parts=("page", "baseline")[: 1 + baseline])
             yield (key, "page"), method, work
             if baseline:
                 ar = self._for_page(AR(), item)
                 yield (key, "baseline"), ar, replace(work, drafts=ar.drafts(self.target, []))
 
-    def _finish(self, prepared: PreparedPage, method: Method, t_tokenize: float, decodes: dict) -> tuple:
+    def _finish(
+        self, prepared: PreparedPage, method: Method, t_tokenize: float, late: _LatePage | None, decodes: dict
+    ) -> tuple:
         out = decodes["page"]
+        if late is not None and method.uses_drafts:  # its drafts joined it while it decoded
+            prepared, t_tokenize = late.drafted(), late.t_tokenize
         t_draft = prepared.t_draft + t_tokenize if self.uses_drafts else 0.0
         result = page_result(self.target, self.cfg.spec, prepared, out, method.name, t_draft, method.uses_drafts)
         if "baseline" in decodes:
@@ -123,6 +138,30 @@ class TargetConverter:
     def _work(self, prepared: PreparedPage, drafts: PageDrafts) -> PageWork:
         regions = list(prepared.regions)
         return PageWork(self.target, prepared.page, regions, drafts, self.cfg.spec, prepared.draft_source)
+
+
+class _LatePage:
+    """A page that started before its drafts were made: they come from the prepare stage."""
+
+    def __init__(self, target: VisionTarget, rendered: PreparedPage) -> None:
+        self.target, self.rendered = target, rendered
+        self.arrived: PreparedPage | None = None
+        self.t_tokenize = 0.0
+
+    def fetch(self) -> tuple[PageDrafts, str] | None:
+        """The page-level drafts and their source once made (methods/late.Fetch)."""
+        arrived = self.rendered.later.poll()
+        if arrived is None:
+            return None
+        t0 = time.perf_counter()
+        drafts = Page().drafts(self.target, list(arrived.regions))
+        self.arrived, self.t_tokenize = arrived, time.perf_counter() - t0
+        return drafts, arrived.draft_source
+
+    def drafted(self) -> PreparedPage:
+        """The page as its report shows it: its drafts, rendered when it started."""
+        r = self.rendered
+        return replace(self.arrived, page=r.page, t_render=r.t_render, damage=r.damage, later=None)
 
 
 def _load(cfg: RunConfig, method: Method) -> VisionTarget:

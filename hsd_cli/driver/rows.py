@@ -4,12 +4,13 @@ on their own, and what decoding them cost; driver/batch.py decodes several reque
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import StageReport
+from hsd_cli.driver.priors import prior_for
 from hsd_cli.methods.base import RowsDone, RowsRequest, join
 from hsd_cli.methods.cost import run_cost
 from hsd_cli.methods.crops import CropOutOfMemory
@@ -36,38 +37,61 @@ class Prefilled:
 
 def prefill(target: VisionTarget, request: RowsRequest) -> Prefilled:
     """Prefill a request's rows (device-synced timing) with the loop settings they decode by."""
-    spec, drafts = request.spec, request.drafts
-    rule = StopRule(target.eos_ids, spec.max_new_tokens, spec.repeat_guard)
+    rule = StopRule(target.eos_ids, request.spec.max_new_tokens, request.spec.repeat_guard)
     sync(target.device)
     t0 = time.perf_counter()
     session, first = target.prefill(list(request.images), request.prompt)
     sync(target.device)
     t_prefill = time.perf_counter() - t0
+    drafts, cfg, opts = loop_settings(target, request, session.prompt_ids)
+    return Prefilled(session, first, drafts, cfg, rule, opts, t_prefill)
+
+
+def loop_settings(
+    target: VisionTarget, request: RowsRequest, prompts: list[list[int]] | None
+) -> tuple[TokenDrafts, SpecConfig, DecodeOptions]:
+    """The rows' drafts and the loop settings they decode by; `prompts`: the rows' prompt ids."""
+    spec, drafts = request.spec, request.drafts
     if drafts is None:  # AR: the same loop with no drafts
         cfg = SpecConfig(window=1, max_new_tokens=spec.max_new_tokens)
-        opts = DecodeOptions(penalty=target.repetition_penalty, prompts=session.prompt_ids, own=False)
-        return Prefilled(session, first, [[] for _ in request.images], cfg, rule, opts, t_prefill)
+        opts = DecodeOptions(penalty=target.repetition_penalty, prompts=prompts, own=False)
+        return [[] for _ in request.images], cfg, opts
     opts = DecodeOptions(
         request.starts,
         target.boundary_ids,
         run_cost(target, spec) if spec.cost_aware else None,
         target.repetition_penalty,
-        session.prompt_ids,
+        prompts,
         request.batch_stop,
         request.prior,
         limits=request.limits,
         prices=target.pass_prices,
     )
-    return Prefilled(session, first, list(drafts), spec, rule, opts, t_prefill)
+    return list(drafts), spec, opts
+
+
+def join_late(stepper: SpecStepper, group: int, target: VisionTarget, request: RowsRequest) -> bool:
+    """Once the request's late drafts have arrived, they join its rows (`group` of `stepper`)
+    with the settings their request decodes by; True once they have (methods/late.py)."""
+    late = request.late
+    if late is None or not stepper.running(group) or late.check() is None:
+        return False
+    joined = late.joined
+    if joined.prior is None:  # the drafts' source's prior, as a page that started with them
+        joined = replace(joined, prior=prior_for(late.draft_source))
+    drafts, cfg, opts = loop_settings(target, joined, None)  # the prompts went into the rows at their prefill
+    stepper.attach(group, drafts, cfg, opts)
+    return True
 
 
 def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
     """One request's rows decoded alone (out of memory in a batch, halves of region crops)."""
     p = prefill(target, request)
     stepper = SpecStepper()
-    stepper.add(p.session, p.first, p.drafts, p.cfg, p.rule, p.opts)
-    t0, steps = time.perf_counter(), 0
+    group = stepper.add(p.session, p.first, p.drafts, p.cfg, p.rule, p.opts)
+    t0, steps, joined = time.perf_counter(), 0, False
     while not stepper.done:
+        joined = joined or join_late(stepper, group, target, request)
         stepper.step()
         steps += 1
     sync(target.device)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from hsd_cli.config import SpecConfig
-from hsd_cli.datatypes import PageDecode, PreparedPage, Region
+from hsd_cli.datatypes import PageDecode, PreparedPage, Region, StageReport
 from hsd_cli.methods.base import PageDrafts, PageJob, PageWork, RowsRequest, truncated
+from hsd_cli.spec.decode import RowResult
 from hsd_cli.targets.runtime.base import VisionTarget
 
 
@@ -21,7 +22,15 @@ class AR:
 
     def start(self, work: PageWork) -> PageJob:
         """One row: the page image, no drafts."""
-        t = work.target
-        done = yield RowsRequest((work.page.image,), t.family.page_prompt, None, work.spec)
+        done = yield ar_request(work)
         (row,) = done.rows
-        return PageDecode(row.tokens, truncated(row, t.eos_ids), None, done.report, origins=row.origins)
+        return ar_decode(row, done.report, work.target)
+
+
+def ar_request(work: PageWork) -> RowsRequest:
+    """The page's one row with no drafts: `ar`, and the start of a page whose drafts are not made yet."""
+    return RowsRequest((work.page.image,), work.target.family.page_prompt, None, work.spec)
+
+
+def ar_decode(row: RowResult, report: StageReport, target: VisionTarget) -> PageDecode:
+    return PageDecode(row.tokens, truncated(row, target.eos_ids), None, report, origins=row.origins)

@@ -9,7 +9,7 @@ several pages' jobs at once, their rows sharing every forward pass.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -96,6 +96,7 @@ class RowsRequest:
     split_on_oom: bool = False  # region crops: out of memory, the rows are retried in halves
     prior: AcceptPrior | None = None  # the drafts' acceptance before any is seen; None: the driver's choice
     limits: tuple[int, ...] | None = None  # per row: a token budget under spec.max_new_tokens
+    late: Arrival | None = None  # drafts that may join the rows while they decode (they started without)
 
     def halves(self) -> tuple[RowsRequest, RowsRequest]:
         """The first and second half of the rows, each a request of its own."""
@@ -104,6 +105,23 @@ class RowsRequest:
         n = self.limits
         first = replace(self, images=self.images[:h], drafts=None if d is None else d[:h], limits=n and n[:h])
         return first, replace(self, images=self.images[h:], drafts=None if d is None else d[h:], limits=n and n[h:])
+
+
+@dataclass(slots=True, eq=False)
+class Arrival:
+    """Drafts that may come while a request's rows decode without them (a page that started before
+    its drafts were made). The driver asks `check` before each forward pass; the first answer is
+    the request the rows would have been with the drafts there, and joins them for good."""
+
+    poll: Callable[[], tuple[RowsRequest, str] | None]  # (that request, its drafts' source) once made
+    joined: RowsRequest | None = None
+    draft_source: str = ""  # what made the drafts that joined: their prior
+
+    def check(self) -> RowsRequest | None:
+        """The request whose drafts joined the rows, asking `poll` until they come."""
+        if self.joined is None and (got := self.poll()) is not None:
+            self.joined, self.draft_source = got
+        return self.joined
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,8 @@
 """The conversion loop: documents -> pages -> prepare -> verify -> write, in order.
 
-Per page: prepare (render + drafts, see stages.py; with `workers` > 0 done ahead in background
-processes while the model verifies earlier pages), verify (the converter), then write
+Per page: prepare (render + drafts, see prepare.py; with `workers` > 0 done ahead in background
+processes while the model verifies earlier pages, and beside a model a page starts once rendered,
+its drafts joining it when made: drafting.py), verify (the converter), then write
 `page-NNNN.json` and rewrite the document's Markdown. Both writes are atomic, so a run killed
 at any point loses at most the page in flight, and a rerun skips every finished page (see
 report/store.py). A page that raises becomes a failed PageResult and the run goes on; a
@@ -20,6 +21,7 @@ and die with the parent.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -80,7 +82,8 @@ def run(
             converter = converter.get()  # chosen by options_key() above; loads nothing
         ctx = _Context(cfg, converter, options, interrupt, progress, debug)
         beside = uses_model(converter)
-        queue = PrepareQueue(prepare_config(cfg, converter), prepare_workers(cfg, converter), beside_model=beside)
+        workers, overlap = prepare_workers(cfg, converter), getattr(converter, "starts_before_drafts", False)
+        queue = PrepareQueue(prepare_config(cfg, converter), workers, beside_model=beside, overlap=overlap)
         prepared = queue.run((p.doc.path, page) for p in plans for page in p.todo)
         verified = _VerifiedPages(verify_stream(converter, _pages(plans, prepared, interrupt), _InPage(interrupt)))
         try:
@@ -141,7 +144,8 @@ def uses_model(converter: PageConverter) -> bool:
 def prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
     """The prepare stage's settings: drafts only for converters that use them."""
     drafts = cfg.draft_source if getattr(converter, "uses_drafts", False) else None
-    return PrepareConfig(cfg.dpi, cfg.password, drafts)
+    delay = float(os.environ.get("HSD_DRAFT_DELAY") or 0.0)  # a testing knob (docs/usage.md)
+    return PrepareConfig(cfg.dpi, cfg.password, drafts, draft_delay=delay)
 
 
 @dataclass(slots=True)

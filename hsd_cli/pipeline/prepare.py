@@ -1,9 +1,11 @@
 """The stages of a page, one definition for every engine: prepare -> verify -> write.
 
 `prepare` is CPU work (open, render, text layer, layout, OCR): every second of it is `t_render`
-or `t_draft`, and a method that uses no drafts (`ar`) pays for rendering only. `verify` is the
-converter's `convert(prepared)` (the model). `write` lives in the runner. The local runner, its
-background workers (`PrepareQueue`) and `hsd bench` all call these same functions.
+or `t_draft`, and a method that uses no drafts (`ar`) pays for rendering only. Rendering (what
+the prefill needs) and drafting are two steps: beside a model with drafting workers, a page may
+start once rendered and its drafts follow (pipeline/drafting.py). `verify` is the converter's
+`convert(prepared)` (the model). `write` lives in the runner. The local runner, its background
+workers (`PrepareQueue`) and `hsd bench` all call these same functions.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class PrepareConfig:
     password: str | None = None
     drafts: str | None = AUTO_SOURCE  # --draft-source (config.draft_source_choices); None: no drafts
     ocr_threads: int | None = None  # the OCR engines' threads; None: every CPU the process may use
+    draft_delay: float = 0.0  # seconds added to each page's drafting (HSD_DRAFT_DELAY: a testing knob)
 
 
 class Preparer:
@@ -71,6 +74,7 @@ class Preparer:
         # A text layer that could have been the drafts (`auto` chose, or a layer source was
         # asked for) but is unreadable: the drafts are OCR's, or empty.
         note = unreadable_layer(image.text_spans) if self.cfg.drafts == AUTO_SOURCE or source.exact else ""
+        time.sleep(self.cfg.draft_delay)  # drafting slowed on purpose (tests of pages not waiting)
         t_draft = time.perf_counter() - t1
         return PreparedPage(image, tuple(regions), source.name, t_render, t_draft, draft_note=note)
 
@@ -162,16 +166,26 @@ class PrepareQueue:
     on demand. Otherwise at most `ahead` pages are prepared or in flight at once (bounded memory);
     a failure is re-raised when its page is read. `beside_model`: this process runs a model on
     the CPU cores, which takes those the workers leave idle (targets/runtime/threads.py).
+    `overlap`: the consumer may start a page before its drafts are made (pipeline/drafting.py):
+    a page whose drafts are not ready when it is read is rendered here and comes with `later`.
     """
 
-    def __init__(self, cfg: PrepareConfig, workers: int, ahead: int | None = None, beside_model: bool = False) -> None:
+    def __init__(
+        self,
+        cfg: PrepareConfig,
+        workers: int,
+        ahead: int | None = None,
+        beside_model: bool = False,
+        overlap: bool = False,
+    ) -> None:
         workers = workers if cfg.drafts is not None else 0
         self.cfg = cfg if not workers or cfg.ocr_threads else replace(cfg, ocr_threads=worker_threads(workers))
         self.workers = workers
         self.ahead = ahead or 2 * workers
-        self.beside_model = beside_model
+        self.beside_model, self.overlap = beside_model, overlap
         self._pool: ProcessPoolExecutor | None = None
         self._inline: Preparer | None = None
+        self._drafting = None  # the overlap's DraftingPool
 
     def run(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
         """For each task, in order: a PreparedPage, or the exception its preparation raised."""
@@ -181,6 +195,9 @@ class PrepareQueue:
         ctx = multiprocessing.get_context("spawn")  # fork after torch's threads started is unsafe
         busy = self._lend(ctx) if self.beside_model else None
         self._pool = ProcessPoolExecutor(self.workers, ctx, _init_worker, (self.cfg, busy))
+        if self.overlap:
+            yield from self._run_overlapped(tasks)
+            return
         pending: deque[Future] = deque()
         todo = iter(tasks)
         try:
@@ -196,6 +213,24 @@ class PrepareQueue:
                     yield e
         finally:
             self.close()
+
+    def _run_overlapped(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
+        """Pages as soon as they are rendered; the workers draft the most paying pages meanwhile.
+        The last pages read may still wait for their drafts: the workers stop at `close`."""
+        from hsd_cli.pipeline.drafting import DraftingPool
+
+        submit = lambda *task: self._pool.submit(_prepare_in_worker, *task)  # noqa: E731
+        self._drafting = drafting = DraftingPool(submit, self.workers, self.cfg.password)
+        render = Preparer(replace(self.cfg, drafts=None))
+        window: deque = deque()
+        todo = iter(tasks)
+        while True:
+            while len(window) <= self.ahead and (task := next(todo, None)) is not None:
+                window.append(drafting.add(*task))
+            drafting.start()  # the first window's best pages go first
+            if not window:
+                return
+            yield window.popleft().take(render)
 
     def _run_inline(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
         self._inline = self._inline or Preparer(self.cfg)
@@ -217,6 +252,9 @@ class PrepareQueue:
         """Stop the workers; pages not yet started are dropped."""
         if self.beside_model:
             threads.reclaim()
+        if self._drafting is not None:
+            self._drafting.close()
+            self._drafting = None
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None

@@ -93,8 +93,10 @@ def _verified(converter: PageConverter, name: str, path: Path, page: int, item: 
     """The page's result and its lines, from what converting it gave (a result or an exception)."""
     lines: list[Line] = []
     t_render = item.t_render if isinstance(item, PreparedPage) else 0.0
-    if isinstance(item, PreparedPage) and item.draft_error:
-        text = f"{name}: page {page}: draft pipeline failed ({item.draft_error}); converting without drafts"
+    # A page that started before its drafts learns that they failed from its result.
+    draft_error = getattr(item, "draft_error", "") or getattr(outcome, "draft_error", "")
+    if draft_error:
+        text = f"{name}: page {page}: draft pipeline failed ({draft_error}); converting without drafts"
         lines.append(Line("warning", text))
     if isinstance(outcome, ModelNotFoundError):
         raise outcome  # the model loads on the first page (driver/choose.py): failing to is the run's error

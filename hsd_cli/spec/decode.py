@@ -10,7 +10,7 @@ import torch
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.accept import accept_nodes
-from hsd_cli.spec.align import MODEL, Origin, TokenDrafts, build_index
+from hsd_cli.spec.align import MODEL, Origin, OutputIndex, TokenDrafts, build_index
 from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptStats, PassPrices
 from hsd_cli.spec.penalty import penalize, seen_matrix
 from hsd_cli.spec.propose import Exploration, propose, step_cost
@@ -74,6 +74,7 @@ class SpecStepper:
         self.exploration = Exploration()
         self.prices = PassPrices()  # what the passes took against their price (the first request's)
         self.width = 0  # the last step's padded tree width: it computed rows x width tokens
+        self._priced = False  # `prices` came with a request
 
     @property
     def done(self) -> bool:
@@ -89,15 +90,40 @@ class SpecStepper:
         opts: DecodeOptions = NO_OPTIONS,
     ) -> int:
         """A newly prefilled request's rows join the batch; returns their group."""
-        if not self.groups:  # the first request brings the run's prices, shared by its loops
-            self.prices = opts.prices or self.prices
-        elif opts.penalty != self.groups[0].opts.penalty:
+        if self.groups and opts.penalty != self.groups[0].opts.penalty:
             raise ValueError("rows of one batch share the target's repetition penalty")
+        self._take_prices(opts)
         if self.active:
             self.session.extend(session)
         else:  # nothing runs: the newcomer's session is the batch
             self.session = session
         return self._admit(first_logits, drafts, RowGroup(cfg, rule, opts))
+
+    def attach(self, group: int, drafts: TokenDrafts, cfg: SpecConfig, opts: DecodeOptions) -> None:
+        """Drafts that arrived while `group`'s rows decode without them join those rows.
+
+        Each row's index is built from its drafts now and alignment goes on from the row's output
+        so far; the group takes the settings of a request that came with them (`cfg`, `opts`),
+        its acceptance belief restarting from their prior. Lossless: drafts only change what the
+        next steps propose, never what the target accepts."""
+        old = self.groups[group]
+        if opts.penalty != old.opts.penalty:
+            raise ValueError("rows of one batch share the target's repetition penalty")
+        rows = [r for r in self.rows.values() if r.group == group]
+        assert len(rows) == len(drafts)
+        self.groups[group] = RowGroup(cfg, old.rule, opts)
+        self._take_prices(opts)
+        for row, row_drafts in zip(rows, drafts, strict=True):
+            row.index = build_index(row_drafts, cfg.window, cfg.min_window)
+            row.own = OutputIndex(row.index.n)
+            row.accept = AcceptStats(prior=opts.prior or DEFAULT_PRIOR)
+            row.last, row.since, row.cut_streak = None, 0, 0
+
+    def _take_prices(self, opts: DecodeOptions) -> None:
+        """The first request that brings the run's prices sets them, shared by its loops (`ar`
+        rows bring none)."""
+        if not self._priced and opts.prices is not None:
+            self.prices, self._priced = opts.prices, True
 
     def running(self, group: int) -> bool:
         """Some row of `group` is still decoding."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -117,7 +118,7 @@ def test_a_batch_with_every_fault_finishes_every_other_page(tmp_path, monkeypatc
     def fake_draft(self, doc, image):  # noqa: ANN001, ANN202 - the draft stage, faults included
         if doc.path.stem == "crash":
             raise RuntimeError("layout engine crashed")
-        return image, list(_regions(image.image.width)), "test"
+        return image, list(_regions(image.image.width)), SimpleNamespace(name="test", exact=False)
 
     monkeypatch.setattr(stages.Preparer, "_draft", fake_draft)
     monkeypatch.setattr(choose, "converter_for", lambda cfg: converter_with(target, cfg))

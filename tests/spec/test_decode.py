@@ -220,3 +220,50 @@ def test_the_loop_prices_its_passes_only_against_a_measured_cost_model():
             steps += 1
         assert stepper.prices.total[1] > 0 if measured else stepper.prices.total == [0.0, 0.0]
         assert sum(c[2] for c in stepper.prices.cells.values()) == (steps - short if measured else 0)
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_drafts_joining_rows_mid_decode_stay_lossless(seed):
+    """Rows that start as AR rows (no drafts) and get drafts at a random step (`attach`, a page
+    whose drafts arrived late): the AR tokens and stop reasons, with or without a penalty."""
+    rng = random.Random(seed)
+    rule = StopRule(frozenset({EOS}), max_new_tokens=rng.choice([5, 60]), repeat_guard=rng.choice([0, 16]))
+    penalty = rng.choice([1.0, 1.05, 2.0])
+    s = FakeSession(PROMPTS)
+    ref = ar_decode(s, s.first_logits(), rule, DecodeOptions(penalty=penalty, prompts=PROMPTS))
+    s = FakeSession(PROMPTS)
+    stepper = SpecStepper()
+    plain = SpecConfig(window=1, max_new_tokens=rule.max_new_tokens)
+    first = DecodeOptions(penalty=penalty, prompts=PROMPTS, own=False)
+    group = stepper.add(s, s.first_logits(), [[] for _ in PROMPTS], plain, rule, first)
+    for _ in range(rng.randint(0, rule.max_new_tokens)):
+        if stepper.done:
+            break
+        stepper.step()
+    cfg = SpecConfig(window=rng.randint(1, 4), max_depth=rng.randint(1, 12), max_new_tokens=rule.max_new_tokens)
+    stepper.attach(
+        group, [_random_drafts(r.tokens, rng) for r in ref], cfg, DecodeOptions(penalty=penalty, cost=rng.choice(COSTS))
+    )
+    while not stepper.done:
+        stepper.step()
+    got = stepper.results()
+    assert [g.tokens for g in got] == [r.tokens for r in ref]
+    assert [g.stop for g in got] == [r.stop for r in ref]
+
+
+def test_drafts_that_join_a_row_are_verified_from_its_output_on():
+    """Exact drafts attached after ten AR steps: the rest takes a few steps, not one per token."""
+    rule = StopRule(frozenset(), max_new_tokens=120)
+    ref = _ar(PROMPTS[:1], rule)[0]
+    s = FakeSession(PROMPTS[:1])
+    stepper = SpecStepper()
+    plain = SpecConfig(window=1, max_new_tokens=120)
+    group = stepper.add(s, s.first_logits(), [[]], plain, rule, DecodeOptions(own=False))
+    for _ in range(10):
+        stepper.step()
+    stepper.attach(group, [[ref.tokens]], SpecConfig(max_depth=16, max_new_tokens=120), DecodeOptions())
+    while not stepper.done:
+        stepper.step()
+    (got,) = stepper.results()
+    assert got.tokens == ref.tokens
+    assert got.stats.steps <= 10 + 110 // 8  # Not 119: after the join, 16 tokens a step
