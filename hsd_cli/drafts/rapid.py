@@ -17,6 +17,7 @@ from hsd_cli.drafts.fractions import stacked_fractions
 from hsd_cli.drafts.paragraphs import paragraphs
 from hsd_cli.drafts.reading_order import reading_order
 from hsd_cli.pages import geometry as geo
+from hsd_cli.pages.onnx_models import ort_threads
 
 CDLA_KINDS = {
     "text": RegionKind.TEXT,
@@ -66,7 +67,7 @@ class RapidOcrSource:
 
     def __init__(self, layout_conf: float = 0.5, threads: int | None = None) -> None:
         self.layout_conf = layout_conf
-        self.threads = threads  # the engines' thread pools; None: ort_threads()
+        self.threads = threads  # the engines' thread pools; None: onnx_models.ort_threads()
         self._ocr = None
         self._layout = None
 
@@ -170,7 +171,7 @@ class RapidOcrSource:
 
     def _engines(self):
         if self._ocr is None:
-            threads = self.threads or rapid_engines.ort_threads()
+            threads = self.threads or ort_threads()
             self._ocr, self._layout = rapid_engines.load_engines(self.layout_conf, threads)
         return self._ocr, self._layout
 

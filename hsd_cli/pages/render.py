@@ -150,12 +150,13 @@ def render_for_ocr(doc: Document, page: PageImage) -> PageImage:
     return with_text_layer(doc, _render_pdf_page(doc, page.index, dpi))
 
 
-def with_layout(doc: Document, page: PageImage) -> PageImage:
-    """`page` with PyMuPDF's layout regions and tables (only the text-layer drafts use them)."""
+def with_layout(doc: Document, page: PageImage, threads: int | None = None) -> PageImage:
+    """`page` with PyMuPDF's layout regions and tables (only the text-layer drafts use them); its
+    model runs `threads` threads (the drafts' share; None: the process's CPUs)."""
     if doc.pdf is None:
         return page
     pdf_page = doc.pdf[page.index]
-    return replace(page, layout=_analyze(pdf_page, _to_px(pdf_page, page.dpi)))
+    return replace(page, layout=_analyze(pdf_page, _to_px(pdf_page, page.dpi), threads))
 
 
 def _to_px(pdf_page: pymupdf.Page, dpi: int) -> pymupdf.Matrix:
@@ -238,10 +239,10 @@ def _render_pdf_page(doc: Document, index: int, dpi: int) -> PageImage:
     return PageImage(doc.path, index, image, dpi)
 
 
-def _analyze(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple:
+def _analyze(page: pymupdf.Page, to_px: pymupdf.Matrix, threads: int | None) -> tuple:
     """Layout regions, or none: the analysis only sharpens drafts, so it never fails a page."""
     try:
-        regions = pdftext.layout_regions(page, to_px)
+        regions = pdftext.layout_regions(page, to_px, threads)
     except Exception:  # pymupdf-layout missing, or its model tripping on an odd page
         regions = ()
     try:  # formulas as LaTeX, figures from the page's images and drawings

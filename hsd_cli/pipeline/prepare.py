@@ -87,7 +87,7 @@ class Preparer:
         image = with_text_layer(doc, image)
         source = self._sources.select(image)
         if source.wants_layout:  # layout analysis only where its drafts use it
-            image = with_layout(doc, image)
+            image = with_layout(doc, image, self.cfg.ocr_threads)
         found = _ocr_regions(doc, image, source) if source.wants_ocr_render else source.regions(image)
         regions = running.relabel(found, self._running_lines(doc), image.image.height)
         return image, regions, source

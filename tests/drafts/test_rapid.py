@@ -16,6 +16,7 @@ from PIL import Image
 from hsd_cli.datatypes import PageImage
 from hsd_cli.drafts import AutoSource, RapidOcrSource, rapid, rapid_engines
 from hsd_cli.drafts.rapid import MAX_UPSCALE, MIN_LONG_SIDE, _unrotate, ocr_scale
+from hsd_cli.pages.onnx_models import ort_threads
 
 LINES = ("Speculative decoding drafts", "every region of the page")
 
@@ -195,9 +196,9 @@ def test_engine_threads_follow_the_cpus_the_process_may_run_on(monkeypatch) -> N
     thread per allowed CPU; unconfined, ONNX Runtime keeps its own default."""
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {2, 3}, raising=False)
-    assert rapid_engines.ort_threads() == 2
+    assert ort_threads() == 2
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
-    assert rapid_engines.ort_threads() is None
+    assert ort_threads() is None
     params, layout = rapid_engines.engine_options(0.5, None)
     assert not any("threads" in k for k in params) and "engine_cfg" not in layout
 
@@ -211,7 +212,8 @@ def test_engines_pinned_to_one_cpu_run_one_thread_each() -> None:
 import gc, os
 import onnxruntime as ort
 from PIL import Image
-from hsd_cli.drafts.rapid_engines import load_engines, ort_threads
+from hsd_cli.drafts.rapid_engines import load_engines
+from hsd_cli.pages.onnx_models import ort_threads
 os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 ocr, layout = load_engines(0.5, ort_threads())
 blank = Image.new("RGB", (200, 60), "white")

@@ -30,9 +30,9 @@ def test_layout_analysis_is_charged_to_drafting(monkeypatch):
     clock = [100.0]  # a fake clock: only layout analysis takes time, so no load can blur the split
     real = render.with_layout
 
-    def timed(doc, page):  # noqa: ANN001, ANN202
+    def timed(doc, page, threads):  # noqa: ANN001, ANN202
         clock[0] += 5.0
-        return real(doc, page)
+        return real(doc, page, threads)
 
     monkeypatch.setattr(prepare.time, "perf_counter", lambda: clock[0])
     monkeypatch.setattr(render, "with_layout", timed)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import time
 from dataclasses import replace
 from functools import partial
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import torch
 
+from hsd_cli.config import cache_dir
 from hsd_cli.spec.budget import CostModel
 from hsd_cli.spec.tree import build_tree, pack_trees
 from hsd_cli.targets.runtime.attention import describe
@@ -223,5 +223,4 @@ def cpu_isa() -> str:
 
 
 def _cache_path(model, key: str | None = None) -> Path:
-    root = Path(os.environ.get("HSD_CACHE_DIR") or Path.home() / ".cache" / "hsd")
-    return root / "costs" / (hashlib.sha256((key or _key(model)).encode()).hexdigest()[:20] + ".json")
+    return cache_dir() / "costs" / (hashlib.sha256((key or _key(model)).encode()).hexdigest()[:20] + ".json")
