@@ -252,9 +252,12 @@ class PrepareQueue:
         """Stop the workers; pages not yet started are dropped."""
         if self.beside_model:
             threads.reclaim()
-        if self._drafting is not None:
+        if self._drafting is not None:  # nobody waits for the drafts still being made: stop them
             self._drafting.close()
             self._drafting = None
+            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+                process.terminate()  # a worker still starting would fail on the run's freed resources
+            self._pool.shutdown(wait=True, cancel_futures=True)
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None

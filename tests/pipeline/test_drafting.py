@@ -87,3 +87,32 @@ def test_text_layer_pages_are_drafted_first(tmp_path):
     finally:
         pool.close()
     assert submitted == [("born_digital.pdf", 1), ("born_digital.pdf", 2), ("scan.pdf", 1), ("photo.png", 1)]
+
+
+def test_a_run_beside_slow_drafts_writes_the_markdown_of_a_run_that_waited(tmp_path, tiny_target, monkeypatch):
+    """`hsd convert` with a drafting worker held back by HSD_DRAFT_DELAY: its pages start without
+    their drafts, and the Markdown is byte-identical to `--workers 0` (drafts before each page)."""
+    from hsd_cli.config import SpecConfig
+    from hsd_cli.driver.choose import converter_with
+
+    target = tiny_target("qwen2_5_vl")
+    markdown, methods = {}, {}
+    for workers in (0, 1):
+        monkeypatch.setenv("HSD_DRAFT_DELAY", str(DELAY if workers else 0))
+        out = tmp_path / f"out{workers}"
+        spec = SpecConfig(max_new_tokens=24)
+        cfg = RunConfig(inputs=(SAMPLES / "born_digital.pdf",), out_dir=out, workers=workers, batch_pages=2, spec=spec)
+        summary = local.run(cfg, converter_with(target, cfg), quiet=True)
+        assert summary.exit_code == 0
+        markdown[workers] = (out / "born_digital.md").read_bytes()
+        reports = sorted((out / "born_digital").glob("page-*.json"))
+        methods[workers] = {(r["method"], r["draft_source"]) for r in map(_json, reports)}
+    assert markdown[1] == markdown[0]
+    assert methods[0] == {("page", "text_layer")}
+    assert methods[1] <= {("ar", ""), ("page", "text_layer")}  # drafts that came joined, or the page was ar's
+
+
+def _json(path: Path) -> dict:
+    import json
+
+    return json.loads(path.read_text())
