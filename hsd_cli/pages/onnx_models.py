@@ -2,7 +2,7 @@
 gives it, and every model's denormal weights set to zero.
 
 The draft models' own libraries take options (drafts/rapid_engines.py passes them); pymupdf-layout
-opens its sessions at import with none, so `sessions_as_hsd_runs_them` sets them while it loads.
+opens its sessions with none, so pages/layout_model.py loads it inside `sessions_as_hsd_runs_them`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from hsd_cli.config import allowed_cpus, cache_dir
 
-FLUSH_VERSION = 1  # part of a flushed copy's name: a change to `_flush` makes new copies
+FLUSH_VERSION = 1  # part of a flushed copy's name: a change to `flush_denormals` makes new copies
 
 
 def ort_threads() -> int | None:
@@ -53,7 +53,7 @@ def _write_flushed(model: Path, copy: Path, clean: Path) -> None:
     import onnx
 
     proto = onnx.load(str(model))
-    target = copy if _flush(proto) else clean
+    target = copy if flush_denormals(proto) else clean
     partial = target.with_name(f"{target.name}.{os.getpid()}.part")  # workers may race: last rename wins
     if target is copy:
         onnx.save(proto, str(partial))
@@ -62,7 +62,7 @@ def _write_flushed(model: Path, copy: Path, clean: Path) -> None:
     os.replace(partial, target)
 
 
-def _flush(proto) -> int:
+def flush_denormals(proto) -> int:
     """Set the denormal floats of `proto`'s weights (initializers, Constant nodes) to zero; how many."""
     import onnx
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell, TextSpan
-from hsd_cli.pages import glyphs, misread, onnx_models
+from hsd_cli.pages import glyphs, layout_model, misread
 from hsd_cli.pages.bands import BAND, BandLine
 
 # Text drawn with render mode 3 (OCR layers over scans) is neither filled nor stroked.
@@ -85,8 +85,8 @@ def band_lines(pdf: pymupdf.Document, max_pages: int = 40) -> list[list[BandLine
 
 def layout_regions(page: pymupdf.Page, to_px: pymupdf.Matrix, threads: int | None = None) -> tuple[Region, ...]:
     """Regions from PyMuPDF's layout model, in its reading order; tables carry cells. The model's
-    sessions run `threads` threads (load_layout_model)."""
-    load_layout_model(threads)
+    sessions run `threads` threads (pages/layout_model.py)."""
+    layout_model.load(threads)
     with warnings.catch_warnings():  # its features take log(0) on degenerate boxes
         warnings.simplefilter("ignore", RuntimeWarning)
         page.get_layout()
@@ -98,29 +98,6 @@ def layout_regions(page: pymupdf.Page, to_px: pymupdf.Matrix, threads: int | Non
         for part, cells in parts:
             regions.append(Region(tuple(part * to_px), kind, len(regions), "", cells, level, "pymupdf.layout"))
     return tuple(regions)
-
-
-def load_layout_model(threads: int | None) -> None:
-    """Have page.get_layout (here and in find_tables) run pymupdf-layout's model with its ONNX
-    sessions held to `threads` threads (None: onnx_models.ort_threads(); where that is None too,
-    ONNX Runtime's default) and its models' denormal weights flushed."""
-    global _layout_threads
-    threads = threads or onnx_models.ort_threads()
-    if threads is None or threads == _layout_threads:
-        return
-    import pymupdf.layout
-
-    # `import pymupdf` loads the model as pymupdf.layout.activate() does, its three sessions
-    # opened without options: each spins a thread on every core of the machine, whatever share
-    # of them this process drafts on (one thread: 1.21 -> 0.85 CPU s a page). It is loaded again
-    # with hsd's options and put where activate() puts it; the first one's sessions are freed.
-    with onnx_models.sessions_as_hsd_runs_them(threads):
-        model = pymupdf.layout.DocumentLayoutAnalyzer.get_model()
-    pymupdf._get_layout = model.predict
-    _layout_threads = threads
-
-
-_layout_threads: int | None = None  # the threads of the layout model load_layout_model registered
 
 
 def table_parts(page: pymupdf.Page, clip: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple[TableCell, ...]]]:
