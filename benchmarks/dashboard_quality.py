@@ -9,19 +9,28 @@ GEMM_TOKENS = ("1", "2", "8", "64")  # tree sizes shown of the weight-layout cur
 
 
 def draft_quality(runs: list[dict]) -> str:
-    """Per document kind: NED of the draft Markdown against the truth, olmOCR-bench tests passed."""
-    run = runs[0]
+    """Per document kind: NED of the draft Markdown against the truth, olmOCR-bench tests passed,
+    and drafting's CPU seconds a page before and after the speed run's change (draft_speed.py)."""
+    run, speed = runs[0], runs[1]["kinds"]
     rows = []
     for kind, s in run["summary"]["kinds"].items():
         if kind == "bad input":
             continue
         passed, total = s["tests_draft"]
         tests = f"{passed}/{total}" if total else "-"
-        rows.append([kind, str(s["documents"]), num(s["ned_draft"], 3), tests])
+        rows.append([kind, str(s["documents"]), num(s["ned_draft"], 3), tests, _cpu(speed.get(kind))])
     timing = run["summary"]["timing"]
     seconds = ", ".join(f"`{source}` {t['t_draft']:.3f} s ({t['pages']} pages)" for source, t in timing.items())
-    body = table(("kind", "documents", "NED (0 = exact)", "olmOCR-bench tests passed"), rows)
-    return block(runs, body, f" Drafting a page: {seconds}.")
+    same = "identical" if runs[1]["markdown"]["identical"] else "**differs**"
+    columns = ("kind", "documents", "NED (0 = exact)", "olmOCR-bench tests passed", "draft CPU s/page (pages)")
+    note = f" Drafting a page: {seconds}. CPU s/page `{runs[1]['baseline']}` -> now, Markdown {same}."
+    return block(runs, table(columns, rows), note)
+
+
+def _cpu(kind: dict | None) -> str:
+    if kind is None:
+        return "-"
+    return f"{kind['before_cpu_s']:.2f} -> {kind['after_cpu_s']:.2f} ({kind['pages']}), {x(kind['after_over_before'])}"
 
 
 def olmocr(runs: list[dict]) -> str:
