@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -21,14 +22,23 @@ from hsd_cli.pipeline.ray.stages import FAULT_ENV
 
 ray = pytest.importorskip("ray")
 
+NICENESS = "RAY_worker_niceness"  # Ray's own setting, read by the processes it starts
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def ray_instance():
+    # Ray starts its workers at niceness 15: beside any other load on the machine they all but
+    # stop (the suite beside two busy loops spent most of its time here); tests run them at 0.
+    before = os.environ.get(NICENESS)
+    os.environ[NICENESS] = "0"
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
+    if before is None:
+        os.environ.pop(NICENESS)
+    else:
+        os.environ[NICENESS] = before
 
 
 def convert(src: Path, out: Path, *extra: str, engine: str = "local", code: int = 0) -> dict:
