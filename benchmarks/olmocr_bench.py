@@ -1,10 +1,13 @@
 """olmOCR-bench on a folder in its layout: hsd `--method draft` and pymupdf4llm, one scorer run.
 
-The folder holds `pdfs/` (any depth) and `*.jsonl` test files. Each system writes one Markdown
-per PDF page, `<pdf stem>_pg<N>_repeat1.md`, into its candidate folder beside a link to `pdfs/`
-and the tests; then olmOCR-bench's own scorer (`python -m olmocr.bench.benchmark`, unmodified)
-scores every candidate. We quote the tests.jsonl count per test type; the scorer's headline
-score also averages in one "baseline" check per PDF (non-empty, no repetition, no stray scripts).
+The folder holds `pdfs/` (any depth) and `*.jsonl` test files: the dev corpus's olmOCR-bench pages
+(the default) or a generated set of ../shared/corpus-gen (`--bench ../shared/corpus-gen/dev`: its
+set folder is already in that layout; its manifest.json names each document's template). Each
+system writes one Markdown per PDF page, `<pdf stem>_pg<N>_repeat1.md`, into its candidate folder
+beside links to the PDFs and the tests; then olmOCR-bench's own scorer (`python -m
+olmocr.bench.benchmark`, unmodified) scores every candidate. We quote the tests.jsonl count per
+test type and per template; the scorer's headline score also averages in one "baseline" check
+per PDF (non-empty, no repetition, no stray scripts).
 
 Setup (not in CI: it needs apt and PyPI):
 
@@ -19,8 +22,13 @@ Chromium ($HSD_CHROMIUM, default /usr/bin/chromium) Playwright's default executa
 each test's outcome, then calls `olmocr.bench.benchmark.main()` as it is.
 
     python benchmarks/olmocr_bench.py [--bench DIR] [--work DIR] [--out-json FILE]
+    # while changing a rule: hsd alone, some PDFs (a regex on their path under pdfs/), against the report
+    python benchmarks/olmocr_bench.py --bench ../shared/corpus-gen/dev --systems hsd_draft \
+        --only 'scan_book|latex_article_00[1-3]' --work OUT --compare benchmarks/results/olmocr-bench-generated.json
 
-The current report is benchmarks/results/olmocr-bench-dev.json (`--out-json` that path).
+`--compare` prints, per test type, the old and new counts over the tests this run scored, and
+which tests started or stopped failing. The reports: benchmarks/results/olmocr-bench-dev.json and
+olmocr-bench-generated.json (`--out-json` that path, then `python benchmarks/dashboard.py`).
 """
 
 from __future__ import annotations
@@ -34,15 +42,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 
+import olmocr_report as report_
 import record
 
 REPO = record.REPO
 sys.path.insert(0, str(REPO))  # run as a script: hsd_cli from this checkout, as the conversion uses
 DEFAULT_BENCH = record.CORPUS / "olmocr_bench"
-TYPES = ("present", "absent", "order", "table", "math", "baseline")
 SYSTEMS = ("hsd_draft", "pymupdf4llm")
 
 
@@ -51,20 +58,23 @@ def main(argv: list[str] | None = None) -> dict:
     if args.score:
         return _score_child(args.score, args.outcomes)
     bench, work = args.bench.resolve(), args.work.resolve() / "scored"  # the scorer's --dir
-    if not any(bench.glob("pdfs/**/*.pdf")):
-        sys.exit(f"no PDFs under {bench / 'pdfs'} (--bench: a folder with pdfs/ and *.jsonl)")
-    prepare(bench, work)
-    pdfs = sorted(p.relative_to(work / "pdfs") for p in (work / "pdfs").rglob("*.pdf"))
-    seconds = {
-        "hsd_draft": write_hsd(work, pdfs, args.dpi),
-        "pymupdf4llm": write_pymupdf4llm(work, pdfs),
+    pdfs = select(bench, args.only)
+    if not pdfs:
+        sys.exit(f"no PDFs under {bench / 'pdfs'} match (--bench: a folder with pdfs/ and *.jsonl; --only)")
+    prepare(bench, work, pdfs, args.systems)
+    writers = {
+        "hsd_draft": lambda: write_hsd(work, pdfs, args.dpi),
+        "pymupdf4llm": lambda: write_pymupdf4llm(work, pdfs),
     }
+    seconds = {system: writers[system]() for system in args.systems}
     outcomes, headline = score(work)
     report = record.header("olmocr_bench.py", sys.argv[1:] if argv is None else argv)
-    report |= summarize(bench, outcomes, headline, seconds)
-    print(json.dumps(report["systems"], indent=1))
+    report |= report_.summarize(bench, outcomes, headline, seconds, pdfs)
+    print(report_.text(report))
+    if args.compare:
+        print(report_.compare(json.loads(args.compare.read_text(encoding="utf-8")), outcomes))
     if args.out_json:
-        record.write(args.out_json, report)
+        record.write(args.out_json, report, {str(args.work.resolve()): "WORK", **report_.PLACES})
     return report
 
 
@@ -74,21 +84,46 @@ def _parse_args(argv):
     scratch = Path(tempfile.gettempdir()) / "hsd-olmocr-bench"
     parser.add_argument("--work", type=Path, default=scratch, help="scratch folder, emptied [default: %(default)s]")
     parser.add_argument("--dpi", type=int, default=None, help="hsd --dpi [default: hsd's own]")
-    parser.add_argument("--out-json", type=Path, help="write the report (per type, per test) here")
+    parser.add_argument(
+        "--systems", type=_systems, default=SYSTEMS, help=f"comma-separated, of {','.join(SYSTEMS)} [default: both]"
+    )
+    parser.add_argument("--only", action="append", help="regex on a PDF's path under pdfs/; repeatable [default: all]")
+    parser.add_argument("--compare", type=Path, help="an earlier report: per type before/after, tests that moved")
+    parser.add_argument("--out-json", type=Path, help="write the report (per type, per template, per test) here")
     parser.add_argument("--score", type=Path, help=argparse.SUPPRESS)  # child: run the scorer on this dir
     parser.add_argument("--outcomes", type=Path, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
-def prepare(bench: Path, work: Path) -> None:
-    """`work`: links to the bench's pdfs/ and tests, and empty candidate folders."""
+def _systems(value: str) -> tuple[str, ...]:
+    systems = tuple(s.strip() for s in value.split(",") if s.strip())
+    if not systems or set(systems) - set(SYSTEMS):
+        raise argparse.ArgumentTypeError(f"--systems takes some of {','.join(SYSTEMS)}")
+    return systems
+
+
+def select(bench: Path, only: list[str] | None) -> list[Path]:
+    """The bench's PDFs (paths under pdfs/) that match any `only` regex, all without one."""
+    pdfs = sorted(p.relative_to(bench / "pdfs") for p in (bench / "pdfs").rglob("*.pdf"))
+    return [p for p in pdfs if not only or any(re.search(o, p.as_posix()) for o in only)]
+
+
+def prepare(bench: Path, work: Path, pdfs: list[Path], systems: tuple[str, ...]) -> None:
+    """`work`: links to the chosen PDFs, their tests (each jsonl file kept apart, as the scorer
+    averages per file), and an empty candidate folder per system."""
     if work.parent.exists():
         shutil.rmtree(work.parent)
     work.mkdir(parents=True)
-    (work / "pdfs").symlink_to(bench / "pdfs", target_is_directory=True)
-    for tests in bench.glob("*.jsonl"):
-        (work / tests.name).symlink_to(tests)
-    for system in SYSTEMS:
+    for pdf in pdfs:
+        (work / "pdfs" / pdf).parent.mkdir(parents=True, exist_ok=True)
+        (work / "pdfs" / pdf).symlink_to(bench / "pdfs" / pdf)
+    chosen = {p.as_posix() for p in pdfs}
+    for tests in sorted(bench.glob("*.jsonl")):
+        lines = [line for line in tests.read_text(encoding="utf-8").splitlines() if line.strip()]
+        kept = [line for line in lines if json.loads(line)["pdf"] in chosen]
+        if kept:
+            (work / tests.name).write_text("\n".join(kept) + "\n", encoding="utf-8")
+    for system in systems:
         (work / system).mkdir()
 
 
@@ -135,7 +170,6 @@ def score(work: Path) -> tuple[dict, dict]:
     log.write_text(run.stdout + run.stderr)
     if run.returncode:
         sys.exit(f"olmocr.bench.benchmark failed (exit {run.returncode}); see {log}")
-    print(run.stdout[run.stdout.find("Final Summary") :])
     headline = dict(re.findall(r"^(\S+)\s+: Average Score: ([\d.]+)%", run.stdout, re.M))
     return json.loads(outcomes.read_text()), {k: float(v) for k, v in headline.items()}
 
@@ -176,26 +210,6 @@ def _use_system_chromium(executable: str) -> None:
         return launch(self, *args, **kwargs)
 
     BrowserType.launch = launch_system
-
-
-def summarize(bench: Path, outcomes: dict, headline: dict, seconds: dict) -> dict:
-    """Per system and test type: passed/total; tests.jsonl tests counted apart from the baseline checks."""
-    listed = {json.loads(line)["id"] for f in bench.glob("*.jsonl") for line in f.read_text().splitlines() if line}
-    systems = {}
-    for system, tests in outcomes.items():
-        types = defaultdict(lambda: [0, 0])
-        for t in tests:
-            types[t["type"]][0] += t["passed"]
-            types[t["type"]][1] += 1
-        jsonl = [t for t in tests if t["id"] in listed]
-        systems[system] = {
-            "tests_jsonl": f"{sum(t['passed'] for t in jsonl)}/{len(jsonl)}",
-            "types": {k: f"{types[k][0]}/{types[k][1]}" for k in TYPES if k in types},
-            "headline_score_pct": headline.get(system),
-            "seconds": seconds.get(system),
-            "failed": [{k: t[k] for k in ("id", "type", "why")} for t in tests if not t["passed"]],
-        }
-    return {"bench": str(bench), "scorer": "olmocr.bench.benchmark 0.4.27 (unmodified)", "systems": systems}
 
 
 if __name__ == "__main__":
