@@ -311,6 +311,23 @@ def test_throughput_with_workers_prepares_pages_beside_verification(tiny_model_d
         assert 0 < t["wait_s"] < t["wall_s"]  # the first page's drafts at least are waited for
 
 
+def test_throughput_with_slow_workers_starts_pages_before_their_drafts(tiny_model_dir, tmp_path, monkeypatch):
+    """Drafting held back (HSD_DRAFT_DELAY): a drafting method's pages start once rendered, as hsd
+    convert's do, the bench's own drafts join them when the workers' copies are made, and every
+    page still equals AR."""
+    monkeypatch.setenv("HSD_DRAFT_DELAY", "1.5")
+    out = tmp_path / "tp.json"
+    args = [str(REPO / "sample_docs"), "--model", str(tiny_model_dir("qwen2_5_vl")), "--methods", "ar,page"]
+    args += ["--max-new-tokens", "8", "--max-pages", "2", "--warmup", "0", "--batch-pages", "2", "--workers", "1"]
+    code, output = _bench([*args, "--cost-model", "flat", "--out-json", str(out)])
+    assert code == 0, output
+    data = json.loads(out.read_text())
+    page = next(t for t in data["totals"] if t["method"] == "page")
+    assert page["drafts_differ"] == 0 and page["identical_to_ar"] == page["pages"]
+    assert page["wait_s"] < 1.5  # no page waited for its drafts (each takes 1.5 s more to make)
+    assert any("join it when made" in n for n in data["notes"])
+
+
 def test_throughput_rates_charge_prepare_once_and_leave_waits_out_of_decoding():
     """Pages prepared beforehand add their seconds to the run's; prepared beside it, the wall time
     holds them. Decode tok/s counts neither prefills nor waits for prepared pages."""
