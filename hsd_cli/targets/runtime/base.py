@@ -63,6 +63,8 @@ class VisionTarget:
         # What the run's verification passes took against the cost model's price: every decode
         # loop on this model adds to it and sizes its trees by it (spec/budget.PassPrices).
         self.pass_prices = PassPrices()
+        # hsd's own static KV cache and step (static_session.StaticEngine); None: HFSession, eager.
+        self.static_engine = None
 
     @property
     def device(self) -> torch.device:
@@ -117,7 +119,10 @@ class VisionTarget:
         next_pos = pos[:, :, -1].max(0).values + 1
         valid = inputs["attention_mask"].bool()
         prompts = [ids[m].tolist() for ids, m in zip(inputs["input_ids"], valid, strict=False)]
-        session = HFSession(self.model, cache, valid, next_pos, self.family.n_axes and pos.shape[0], prompts)
+        n_axes = self.family.n_axes and pos.shape[0]
+        if self.static_engine is not None and self.static_engine.fits(cache):
+            return self.static_engine.session(cache, valid, next_pos, n_axes, prompts), out.logits[:, -1]
+        session = HFSession(self.model, cache, valid, next_pos, n_axes, prompts)
         return session, out.logits[:, -1]
 
     def rope_index(self, inputs) -> torch.Tensor:

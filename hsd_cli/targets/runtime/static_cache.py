@@ -1,0 +1,179 @@
+"""hsd's own KV cache: allocated once for R rows x S slots per layer, written by index.
+
+Each cache row holds one sequence's tokens in slots [0, used): its prompt (the prefill's padding
+dropped), then its accepted tokens. A step writes its K tree nodes at slots [used, used + K) of
+its row (`update`, the call transformers' attention makes) and attention reads the slots of a
+bucket, rows [0, rows) x slots [0, slots); a commit moves the accepted path's slots to the front
+of that tail and advances the row's write pointer. Nothing grows per step, nothing is packed, and
+the write pointer and next rope position live on the device (`ptr`, `next_pos`), so a step can be
+captured once per bucket and replayed. `used` mirrors `ptr` on the host from the paths the host
+committed (no device read).
+"""
+
+from __future__ import annotations
+
+import torch
+
+# Bucket ladders (each value is a shape a step is compiled and captured for). Rows and slots grow
+# by about 1.5x so that padding wastes at most a third of a step; tree widths are powers of two.
+ROW_BUCKETS = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256)
+WIDTH_BUCKETS = (1, 8, 16, 32, 64, 128, 256, 512)
+SLOT_BUCKETS = tuple(b for p in range(6, 17) for b in (2**p, 3 * 2 ** (p - 1)))  # 64, 96, 128, 192, ...
+
+
+def bucket(n: int, ladder: tuple[int, ...]) -> int:
+    """The smallest bucket >= n; past the ladder, n rounded up to a multiple of its last step."""
+    for b in ladder:
+        if b >= n:
+            return b
+    step = ladder[-1] - ladder[-2]
+    return -(-n // step) * step
+
+
+class StaticKV:
+    """A pool of cache rows for every attention layer; sessions take rows from it and give them back.
+
+    Shapes: keys[l] [R, H, S, Dk], values[l] [R, H, S, Dv]; ptr, next_pos [R] long (device).
+    `rows` and `slots` (set by the session before each forward) are the step's bucket.
+    """
+
+    is_compileable = True  # transformers: a cache whose shapes do not change between steps
+
+    def __init__(self, shapes: list[tuple[int, int, int]], dtype: torch.dtype, device, rows: int, slots: int):
+        self.shapes = shapes  # per layer: (kv heads, key dim, value dim)
+        self.dtype, self.device = dtype, torch.device(device)
+        self.keys: list[torch.Tensor] = []
+        self.values: list[torch.Tensor] = []
+        self.ptr = torch.zeros(0, dtype=torch.long, device=self.device)
+        self.next_pos = torch.zeros(0, dtype=torch.long, device=self.device)
+        self.used: list[int] = []  # host mirror of ptr
+        self.free: list[int] = []  # rows no session holds
+        self.generation = 0  # bumped by every reallocation: graphs captured on older tensors are stale
+        self.rows, self.slots = 1, 1
+        self._allocate(rows, slots)
+
+    @classmethod
+    def like(cls, cache, rows: int, slots: int) -> StaticKV:
+        """A pool shaped like a prefilled transformers DynamicCache's layers."""
+        shapes = [(layer.keys.shape[1], layer.keys.shape[3], layer.values.shape[3]) for layer in cache.layers]
+        first = cache.layers[0].keys
+        return cls(shapes, first.dtype, first.device, rows, slots)
+
+    @property
+    def capacity(self) -> tuple[int, int]:
+        """(rows, slots) allocated."""
+        return self.ptr.shape[0], self.keys[0].shape[2]
+
+    def _allocate(self, rows: int, slots: int) -> None:
+        """Tensors of rows x slots, the old contents copied in (zeros elsewhere: masked slots are
+        multiplied by 0 in attention, and uninitialized memory may hold NaN)."""
+        old_rows = self.ptr.shape[0]
+        keys, values = [], []
+        for i, (heads, dk, dv) in enumerate(self.shapes):
+            k = torch.zeros(rows, heads, slots, dk, dtype=self.dtype, device=self.device)
+            v = torch.zeros(rows, heads, slots, dv, dtype=self.dtype, device=self.device)
+            if old_rows:
+                n = self.keys[i].shape[2]
+                k[:old_rows, :, :n] = self.keys[i]
+                v[:old_rows, :, :n] = self.values[i]
+            keys.append(k)
+            values.append(v)
+        self.keys, self.values = keys, values
+        extra = rows - old_rows
+        zeros = torch.zeros(extra, dtype=torch.long, device=self.device)
+        self.ptr = torch.cat([self.ptr, zeros])
+        self.next_pos = torch.cat([self.next_pos, zeros])
+        self.used += [0] * extra
+        self.free += list(range(old_rows, rows))
+        self.generation += 1
+
+    def reserve(self, rows: int, slots: int) -> None:
+        """At least `rows` free rows and `slots` slots per row: grown (rarely) by reallocation."""
+        have_rows, have_slots = self.capacity
+        need_rows = have_rows + max(0, rows - len(self.free))
+        if need_rows > have_rows or slots > have_slots:
+            grow_rows = max(need_rows, have_rows + have_rows // 2) if need_rows > have_rows else have_rows
+            grow_slots = (
+                bucket(max(slots, have_slots + have_slots // 2), SLOT_BUCKETS) if slots > have_slots else have_slots
+            )
+            self._allocate(grow_rows, grow_slots)
+
+    def take(self, n: int) -> list[int]:
+        """`n` free rows, lowest first (a batch's rows stay near the pool's start: smaller row buckets)."""
+        self.reserve(n, 1)
+        self.free.sort()
+        rows, self.free = self.free[:n], self.free[n:]
+        return rows
+
+    def give(self, rows: list[int]) -> None:
+        """Rows back to the pool; their slots are left as they are (a newcomer overwrites them)."""
+        if not rows:
+            return
+        idx = torch.tensor(rows, device=self.device)
+        self.ptr.index_fill_(0, idx, 0)
+        for r in rows:
+            self.used[r] = 0
+        self.free += rows
+
+    def write_rows(self, rows: list[int], cache, valid: torch.Tensor, next_pos: torch.Tensor) -> None:
+        """A prefilled DynamicCache's rows (only their valid slots, in order) written into `rows`."""
+        counts = valid.sum(1).tolist()  # the prefill's one read: how long each row's prompt is
+        self.reserve(0, bucket(max(counts) + 1, SLOT_BUCKETS))
+        with torch.inference_mode():
+            for b, (row, n) in enumerate(zip(rows, counts, strict=True)):
+                slots = valid[b].nonzero().squeeze(1)
+                for layer, keys, values in zip(cache.layers, self.keys, self.values, strict=True):
+                    keys[row, :, :n] = layer.keys[b].index_select(1, slots)
+                    values[row, :, :n] = layer.values[b].index_select(1, slots)
+                self.used[row] = n
+            idx = torch.tensor(rows, device=self.device)
+            self.ptr.index_copy_(0, idx, torch.tensor(counts, device=self.device))
+            self.next_pos.index_copy_(0, idx, next_pos.to(self.device))
+
+    def move_row(self, src: int, dst: int) -> None:
+        """Row `src`'s slots in use copied into row `dst` (a row leaving lets a later one move down)."""
+        n = self.used[src]
+        with torch.inference_mode():
+            for t in self.keys + self.values:
+                t[dst, :, :n] = t[src, :, :n]
+            self.ptr[dst] = self.ptr[src]
+            self.next_pos[dst] = self.next_pos[src]
+        self.used[dst] = n
+
+    # -- what transformers' attention calls -------------------------------------------------------
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, layer_idx: int, *args, **kwargs):
+        """Write a step's keys/values [rows, H, K, D] at each row's pointer; return the bucket's slots."""
+        rows, k = key_states.shape[0], key_states.shape[2]
+        slot = self.ptr[:rows, None] + torch.arange(k, device=key_states.device)  # [rows, K]
+        for cache, new in ((self.keys[layer_idx], key_states), (self.values[layer_idx], value_states)):
+            idx = slot[:, None, :, None].expand(rows, new.shape[1], k, new.shape[3])
+            cache[:rows].scatter_(2, idx, new)
+        return self.keys[layer_idx][:rows, :, : self.slots], self.values[layer_idx][:rows, :, : self.slots]
+
+    def get_seq_length(self, layer_idx: int = 0) -> int:
+        return self.slots
+
+    def get_mask_sizes(self, query_length: int, layer_idx: int = 0) -> tuple[int, int]:
+        return self.slots, 0
+
+    def get_query_offset(self, layer_idx: int = 0) -> int:
+        return 0
+
+
+def keep_paths(kv: StaticKV, paths: torch.Tensor, lengths: torch.Tensor, moved: bool) -> None:
+    """Commit: per row of the bucket, tree slots ptr + paths[r] moved to ptr + 0..W-1, then the row's
+    pointer and next position advanced by lengths[r]. paths [rows, W], lengths [rows] (device).
+
+    `moved` is False when every path is a chain from the root (every AR step): nothing to copy."""
+    rows, width = paths.shape
+    ptr = kv.ptr[:rows, None]
+    if moved:
+        src, dst = ptr + paths, ptr + torch.arange(width, device=paths.device)
+        for t in kv.keys + kv.values:
+            view = t[:rows]
+            shape = (rows, t.shape[1], width, t.shape[3])
+            kept = view.gather(2, src[:, None, :, None].expand(shape))
+            view.scatter_(2, dst[:, None, :, None].expand(shape), kept)
+    kv.ptr[:rows] += lengths
+    kv.next_pos[:rows] += lengths

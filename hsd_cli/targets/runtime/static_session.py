@@ -1,0 +1,146 @@
+"""A prefilled batch on hsd's own static KV cache: static-shape tree steps, commits by index.
+
+`StaticEngine` is one per target: the KV pool (static_cache.StaticKV, allocated at the first
+prefill, grown rarely) and the step runner (static_step.StepRunner). `StaticSession` implements
+spec.decode.TargetSession over rows of that pool: its rows are padded to a row bucket and its
+trees to a width bucket, so every step of a bucket has the same shapes; a row that leaves gives
+its pool row back, a newcomer's prefill is written into a free row. The prefill itself runs as
+before on a DynamicCache (prompts differ in length; it is not captured) and is then copied in.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import torch
+
+from hsd_cli.targets.runtime import threads
+from hsd_cli.targets.runtime.static_cache import ROW_BUCKETS, SLOT_BUCKETS, WIDTH_BUCKETS, StaticKV, bucket, keep_paths
+from hsd_cli.targets.runtime.static_step import StepRunner
+
+FIRST_ROWS = 8  # rows the pool starts with (grown by half when a batch needs more)
+FIRST_SLOTS = 1024  # slots per row the pool starts with (likewise grown)
+
+
+class StaticEngine:
+    """A target's KV pool and step runner; `mode` is static_step.MODES' (eager on CPU by default)."""
+
+    def __init__(self, model, mode: str = "eager", backend=None):
+        self.model, self.mode, self.backend = model, mode, backend
+        self.kv: StaticKV | None = None
+        self.runner: StepRunner | None = None
+
+    @staticmethod
+    def fits(cache) -> bool:
+        """Every layer of the prefill's cache is a plain full-attention DynamicLayer (no sliding
+        window, no linear attention): the only kind the pool stands in for."""
+        from transformers.cache_utils import DynamicLayer
+
+        return all(type(layer) is DynamicLayer for layer in cache.layers)
+
+    def session(self, cache, valid: torch.Tensor, next_pos: torch.Tensor, n_axes: int, prompts) -> StaticSession:
+        """A prefilled DynamicCache's rows written into free rows of the pool, as a session."""
+        if self.kv is None:
+            self.kv = StaticKV.like(cache, max(FIRST_ROWS, valid.shape[0]), FIRST_SLOTS)
+            self.runner = StepRunner(self.model, self.kv, n_axes, self.mode, self.backend)
+        rows = self.kv.take(valid.shape[0])
+        self.kv.write_rows(rows, cache, valid, next_pos)
+        return StaticSession(self, rows, prompts)
+
+
+class StaticSession:
+    """Implements spec.decode.TargetSession on rows of a StaticEngine's pool."""
+
+    def __init__(self, engine: StaticEngine, rows: list[int], prompt_ids: list[list[int]] | None = None):
+        self.engine = engine
+        self.kv = engine.kv
+        self.live = rows  # pool row of each batch row, in batch order (mutated in place)
+        self.prompt_ids = prompt_ids or []  # per row: its prompt token ids (repetition penalty)
+        self.forward_calls = 0
+        self.priced = True  # the last step ran on the model's own threads all through
+        self._idx: torch.Tensor | None = None  # self.live on the device, while it holds
+        # Rows still held when the session goes (its last rows stop without a select_rows) go back.
+        weakref.finalize(self, self.kv.give, self.live)
+
+    def _rows(self) -> torch.Tensor:
+        if self._idx is None:
+            self._idx = torch.tensor(self.live, device=self.kv.device)
+        return self._idx
+
+    def _row_bucket(self) -> int:
+        return bucket(max(self.live) + 1, ROW_BUCKETS)
+
+    def step(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
+        """One forward over packed trees: [B, K], [B, K, K], [B, K] -> logits [B, K, V] (model dtype)."""
+        kv, dev = self.kv, self.kv.device
+        k, rb, kb = ids.shape[1], self._row_bucket(), bucket(ids.shape[1], WIDTH_BUCKETS)
+        need = max(kv.used[:rb]) + kb  # every bucket row writes its kb nodes past its pointer
+        kv.reserve(0, need)
+        kv.rows, kv.slots = rb, min(bucket(need, SLOT_BUCKETS), kv.capacity[1])
+        idx = self._rows()
+        # Padding rows and nodes: token 0 at depth 0, seeing only themselves.
+        pad_ids = torch.zeros(rb, kb, dtype=torch.long, device=dev)
+        pad_anc = torch.eye(kb, dtype=torch.bool, device=dev).expand(rb, kb, kb).clone()
+        pad_depth = torch.zeros(rb, kb, dtype=torch.long, device=dev)
+        pad_ids[:, :k].index_copy_(0, idx, ids.to(dev))
+        pad_anc[:, :k, :k].index_copy_(0, idx, ancestry.to(dev))
+        pad_depth[:, :k].index_copy_(0, idx, depth.to(dev))
+        self.forward_calls += 1
+        short = threads.short()
+        logits = self.engine.runner(pad_ids, pad_anc, pad_depth)
+        self.priced = threads.short() == short
+        with torch.inference_mode():  # a copy: a graph's output is overwritten by its next replay
+            return logits.index_select(0, idx)[:, :k]
+
+    def commit(self, keep: list[list[int]]) -> None:
+        """Per row, the kept nodes' slots moved to the front of its tail; pointers advanced."""
+        kv, rb = self.kv, self._row_bucket()
+        width = bucket(max(len(p) for p in keep), WIDTH_BUCKETS)
+        table = [list(range(width)) + [0] for _ in range(rb)]  # paths then length; other rows keep nothing
+        moved = False
+        for row, path in zip(self.live, keep, strict=True):
+            table[row] = path + [path[-1]] * (width - len(path)) + [len(path)]
+            moved = moved or path != list(range(len(path)))
+            kv.used[row] += len(path)
+        table = torch.tensor(table, device=kv.device)  # one copy to the device
+        with torch.inference_mode():
+            keep_paths(kv, table[:, :width], table[:, width], moved)
+
+    def select_rows(self, rows: list[int]) -> None:
+        """Keep only these batch rows: the others' pool rows are freed; rows high in the pool move
+        down into free rows while that shrinks the row bucket (one row's copy each)."""
+        kept = [self.live[i] for i in rows]
+        self.kv.give(sorted(set(self.live) - set(kept)))
+        self.live[:] = kept
+        self.prompt_ids = [self.prompt_ids[i] for i in rows] if self.prompt_ids else []
+        self._settle()
+
+    def _settle(self) -> None:
+        kv = self.kv
+        while self.live:
+            high = max(self.live)
+            below = [r for r in kv.free if r < high]
+            if not below or bucket(high + 1, ROW_BUCKETS) <= bucket(len(self.live), ROW_BUCKETS):
+                break
+            dst = min(below)
+            kv.free.remove(dst)
+            kv.move_row(high, dst)
+            kv.give([high])
+            self.live[self.live.index(high)] = dst
+        self._idx = None
+
+    def extend(self, other: StaticSession) -> None:
+        """Another prefilled batch's rows (already in free rows of the same pool) after these."""
+        if not isinstance(other, StaticSession) or other.kv is not self.kv:
+            raise TypeError("a static session extends only with sessions of its own engine")
+        self.live += other.live
+        other.live.clear()  # its rows are ours now: its finalizer gives back nothing
+        self.prompt_ids = self.prompt_ids + other.prompt_ids
+        self._idx = None
+
+    def rollback(self) -> None:
+        """A failed step wrote only slots past the rows' pointers: nothing to undo."""
+
+    def slots(self) -> int:
+        """Slots the longest row uses (its attention reads up to the slot bucket above)."""
+        return max(self.kv.used[r] for r in self.live)

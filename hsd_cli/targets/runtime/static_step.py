@@ -1,0 +1,123 @@
+"""One static-shape forward over a bucket of the KV pool, run eager, compiled or as a CUDA graph.
+
+`tree_forward` is the whole step on the device: the additive mask [rows, 1, K, slots] and the
+rope positions built from the pool's write pointers and next positions, the model's forward, its
+logits. Its shapes depend only on the bucket (rows, K, slots), so `StepRunner` compiles it once
+per bucket (`torch.compile`, dynamic=False) and, on CUDA, captures it once per bucket in a
+`torch.cuda.CUDAGraph` over persistent input buffers, replayed every later step of that bucket.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import torch
+
+from hsd_cli.targets.runtime.static_cache import StaticKV
+
+log = logging.getLogger(__name__)
+
+MODES = ("eager", "compile", "graphs")  # graphs: CUDA graphs (of the compiled step where compile is asked too)
+
+
+def tree_forward(
+    model, kv: StaticKV, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor, n_axes: int
+) -> torch.Tensor:
+    """ids [R, K], ancestry [R, K, K] bool, depth [R, K] -> logits [R, K, V] over the pool's rows [0, R).
+
+    Node i of row r sits at slot ptr[r] + i: it sees the row's slots before ptr[r] and its
+    ancestors' slots; its position is next_pos[r] + depth (text positions are equal on every
+    M-RoPE axis). Padding rows and nodes see only themselves."""
+    rows, k = ids.shape
+    dev = ids.device
+    ptr = kv.ptr[:rows]
+    rel = torch.arange(kv.slots, device=dev)[None, :] - ptr[:, None]  # [R, S]: slot - ptr
+    col = rel.clamp(0, k - 1)[:, None, :].expand(rows, k, kv.slots)
+    in_tree = ((rel >= 0) & (rel < k))[:, None, :] & ancestry.gather(2, col)  # [R, K, S]
+    allowed = (rel < 0)[:, None, :] | in_tree
+    dtype = kv.dtype
+    # Additive float mask: eager attention adds a bool mask as 0/1 (silently wrong).
+    mask = torch.zeros(allowed.shape, dtype=dtype, device=dev).masked_fill(~allowed, torch.finfo(dtype).min)
+    pos = kv.next_pos[:rows, None] + depth  # [R, K]
+    if n_axes:
+        pos = pos[None].expand(n_axes, rows, k)
+    out = model(input_ids=ids, attention_mask=mask[:, None], position_ids=pos, past_key_values=kv, use_cache=True)
+    return out.logits
+
+
+@dataclass
+class _Graph:
+    """A captured step: its input buffers and its output, valid for one pool generation."""
+
+    graph: torch.cuda.CUDAGraph
+    ids: torch.Tensor
+    ancestry: torch.Tensor
+    depth: torch.Tensor
+    logits: torch.Tensor
+    generation: int
+
+
+class StepRunner:
+    """Runs `tree_forward` per bucket: eager, compiled once per bucket, or replayed as a CUDA graph.
+
+    `backend` is torch.compile's (tests pass a counting backend); None: inductor."""
+
+    def __init__(self, model, kv: StaticKV, n_axes: int, mode: str = "eager", backend=None):
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        self.model, self.kv, self.n_axes, self.mode = model, kv, n_axes, mode
+        self.graphs: dict[tuple[int, int, int], _Graph] = {}
+        self.failed: set[tuple[int, int, int]] = set()  # buckets whose capture failed: run eager
+        # One memory pool for every bucket's graph: a replay rewrites its intermediates before it
+        # reads them, and what outlives a replay (inputs, logits, the KV pool) is held, never reused.
+        self.pool = torch.cuda.graph_pool_handle() if mode == "graphs" and torch.cuda.is_available() else None
+        self.forward = tree_forward
+        if mode == "compile" or backend is not None:
+            # One compile per bucket: more buckets than dynamo's default limit (8) must not fall
+            # back to eager silently.
+            torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 512)
+            torch._dynamo.config.accumulated_recompile_limit = max(
+                torch._dynamo.config.accumulated_recompile_limit, 4096
+            )
+            self.forward = torch.compile(tree_forward, backend=backend or "inductor", dynamic=False, fullgraph=True)
+
+    def __call__(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
+        """Logits [R, K, V] of the bucket; a graph's output buffer is overwritten by its next replay."""
+        key = (ids.shape[0], ids.shape[1], self.kv.slots)
+        if self.mode != "graphs" or ids.device.type != "cuda" or key in self.failed:
+            with torch.inference_mode():
+                return self.forward(self.model, self.kv, ids, ancestry, depth, self.n_axes)
+        graph = self.graphs.get(key)
+        if graph is None or graph.generation != self.kv.generation:
+            graph = self._capture(key, ids, ancestry, depth)
+            if graph is None:
+                return self(ids, ancestry, depth)
+        graph.ids.copy_(ids)
+        graph.ancestry.copy_(ancestry)
+        graph.depth.copy_(depth)
+        graph.graph.replay()
+        return graph.logits
+
+    def _capture(self, key, ids, ancestry, depth) -> _Graph | None:
+        """Warm the step up on a side stream, then capture it; a bucket that cannot be captured runs
+        eager from then on (logged: lossless either way, only slower)."""
+        bufs = (ids.clone(), ancestry.clone(), depth.clone())
+        run = lambda: self.forward(self.model, self.kv, *bufs, self.n_axes)  # noqa: E731
+        try:
+            with torch.inference_mode():
+                stream = torch.cuda.Stream()
+                stream.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(stream):
+                    for _ in range(2):  # the steps write only slots past each row's pointer: scratch
+                        run()
+                torch.cuda.current_stream().wait_stream(stream)
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph, pool=self.pool):
+                    logits = run()
+        except RuntimeError as exc:
+            log.warning("CUDA graph capture failed for bucket %s, running it eager: %s", key, exc)
+            self.failed.add(key)
+            return None
+        self.graphs[key] = _Graph(graph, *bufs, logits, self.kv.generation)
+        return self.graphs[key]

@@ -1,0 +1,70 @@
+"""hsd's static KV pool: buckets, writes at each row's pointer, commits by index, rows taken and given."""
+
+from __future__ import annotations
+
+import torch
+from transformers import DynamicCache
+
+from hsd_cli.targets.runtime.static_cache import SLOT_BUCKETS, WIDTH_BUCKETS, StaticKV, bucket, keep_paths
+
+
+def _pool(rows: int = 2, slots: int = 8) -> StaticKV:
+    return StaticKV([(1, 1, 1)], torch.float32, "cpu", rows, slots)  # one layer, one head, dim 1
+
+
+def _slots(kv: StaticKV, row: int) -> list[float]:
+    return kv.keys[0][row, 0, :, 0].tolist()
+
+
+def test_buckets():
+    assert [bucket(n, WIDTH_BUCKETS) for n in (1, 2, 8, 9, 64, 65)] == [1, 8, 8, 16, 64, 128]
+    assert [bucket(n, SLOT_BUCKETS) for n in (1, 65, 100, 129)] == [64, 96, 128, 192]
+    assert bucket(1000, (1, 2, 4)) == 1000  # past the ladder: multiples of its last step (2)
+
+
+def test_update_writes_at_each_rows_pointer_and_returns_the_bucket():
+    kv = _pool()
+    kv.ptr[:] = torch.tensor([2, 5])
+    kv.rows, kv.slots = 2, 8
+    new = torch.tensor([[1.0, 2.0], [3.0, 4.0]])[:, None, :, None]  # [rows, H, K, D]
+    keys, values = kv.update(new, -new, 0)
+    assert keys.shape == (2, 1, 8, 1)
+    assert _slots(kv, 0) == [0, 0, 1, 2, 0, 0, 0, 0]
+    assert _slots(kv, 1) == [0, 0, 0, 0, 0, 3, 4, 0]  # Not at slot 2: each row has its own pointer
+    assert values[1, 0, 5, 0] == -3
+
+
+def test_keep_paths_moves_the_accepted_slots_to_the_pointer():
+    kv = _pool()
+    kv.ptr[:] = torch.tensor([1, 3])
+    kv.keys[0][0, 0, :, 0] = torch.arange(8.0)
+    kv.keys[0][1, 0, :, 0] = torch.arange(8.0)
+    paths = torch.tensor([[0, 2, 3], [0, 1, 1]])  # row 0 keeps nodes 0, 2, 3; row 1 keeps node 0 (padded)
+    keep_paths(kv, paths, torch.tensor([3, 1]), moved=True)
+    assert _slots(kv, 0)[:4] == [0, 1, 3, 4]  # Not [0, 1, 2, 3]: node 1 was a rejected branch
+    assert kv.ptr.tolist() == [4, 4] and kv.next_pos.tolist() == [3, 1]
+
+
+def test_prefill_rows_are_written_without_padding():
+    cache = DynamicCache()
+    keys = torch.tensor([[0.0, 7.0, 8.0], [5.0, 6.0, 9.0]])[:, None, :, None]  # [B, H, S, D]
+    cache.update(keys, keys, 0)
+    valid = torch.tensor([[False, True, True], [True, True, True]])  # left padding in row 0
+    kv = StaticKV.like(cache, rows=4, slots=8)
+    rows = kv.take(2)
+    kv.write_rows(rows, cache, valid, torch.tensor([12, 30]))
+    assert rows == [0, 1] and kv.used[:2] == [2, 3]
+    assert _slots(kv, 0)[:3] == [7, 8, 0] and _slots(kv, 1)[:3] == [5, 6, 9]
+    assert kv.next_pos[:2].tolist() == [12, 30]
+
+
+def test_rows_given_back_are_taken_again_and_growth_keeps_contents():
+    kv = _pool(rows=2, slots=64)
+    a = kv.take(2)
+    kv.keys[0][1, 0, 3, 0] = 9.0
+    kv.used[1] = 4
+    kv.give([a[0]])
+    assert kv.take(1) == [0]  # the freed row, not a new one
+    kv.reserve(3, 100)  # three more rows and longer rows: reallocated once
+    assert kv.capacity[0] >= 5 and kv.capacity[1] >= 100 and kv.generation == 2
+    assert _slots(kv, 1)[3] == 9.0
