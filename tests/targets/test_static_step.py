@@ -1,0 +1,111 @@
+"""The static step compiles and captures: one graph per bucket with no graph break, no host sync
+inside a step or a commit, and the same tokens as AR when compiled (CPU) or replayed as CUDA graphs."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+import torch
+from conftest import FAMILIES
+from decoding import run_ar, run_page
+from test_batched import _page
+from test_lossless import _random_drafts
+from test_static_session import static_target
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from hsd_cli.config import SpecConfig
+from hsd_cli.targets.runtime.static_step import StepRunner
+
+# Ops that wait for the device: reading a scalar, or a result whose shape depends on the data.
+SYNCS = {torch.ops.aten._local_scalar_dense.default, torch.ops.aten.item.default, torch.ops.aten.nonzero.default}
+
+
+class CountingBackend:
+    """A torch.compile backend that counts the graphs it is given and runs them as traced."""
+
+    def __init__(self) -> None:
+        self.graphs = 0
+
+    def __call__(self, gm, example_inputs):
+        self.graphs += 1
+        return gm.forward
+
+
+class SyncCounter(TorchDispatchMode):
+    """Counts the ops that read a device value back to the host."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.syncs: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func in SYNCS:
+            self.syncs.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+def _buckets(monkeypatch) -> list[tuple[int, int, int]]:
+    """The (rows, width, slots) bucket of every step the runners take from now on."""
+    seen: list[tuple[int, int, int]] = []
+    real = StepRunner.__call__
+
+    def call(self, ids, ancestry, depth):
+        seen.append((*ids.shape, self.kv.slots))
+        return real(self, ids, ancestry, depth)
+
+    monkeypatch.setattr(StepRunner, "__call__", call)
+    return seen
+
+
+def test_compiled_step_is_one_graph_per_bucket(tiny_target, monkeypatch):
+    """torch.compile(fullgraph=True) of the step: no graph break (fullgraph raises on one), one
+    compile per bucket however positions, masks and trees change within it; tokens are AR's."""
+    target = tiny_target("qwen2_5_vl")
+    spec = SpecConfig(max_new_tokens=24, max_depth=6)
+    page = _page(0)
+    ref = run_ar(target, page, spec).tokens
+    backend = CountingBackend()
+    static = static_target(target, "compile", backend)
+    seen = _buckets(monkeypatch)
+    drafts = _random_drafts(ref, random.Random(3), len(target.tokenizer)) + [ref[:12]]
+    assert run_page(static, page, drafts, spec).tokens == ref
+    assert run_ar(static, page, replace(spec, max_new_tokens=8)).tokens == ref[:8]
+    assert len(seen) > len(set(seen))  # buckets were reused
+    assert backend.graphs == len(set(seen))  # Not one per step: positions and masks are inputs
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_no_host_sync_inside_a_step(family, tiny_target):
+    """Step and commit queue device work only: no `.item()` or `_local_scalar_dense` (each a
+    device-to-host wait on a GPU, which a CUDA graph cannot capture)."""
+    target = static_target(tiny_target(family))
+    session, first = target.prefill([_page(0).image], "OCR")
+    tok = int(first.argmax(-1))
+    ids = torch.tensor([[tok, 11, 12, 13]])
+    ancestry = torch.tensor([[[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 0, 0, 1]]], dtype=torch.bool)
+    depth = torch.tensor([[0, 1, 2, 1]])
+    with SyncCounter() as counter:
+        session.step(ids, ancestry, depth)
+        session.commit([[0, 3]])  # a branch off the chain: the commit moves slots
+        session.step(ids[:, :1], ancestry[:, :1, :1], depth[:, :1])
+        session.commit([[0]])
+    assert counter.syncs == []
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+def test_cuda_graphs_equal_ar(tiny_target, monkeypatch):
+    """Replayed CUDA graphs, one captured per bucket: the tokens of eager AR."""
+    target = tiny_target("qwen2_5_vl")
+    if target.device.type != "cuda":
+        pytest.skip("run with HSD_TEST_DEVICE=cuda")
+    spec = SpecConfig(max_new_tokens=32, max_depth=8)
+    page = _page(1)
+    ref = run_ar(target, page, spec).tokens
+    static = static_target(target, "graphs")
+    seen = _buckets(monkeypatch)
+    assert run_page(static, page, [ref[:20]], spec).tokens == ref
+    assert run_ar(static, page, spec).tokens == ref
+    runner = static.static_engine.runner
+    assert not runner.failed and set(runner.graphs) == set(seen)
