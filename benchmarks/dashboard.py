@@ -47,7 +47,7 @@ BLOCKS: dict[str, tuple[Callable[[list[dict]], str], tuple[str, ...]]] = {
     "cpu-oracle": (speed.oracle, ("oracle-cpu-hunyuan_vl.json",)),
     "qwen-cpu-oracle": (speed.oracle, ("oracle-cpu-qwen2_5_vl.json",)),
     "draft-quality": (quality.draft_quality, ("draft-quality.json", "draft-speed-cpu.json")),
-    "olmocr-bench": (quality.olmocr, ("olmocr-bench-dev.json",)),
+    "olmocr-bench": (quality.olmocr, ("olmocr-bench-dev.json", "olmocr-bench-generated.json")),
     "acceptance-flat": (quality.acceptance, ("acceptance-flat.json",)),
     "attention-fold": (
         quality.attention_fold,

@@ -34,14 +34,28 @@ def _cpu(kind: dict | None) -> str:
 
 
 def olmocr(runs: list[dict]) -> str:
-    """olmOCR-bench's own scorer on the dev corpus's olmOCR-bench pages, hsd's drafts beside a peer."""
-    run = runs[0]
+    """olmOCR-bench's own scorer, one set a run (the dev corpus's olmOCR-bench pages, the generated
+    set): hsd's drafts beside a peer, tests passed per type (per template: the JSON)."""
     types = ("present", "absent", "order", "table", "math", "baseline")
     rows = [
-        [f"`{name}`", s["tests_jsonl"], *(s["types"].get(t, "-") for t in types), f"{s['headline_score_pct']}%"]
+        [_set_name(run["bench"]), f"`{name}`", _pct(s["tests_jsonl"]), *(_pct(s["types"].get(t)) for t in types)]
+        + [f"{s['headline_score_pct']}%"]
+        for run in runs
         for name, s in run["systems"].items()
     ]
-    return block(runs, table(("system", "tests passed", *types, "scorer headline"), rows))
+    return block(runs, table(("set", "system", "tests passed", *types, "scorer headline"), rows))
+
+
+def _set_name(bench: str) -> str:
+    return {"CORPUS/olmocr_bench": "dev pages", "CORPUS_GEN/dev": "generated dev"}.get(bench, f"`{bench}`")
+
+
+def _pct(count: str | None) -> str:
+    """ "311/322 (97%)"; "-" for a type the set has no test of."""
+    if not count:
+        return "-"
+    passed, total = map(int, count.split("/"))
+    return f"{count} ({100 * passed // total}%)" if total else count
 
 
 def acceptance(runs: list[dict]) -> str:
