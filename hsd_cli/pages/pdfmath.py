@@ -19,6 +19,9 @@ from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import Glyph, Rule, to_latex
 
 _RULE_HEIGHT = 1.5  # points: thicker "rules" are boxes, not fraction bars
+# Two lines this many ems apart, each at least GUTTER_LINE ems wide, stand in two columns: LaTeX's
+# and CSS's column gaps are about 1 em, a formula split at a shifted baseline leaves ~0.3 em.
+GUTTER_GAP, GUTTER_LINE = 0.5, 3.0
 
 
 def has_math_fonts(page: pymupdf.Page) -> bool:
@@ -131,7 +134,8 @@ def _rows(lines: list[tuple[tuple, list[Glyph]]]) -> list[list[tuple[tuple, list
 def _same_row(a: tuple, b: tuple, size: float) -> bool:
     shared = min(a[3], b[3]) - max(a[1], b[1])
     gap = b[0] - a[2]
-    return shared >= 0.5 * min(a[3] - a[1], b[3] - b[1]) and gap < 1.0 * size
+    gutter = gap >= GUTTER_GAP * size and min(a[2] - a[0], b[2] - b[0]) >= GUTTER_LINE * size
+    return shared >= 0.5 * min(a[3] - a[1], b[3] - b[1]) and gap < 1.0 * size and not gutter
 
 
 def _same_line(spans: list[TextSpan | None], box: pymupdf.Rect) -> int | None:

@@ -110,3 +110,18 @@ def test_every_embedded_picture_is_linked(tmp_path):
     assert [f["caption"] for f in figures] == ["Figure 1: A red picture.", "Figure 2: A green picture."]
     for f in figures:
         assert (tmp_path / "out" / f["image"]).exists() and f"]({f['image']})" in md
+
+
+def test_a_formula_line_is_not_joined_to_the_next_column(tmp_path):
+    """A line holding a formula and the line beside it across a column gap (LaTeX: 10 pt) stay two lines."""
+    from hsd_cli.pages import pdfmath, pdftext
+
+    path = make_math_pdf(tmp_path / "math.pdf")  # its formula line ends near x = 300
+    doc = pymupdf.open(path)
+    page = doc[0]
+    line = page.get_text("dict")["blocks"][-1]["lines"][-1]
+    _write(page, line["bbox"][2] + 10, 142, "the right column goes on here")
+    spans = pdfmath.with_inline_math(page, pymupdf.Matrix(1, 1), pdftext.visible_lines(page, pymupdf.Matrix(1, 1)))
+    texts = [s.text for s in spans]
+    assert any("$E=mc^{2}$" in t and "right column" not in t for t in texts)
+    assert "the right column goes on here" in texts
