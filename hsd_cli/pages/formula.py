@@ -17,7 +17,7 @@ from hsd_cli.pages import mathchars as mc
 
 _PRIMES = frozenset("′″")
 _FENCES = {"(": ")", "[": "]", "\\{": "}"}
-_TAG = re.compile(r"^\((\d+(\.\d+)*[a-z]?)\)$")
+_TAG = re.compile(r"^\(([A-Z]?\d+(\.\d+)*[a-z]?)\)$")  # (12), (2.4a), an appendix's (A3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,8 @@ class Rule:
 
 def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
     """The formula's LaTeX, a trailing equation number as `\\tag{n}`."""
-    glyphs, tag = split_tag([g for g in glyphs if g.c.strip() or g.latex])
+    # Glyphs that draw nothing (spaces, zero-width marks KaTeX sets as struts) take no part.
+    glyphs, tag = split_tag([g for g in glyphs if g.latex or (g.c.strip() and mc.symbol(g.c))])
     return tagged(_row(glyphs, list(rules)), tag)
 
 
@@ -81,7 +82,9 @@ def _row(items: list[Glyph], rules: list[Rule]) -> str:
     primes = [g for g in items if g.c in _PRIMES] if len(items) > 1 else []
     bases = sorted((g for g in items if _is_base(g, baseline, size) and g not in primes), key=lambda g: g.bbox[0])
     satellites = [g for g in items if not _is_base(g, baseline, size) and g not in primes]
-    limits = {id(op): _limits(op, satellites) for op in bases if op.c in mc.BIG_OPERATORS}
+    # Limits sit under or over a big operator or an operator name (`\\lim`, `\\max`) in a display.
+    runs = [run for run, _ in _words(bases, {}) if run[0].c in mc.BIG_OPERATORS or len(run) > 1]
+    limits = {id(run[0]): _limits(_union(run), satellites) for run in runs}
     claimed = {id(g) for lo, hi in limits.values() for g in lo + hi}
     scripts = _scripts(bases, [g for g in satellites if id(g) not in claimed] + primes, baseline, size)
     tokens = []
@@ -154,11 +157,11 @@ def _is_base(g: Glyph, baseline: float, size: float) -> bool:
     return shift <= 0.08 * size or (g.size >= 0.85 * size and shift <= 0.3 * size)
 
 
-def _limits(op: Glyph, satellites: list[Glyph]) -> tuple[list[Glyph], list[Glyph]]:
-    """(below, above) a big operator: glyphs over or under it, and those set in line with them."""
-    height = op.bbox[3] - op.bbox[1]
-    lower = [g for g in satellites if _overlaps(op, g) and g.baseline > op.bbox[3] - 0.1 * height]
-    upper = [g for g in satellites if _overlaps(op, g) and g.baseline < op.bbox[1] + 0.3 * height]
+def _limits(box: BBox, satellites: list[Glyph]) -> tuple[list[Glyph], list[Glyph]]:
+    """(below, above) an operator's box: glyphs over or under it, and those set in line with them."""
+    height = box[3] - box[1]
+    lower = [g for g in satellites if _overlaps(box, g.bbox) and g.baseline > box[3] - 0.1 * height]
+    upper = [g for g in satellites if _overlaps(box, g.bbox) and g.baseline < box[1] + 0.3 * height]
     return _grow(lower, satellites), _grow(upper, satellites)
 
 
@@ -180,8 +183,8 @@ def _beside(box: BBox, g: Glyph) -> bool:
     return gap <= 0.45 * g.size and shared > 0.3 * (g.bbox[3] - g.bbox[1])
 
 
-def _overlaps(a: Glyph, b: Glyph) -> bool:
-    return min(a.bbox[2], b.bbox[2]) - max(a.bbox[0], b.bbox[0]) > 0
+def _overlaps(a: BBox, b: BBox) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 0
 
 
 def _scripts(bases: list[Glyph], rest: list[Glyph], baseline: float, size: float) -> dict[int, tuple[list, list]]:

@@ -9,7 +9,7 @@ _GREEK = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu 
 _GREEK += " upsilon phi chi psi omega"
 GREEK = {chr(0x3B1 + i): "\\" + name for i, name in enumerate(_GREEK.split()) if name != "omicron"}
 GREEK.update({"ο": "o", "ϵ": "\\epsilon", "ε": "\\varepsilon", "ϑ": "\\vartheta", "ϕ": "\\phi", "φ": "\\varphi"})
-GREEK.update({"ϱ": "\\varrho", "ϖ": "\\varpi", "ϰ": "\\varkappa"})
+GREEK.update({"ϱ": "\\varrho", "ϖ": "\\varpi", "ϰ": "\\varkappa", "µ": "\\mu"})  # µ: the micro sign
 # Capitals without a command of their own are Latin letters in TeX (Alpha is A).
 _CAPITALS = "Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega"
 GREEK.update({c: "\\" + n for c, n in zip("ΓΔΘΛΞΠΣΥΦΨΩ", _CAPITALS.split(" "), strict=True)})
@@ -96,9 +96,10 @@ def is_bold(font: str, flags: int) -> bool:
     return bool(flags & 16) or bool(_BOLD.search(font))
 
 
-def glyph_char(c: str, font: str) -> str:
-    """The character a glyph means: raw CMEX codes decoded, math alphanumerics (U+1D400...) as letters."""
-    if "cmex" in font.lower() and c in CMEX and c not in _UNICODE_KEEP:
+def glyph_char(c: str, extension: bool) -> str:
+    """The character a glyph means: raw codes of an extension font (CMEX's layout, shared by its
+    kin) decoded, math alphanumerics (U+1D400...) as letters."""
+    if extension and c in CMEX and c not in _UNICODE_KEEP:
         return CMEX[c]
     if "\U0001d400" <= c <= "\U0001d7ff":
         return unicodedata.normalize("NFKC", c)

@@ -43,15 +43,22 @@ def page_glyph_lines(page: pymupdf.Page) -> list[tuple[tuple, list[Glyph]]]:
 def _span_glyphs(span: dict, level: bool = True) -> list[Glyph]:
     font, size, flags = span["font"], span["size"], span["flags"]
     italic, bold = mc.is_italic(font, flags), mc.is_bold(font, flags)
-    is_ext = "cmex" in font.lower()
+    is_ext = _hangs_below(span)
     out = []
     for ch in misread.checked_chars(span, level):  # misread glyphs build no formula
-        c = mc.glyph_char(ch["c"], font)
+        c = mc.glyph_char(ch["c"], is_ext)
         bbox, base = tuple(ch["bbox"]), ch["origin"][1]
         if is_ext:  # extension glyphs hang below their origin; MuPDF's box is the font's, not theirs
             bbox = (bbox[0], base - 0.1 * size, bbox[2], base + 1.2 * size)
         out.append(Glyph(c, bbox, base, size, font, italic, bold, big=is_ext))
     return out
+
+
+def _hangs_below(span: dict) -> bool:
+    """A TeX extension font (CMEX and its kin: big operators, sized delimiters): its glyph boxes
+    start at the baseline and hang below it, where every text font's rise above it."""
+    chars = [ch for ch in span["chars"] if not ch["c"].isspace()]
+    return bool(chars) and all(ch["bbox"][1] >= ch["origin"][1] - 0.25 * span["size"] for ch in chars)
 
 
 def page_rules(page: pymupdf.Page) -> list[Rule]:

@@ -82,3 +82,9 @@ def test_inline_delimiters_follow_the_target():
     text = "Then $\\lambda_{g}=x$ costs $5 and $10."
     assert delimited(text, "brackets") == "Then \\(\\lambda_{g}=x\\) costs $5 and $10."
     assert delimited(text, "dollars") == text
+
+
+def test_glyphs_that_draw_nothing_make_no_empty_script():
+    """A zero-width space (KaTeX's strut) raised after a letter is no `x^{}`."""
+    glyphs = [g("d", 0, italic=True), g("x", 6, italic=True), g("\u200b", 12, 96, 1)]
+    assert to_latex(glyphs) == "dx"

@@ -1,0 +1,42 @@
+"""Formulas rebuilt from a real PDF's glyphs (pages/pdfmath.py): small pages written on the fly."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from hsd_cli.pages import pdfmath
+
+
+def page_with(pieces: list[tuple], rules: list[tuple] = ()) -> pymupdf.Page:
+    """A page holding each (text, x, baseline y, size, base-14 font) and each rule (x0, x1, y)."""
+    page = pymupdf.open().new_page(width=400, height=200)
+    for text, x, y, size, font in pieces:
+        page.insert_text((x, y), text, fontsize=size, fontname=font)
+    for x0, x1, y in rules:
+        page.draw_line((x0, y), (x1, y), width=0.5)
+    return page
+
+
+def latex(page: pymupdf.Page) -> str:
+    lines, rules = pdfmath.page_glyph_lines(page), pdfmath.page_rules(page)
+    return pdfmath.region_latex(lines, rules, page.rect)
+
+
+def test_limits_under_an_operator_name():
+    """`lim` with a smaller `n=0` set under it: its limit, not a subscript of `l` (`l_{n}\\operatorname{im}`)."""
+    page = page_with([("lim", 100, 100, 12, "tiro"), ("n=0", 101, 110, 8, "tiit"), ("f", 125, 100, 12, "tiit")])
+    assert latex(page) == "\\lim_{n=0}f"
+
+
+def test_appendix_equation_number_and_micro_sign():
+    """`(A3)` far right is the number of an appendix's equation; the micro sign µ is the letter mu."""
+    page = page_with([("\u00b5=1", 100, 100, 12, "tiro"), ("(A3)", 300, 100, 12, "tiro")])
+    assert latex(page) == "\\mu=1 \\tag{A3}"
+
+
+def test_extension_font_told_by_its_boxes():
+    """A font whose glyph boxes hang below the baseline is an extension font (CMEX's kin, any name)."""
+    span = {"size": 10.0, "chars": [{"c": "X", "bbox": (0, 99.4, 14, 104.3), "origin": (0, 100.0)}]}
+    assert pdfmath._hangs_below(span)
+    span["chars"][0]["bbox"] = (0, 92.0, 7, 102.0)  # a text font's box rises above its baseline
+    assert not pdfmath._hangs_below(span)
