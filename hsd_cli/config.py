@@ -213,6 +213,7 @@ class RunConfig:
     max_pages: int | None = None
     device: str = "auto"
     dtype: str = "auto"
+    graphs: bool = True  # CUDA: hsd's static KV cache and CUDA graphs (--no-graphs: eager transformers)
     baseline: bool = False  # also run `ar` and report speedups
     force: bool = False
     password: str | None = None

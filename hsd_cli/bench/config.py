@@ -36,6 +36,7 @@ class BenchConfig:
     draft_source: str = "auto"
     device: str = "auto"
     dtype: str = "auto"
+    graphs: bool = True  # CUDA: hsd's static KV cache and CUDA graphs (--no-graphs: eager transformers)
     threads: int | None = None  # torch CPU threads (None: every core); always pinned and recorded
     seed: int = 0
     json_path: Path | None = None
@@ -112,7 +113,7 @@ class BenchConfig:
         parts += _flag("--noise-sweep", ",".join(map(str, self.noise_sweep)) or None)
         if self.device != "auto" or self.dtype != "auto":
             parts += ["--device", self.device, "--dtype", self.dtype]
-        parts += _flag("--threads", self.threads)
+        parts += _flag("--threads", self.threads) + ([] if self.graphs else ["--no-graphs"])
         parts += _flag("--batch-pages", ",".join(map(str, self.batch_pages)) or None)
         parts += _flag("--workers", self.workers or None)
         return " ".join(parts) + _path_flags(self)

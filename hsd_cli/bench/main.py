@@ -67,7 +67,7 @@ def bench_target(cfg: BenchConfig):
     capped by --max-pixels, its cost curve measured now, not inside the first timed run."""
     from hsd_cli.targets.runtime.registry import load_target
 
-    target = load_target(cfg.model, cfg.device, cfg.dtype)
+    target = load_target(cfg.model, cfg.device, cfg.dtype, cfg.graphs)
     if cfg.full_size:
         from hsd_cli.bench.fullsize import full_size_target
 

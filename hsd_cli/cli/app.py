@@ -16,7 +16,19 @@ from hsd_cli.cli.bench import bench
 from hsd_cli.cli.errors import main as _main
 from hsd_cli.cli.errors import one_line_errors, usage_errors
 from hsd_cli.cli.models import models
-from hsd_cli.cli.options import Command, Debug, Device, Dpi, Dtype, JsonOut, MaxPages, Pages, opt, with_spec_knobs
+from hsd_cli.cli.options import (
+    Command,
+    Debug,
+    Device,
+    Dpi,
+    Dtype,
+    Graphs,
+    JsonOut,
+    MaxPages,
+    Pages,
+    opt,
+    with_spec_knobs,
+)
 from hsd_cli.config import (
     DEFAULT_METHOD,
     DEFAULT_MODEL,
@@ -200,6 +212,7 @@ def convert(
     password: Password = None,
     device: Device = "auto",
     dtype: Dtype = "auto",
+    graphs: Graphs = True,
     baseline: Baseline = False,
     workers: Workers = None,
     batch_pages: BatchPages = None,
@@ -255,6 +268,7 @@ _PLAIN = (
     "pages",
     "max_pages",
     "dtype",
+    "graphs",
     "baseline",
     "force",
     "password",

@@ -12,7 +12,7 @@ import typer
 
 from hsd_cli.bench.config import BENCH_METHODS
 from hsd_cli.cli.errors import one_line_errors, usage_errors
-from hsd_cli.cli.options import Debug, Device, Dpi, Dtype, JsonOut, MaxPages, Pages, opt, with_spec_knobs
+from hsd_cli.cli.options import Debug, Device, Dpi, Dtype, Graphs, JsonOut, MaxPages, Pages, opt, with_spec_knobs
 from hsd_cli.config import DEFAULT_MODEL, SpecConfig
 
 BenchInputs = Annotated[
@@ -105,6 +105,7 @@ def bench(
     max_pixels: MaxPixels = None,
     device: Device = "auto",
     dtype: Dtype = "auto",
+    graphs: Graphs = True,
     threads: Threads = None,
     batch_pages: BatchPagesList = None,
     workers: BenchWorkers = 0,
@@ -156,6 +157,7 @@ _PLAIN = (
     "repeat",
     "device",
     "dtype",
+    "graphs",
     "full_size",
     "cost_prompt",
     "cost_reps",

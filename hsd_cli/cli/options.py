@@ -90,6 +90,14 @@ Dtype = Annotated[
     Literal["auto", "bf16", "fp16", "fp32"],
     opt("--dtype", "Model dtype; fp32 makes tau=1 output identical to AR."),
 ]
+Graphs = Annotated[
+    bool,
+    opt(
+        "--graphs/--no-graphs",
+        "On CUDA, decode on hsd's static KV cache with CUDA graphs; --no-graphs: transformers' cache, eager.",
+        envvar="HSD_GRAPHS",
+    ),
+]
 JsonOut = Annotated[
     bool,
     opt("--json", "Print the machine-readable result (JSON) on stdout, nothing else; the human output goes to stderr."),

@@ -167,7 +167,7 @@ class _LatePage:
 def _load(cfg: RunConfig, method: Method) -> VisionTarget:
     from hsd_cli.targets.runtime.registry import load_target
 
-    target = load_target(cfg.model, cfg.device, cfg.dtype)
+    target = load_target(cfg.model, cfg.device, cfg.dtype, cfg.graphs)
     if cfg.spec.cost_aware and cfg.spec.cost_model == "measured" and method.uses_drafts:
         target.cost  # measured once per model and device (cached), at load, not in a page's time  # noqa: B018
         if method.prices_crops:

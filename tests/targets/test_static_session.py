@@ -22,7 +22,7 @@ from hsd_cli.targets.runtime.static_session import StaticEngine, StaticSession
 def static_target(target, mode: str = "eager", backend=None):
     """The same model and processor, decoding on a StaticEngine of its own."""
     out = copy.copy(target)
-    out.static_engine = StaticEngine(target.model, mode, backend)
+    out.static_engine = StaticEngine(mode, backend)
     return out
 
 

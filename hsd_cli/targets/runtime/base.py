@@ -121,7 +121,7 @@ class VisionTarget:
         prompts = [ids[m].tolist() for ids, m in zip(inputs["input_ids"], valid, strict=False)]
         n_axes = self.family.n_axes and pos.shape[0]
         if self.static_engine is not None and self.static_engine.fits(cache):
-            return self.static_engine.session(cache, valid, next_pos, n_axes, prompts), out.logits[:, -1]
+            return self.static_engine.session(self.model, cache, valid, next_pos, n_axes, prompts), out.logits[:, -1]
         session = HFSession(self.model, cache, valid, next_pos, n_axes, prompts)
         return session, out.logits[:, -1]
 

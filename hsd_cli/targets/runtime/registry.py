@@ -78,14 +78,16 @@ def family_of(model: str) -> str:
     return model_type_of(model)
 
 
-def load_target(model: str, device: str = "auto", dtype: str = "auto") -> VisionTarget:
-    """Load model + processor from a hub id or directory; ModelNotFoundError names the ways out."""
+def load_target(model: str, device: str = "auto", dtype: str = "auto", graphs: bool = True) -> VisionTarget:
+    """Load model + processor from a hub id or directory; ModelNotFoundError names the ways out.
+    `graphs`: on CUDA, decode on hsd's static KV cache with CUDA graphs (static_session.engine_for)."""
     import transformers
     from transformers.utils import logging as hf_logging
 
     from hsd_cli.targets.runtime.attention import attention_for
     from hsd_cli.targets.runtime.gemm import pack_linears
     from hsd_cli.targets.runtime.processors import load_processor
+    from hsd_cli.targets.runtime.static_session import engine_for
 
     hf_logging.set_verbosity_error()  # our stderr carries one line per problem, not load chatter
     hf_logging.disable_progress_bar()
@@ -108,6 +110,7 @@ def load_target(model: str, device: str = "auto", dtype: str = "auto") -> Vision
     attention_for(dev)
     target = cls(pack_linears(net.to(dev).eval()), processor)
     target.family = family
+    target.static_engine = engine_for(dev, graphs)
     return target
 
 

@@ -23,10 +23,11 @@ FIRST_SLOTS = 1024  # slots per row the pool starts with (likewise grown)
 
 
 class StaticEngine:
-    """A target's KV pool and step runner; `mode` is static_step.MODES' (eager on CPU by default)."""
+    """A target's KV pool and step runner; `mode` is one of static_step.MODES."""
 
-    def __init__(self, model, mode: str = "eager", backend=None):
-        self.model, self.mode, self.backend = model, mode, backend
+    def __init__(self, mode: str = "eager", backend=None):
+        self.mode, self.backend = mode, backend
+        self.model = None  # the model the pool and runner were made for (a new one starts them afresh)
         self.kv: StaticKV | None = None
         self.runner: StepRunner | None = None
 
@@ -38,11 +39,12 @@ class StaticEngine:
 
         return all(type(layer) is DynamicLayer for layer in cache.layers)
 
-    def session(self, cache, valid: torch.Tensor, next_pos: torch.Tensor, n_axes: int, prompts) -> StaticSession:
-        """A prefilled DynamicCache's rows written into free rows of the pool, as a session."""
-        if self.kv is None:
+    def session(self, model, cache, valid: torch.Tensor, next_pos: torch.Tensor, n_axes: int, prompts) -> StaticSession:
+        """`model`'s prefilled DynamicCache rows written into free rows of the pool, as a session."""
+        if self.kv is None or model is not self.model:
+            self.model = model
             self.kv = StaticKV.like(cache, max(FIRST_ROWS, valid.shape[0]), FIRST_SLOTS)
-            self.runner = StepRunner(self.model, self.kv, n_axes, self.mode, self.backend)
+            self.runner = StepRunner(model, self.kv, n_axes, self.mode, self.backend)
         rows = self.kv.take(valid.shape[0])
         self.kv.write_rows(rows, cache, valid, next_pos)
         return StaticSession(self, rows, prompts)
@@ -144,3 +146,9 @@ class StaticSession:
     def slots(self) -> int:
         """Slots the longest row uses (its attention reads up to the slot bucket above)."""
         return max(self.kv.used[r] for r in self.live)
+
+
+def engine_for(device: torch.device, graphs: bool) -> StaticEngine | None:
+    """The engine a target decodes on: on CUDA the static cache with CUDA graphs unless `graphs` is
+    off; elsewhere None (transformers' own cache, eager: CPU outputs and speeds as before)."""
+    return StaticEngine("graphs") if graphs and torch.device(device).type == "cuda" else None
