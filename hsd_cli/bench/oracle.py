@@ -23,19 +23,25 @@ def image_key(image: Image.Image) -> bytes:
     return head + hashlib.blake2b(image.tobytes(), digest_size=16).digest()
 
 
-def force_logits(logits: torch.Tensor, want: torch.Tensor) -> torch.Tensor:
-    """Make `want` [...] the argmax of `logits` [..., V] in place; returns `logits`."""
-    top = logits.max(-1, keepdim=True).values + FORCE_MARGIN  # [..., 1]
+def force_logits(logits: torch.Tensor, want: torch.Tensor, penalty: float = 1.0) -> torch.Tensor:
+    """Make `want` [...] the argmax of `logits` [..., V] in place, and keep it so under a repetition
+    penalty applied after (spec/penalty.py: a seen token's logit divided by `penalty` if positive,
+    multiplied if negative); returns `logits`."""
+    # |max| x the penalty's larger factor + margin: penalised or not, the forced logit stays above
+    # every other token's, penalised or not.
+    scale = max(penalty, 1.0 / penalty)
+    top = logits.max(-1, keepdim=True).values.abs() * scale + FORCE_MARGIN  # [..., 1]
     return logits.scatter_(-1, want[..., None].to(logits.device), top)
 
 
 class OracleSession:
     """A TargetSession whose rows produce their reference tokens, then EOS."""
 
-    def __init__(self, inner, refs: list[list[int]], eos: int):
+    def __init__(self, inner, refs: list[list[int]], eos: int, penalty: float = 1.0):
         self.inner = inner
         self.refs = refs
         self.eos = eos
+        self.penalty = penalty  # the target's repetition penalty, applied to these logits after
         self.n_gen = [1] * len(refs)  # the first token comes from the (forced) prefill logits
 
     @property
@@ -55,12 +61,12 @@ class OracleSession:
         """The prefill's logits [B, V] with each row's argmax forced to ref[0]."""
         want = torch.tensor([self._ref(b, 0) for b in range(len(self.refs))])  # [B]
         with torch.inference_mode():
-            return force_logits(first, want)
+            return force_logits(first, want, self.penalty)
 
     def step(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
         logits = self.inner.step(ids, ancestry, depth)  # [B, K, V]: the real forward pass
         with torch.inference_mode():
-            return force_logits(logits, self.wanted(depth))
+            return force_logits(logits, self.wanted(depth), self.penalty)
 
     def commit(self, keep: list[list[int]]) -> None:
         self.inner.commit(keep)
@@ -98,7 +104,9 @@ class OracleTarget:
     def __init__(self, inner: VisionTarget):
         self.inner = inner
         self.eos = min(inner.eos_ids)
-        self.repetition_penalty = 1.0  # the reference is the output; nothing may move its argmax
+        # The checkpoint's penalty is paid as a real target pays it (the decode loop applies it to
+        # every node's logits); the forced reference is made to survive it.
+        self.repetition_penalty = inner.repetition_penalty
         self._refs: dict[bytes, list[int]] = {}
 
     def __getattr__(self, name: str):
@@ -119,5 +127,5 @@ class OracleTarget:
     def prefill(self, images: list[Image.Image], prompt: str) -> tuple[OracleSession, torch.Tensor]:
         refs = [self.reference(im) for im in images]
         session, first = self.inner.prefill(images, prompt)  # [B, V]
-        oracle = OracleSession(session, refs, self.eos)
+        oracle = OracleSession(session, refs, self.eos, self.repetition_penalty)
         return oracle, oracle.force_first(first)

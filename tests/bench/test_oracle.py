@@ -13,9 +13,11 @@ from hsd_cli.bench.oracle import OracleSession, OracleTarget, force_logits
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind
 from hsd_cli.methods.crops import crop_region
+from hsd_cli.spec.row import DecodeOptions
 from hsd_cli.spec.stop import StopRule
 
 VOCAB, EOS = 50, 49
+STOP = StopRule(frozenset({EOS}), 100)
 
 
 class RandomSession:
@@ -41,6 +43,13 @@ class RandomSession:
 
     def slots(self):
         return 0
+
+
+class LoudSession(RandomSession):
+    """Logits as large as a real model's (tens): a penalty moves them by more than a unit margin."""
+
+    def step(self, ids, ancestry, depth):
+        return super().step(ids, ancestry, depth) * 20
 
 
 def _session(refs):
@@ -72,6 +81,19 @@ def test_spec_decode_with_the_oracle_accepts_the_reference_drafts():
     assert [r.tokens for r in rows] == [ref + [EOS] for ref in REFS]
     assert rows[0].stats.accepted >= 4  # not one token per step
     assert session.forward_calls < len(REFS[0])
+
+
+@pytest.mark.parametrize("penalty", [1.05, 1.3, 0.8])
+def test_the_oracle_pays_the_repetition_penalty_and_still_writes_the_reference(penalty):
+    """The target's penalty is applied to the forced logits (a benchmark pays its cost), and every
+    reference token survives it, though the references repeat and the prompts hold their tokens
+    (a seen token's logit falls below an unseen one's by more than the margin)."""
+    refs = [[3, 4, 3, 4, 3, 4, 5], [7, 7, 7, 8], [1, 2, 3, 1, 2, 3]]
+    oracle = OracleSession(LoudSession(len(refs)), refs, EOS, penalty)
+    first = oracle.force_first(torch.randn(len(refs), VOCAB) * 20)
+    opts = DecodeOptions(penalty=penalty, prompts=refs)  # each reference token seen, the rest not
+    rows = spec_decode(oracle, first, [[r] for r in refs], SpecConfig(window=1, max_depth=4), STOP, opts)
+    assert [r.tokens for r in rows] == [ref + [EOS] for ref in refs]
 
 
 def test_budget_cuts_the_reference():
