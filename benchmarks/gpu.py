@@ -11,9 +11,11 @@ loading; a 15-minute lease takes it in two, with `--only`):
 2. the cost curve of the full-size HunyuanOCR and Qwen2.5-VL-3B language models in bf16;
 3. the oracle table of ar / page / hsd / auto one page at a time (full-size HunyuanOCR, bf16, 16
    dev pages of every kind, 384 tokens);
-4. the throughput table of ar and auto at batch 8, 32 and 1 on up to 4 pages of each of those
+4. the throughput table of ar and auto at batch 8, 32, 64 and 1 on up to 4 pages of each of those
    documents (32 pages, so rows that finish are refilled), each run drafting its pages in 4
-   background processes beside the model, as `hsd convert` does.
+   background processes beside the model, as `hsd convert` does (a page starts once rendered, its
+   drafts join it when made); then full-size Qwen2.5-VL-3B at batch 1 and 32 with the repetition
+   penalty its checkpoint ships (1.05), which the oracle pays on every pass.
 Each step writes one JSON into --out (default benchmarks/results/), named as the dashboard reads
 it: `cuda-tests-GPU.json`, `cost-GPU-FAMILY.json`, `oracle-GPU-hunyuan_vl.json`,
 `throughput-GPU-hunyuan_vl.json`, GPU being the card's short name (h100); then
@@ -78,6 +80,8 @@ PAGES = (
 
 
 THROUGHPUT_PAGES = 4  # pages of each document in the throughput step: 32 of PAGES' documents
+# JSON files a GPU run writes whose dashboard table comes with their first figures (dashboard.BLOCKS).
+AWAITING = ("throughput-{tag}-qwen2_5_vl.json",)
 RESULTS = REPO / "benchmarks" / "results"
 
 
@@ -111,7 +115,7 @@ class Settings:
             layers = (("HSD_FULL_SIZE_LAYERS", "1"),)
             cost = ("--cost-prompt", "32", "--cost-reps", "1")
             return cls("cpu", "fp32", 16, "1,2", cost, layers, ("-x", "-k", "reuse_the_cache"), 1)
-        return cls("cuda", "bf16", 384, "8,32,1", (), (), (), 4)
+        return cls("cuda", "bf16", 384, "8,32,64,1", (), (), (), 4)
 
 
 def plan(
@@ -151,7 +155,34 @@ def plan(
     batch = ("--max-pages", str(THROUGHPUT_PAGES), "--methods", "ar,auto", "--batch-pages", s.batch_sizes)
     batch += ("--workers", str(s.workers), "--warmup", "0", "--out-json", str(path))
     steps.append(Step(f"throughput, batch {s.batch_sizes}", _hsd("bench", *common, *batch), s.env, "throughput", path))
+    steps += _qwen_throughput(dry, s, out, tag, work or out, pages, corpus)
     return steps
+
+
+def _qwen_throughput(dry: bool, s: Settings, out: Path, tag: str, work: Path, pages: list, corpus: Path) -> list[Step]:
+    """Qwen2.5-VL-3B at batch 1 and 32 (dry: 1 and 2) with the repetition penalty its checkpoint
+    ships (1.05), which the oracle pays on every pass; its real vocabulary where the corpus's
+    neighbours hold the Qwen tokenizer."""
+    qw = work / "qwen-tok"
+    make = (sys.executable, str(REPO / "tests" / "make_tiny_model.py"), "--family", "qwen2_5_vl")
+    make += ("--repetition-penalty", "1.05")
+    tokenizer = corpus.parent.parent / "tokenizers" / "qwen3"
+    if not dry and tokenizer.is_dir():
+        make += ("--tokenizer", str(tokenizer), "--real-images")
+    elif not dry:
+        make += ("--tokenizer-text", str(corpus), "--vocab", "16000", "--real-images")
+    sizes = s.batch_sizes.split(",")
+    batch = ",".join(b for b in ("1", "32") if b in sizes) or sizes[0]
+    batch = "1,2" if dry else batch
+    path = out / f"throughput-{tag}-qwen2_5_vl.json"
+    argv = (*pages, "--model", str(qw), "--max-new-tokens", str(s.tokens), *_device(s))
+    argv += () if dry else ("--oracle", "--full-size", "qwen2_5_vl")
+    argv += ("--max-pages", str(THROUGHPUT_PAGES), "--methods", "ar,auto", "--batch-pages", batch)
+    argv += ("--workers", str(s.workers), "--warmup", "0", "--out-json", str(path))
+    return [
+        Step("model directory qwen2_5_vl", (*make, str(qw)), group="model"),
+        Step(f"throughput qwen2_5_vl, batch {batch}", _hsd("bench", *argv), s.env, "throughput", path),
+    ]
 
 
 def _tokenizer_dir(dry: bool, hy: Path, corpus: Path) -> Step:
@@ -231,7 +262,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--only", default=",".join(STEPS), help=f"comma-separated steps to run, of {','.join(STEPS)}")
     p.add_argument("--pages", type=int, default=len(PAGES), help="the first N of the 16 pages")
     p.add_argument("--tokens", type=int, help="max new tokens per page (default 384; dry run 16)")
-    p.add_argument("--batch-sizes", help="throughput batch sizes (default 8,32,1; dry run 1,2)")
+    p.add_argument("--batch-sizes", help="throughput batch sizes (default 8,32,64,1; dry run 1,2)")
     p.add_argument("--commit", default=commit(), help="the code's commit, for the JSON [default: git's HEAD]")
     p.add_argument("--list-pages", action="store_true", help="print the first --pages pages under --corpus and exit")
     args = p.parse_args(argv)

@@ -667,6 +667,9 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="the processor's own image sizes (full-size page images; for hsd bench --full-size)",
     )
+    parser.add_argument(
+        "--repetition-penalty", type=float, help="generation_config.json's repetition_penalty (Qwen2.5-VL ships 1.05)"
+    )
     parser.add_argument("out_dir", type=Path)
     args = parser.parse_args(argv)
     hf_logging.disable_progress_bar()  # stdout carries only the output directory
@@ -682,6 +685,7 @@ def main(argv: list[str] | None = None) -> None:
             vocab=args.vocab,
             real_images=args.real_images,
             tokenizer=args.tokenizer,
+            generation={"repetition_penalty": args.repetition_penalty} if args.repetition_penalty else None,
         )
     )
 

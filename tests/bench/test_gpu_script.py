@@ -35,9 +35,14 @@ def test_gpu_plan_runs_the_issue_s_tables_on_cuda(tmp_path):
     assert all((_option(a, "--device"), _option(a, "--dtype")) == ("cuda", "bf16") for a in benches)
     assert {_option(a, "--full-size") for a in benches} == {"hunyuan_vl", "qwen2_5_vl"}
     assert all("--markdown" not in a for a in benches)  # RESULTS.md is the dashboard's, from the JSON
-    oracle, throughput = steps["oracle table, batch 1"].argv, steps["throughput, batch 8,32,1"].argv
+    oracle, throughput = steps["oracle table, batch 1"].argv, steps["throughput, batch 8,32,64,1"].argv
     assert "--oracle" in oracle and _option(oracle, "--methods") == "ar,page,hsd,auto"
-    assert _option(throughput, "--batch-pages") == "8,32,1" and _option(throughput, "--max-new-tokens") == "384"
+    assert _option(throughput, "--batch-pages") == "8,32,64,1" and _option(throughput, "--max-new-tokens") == "384"
+    qwen = steps["throughput qwen2_5_vl, batch 1,32"].argv
+    assert (
+        _option(qwen, "--full-size") == "qwen2_5_vl" and "--oracle" in qwen and _option(qwen, "--batch-pages") == "1,32"
+    )
+    assert _option(steps["model directory qwen2_5_vl"].argv, "--repetition-penalty") == "1.05"
     assert _option(throughput, "--workers") == "4"  # drafting beside the model, as hsd convert runs
     pages = [a for a in oracle if a.startswith(str(gpu.CORPUS))]
     assert len(pages) == 16 and _option(oracle, "--max-pages") == "1"
@@ -60,7 +65,7 @@ def test_a_gpu_run_writes_the_json_files_the_dashboard_reads(tmp_path):
     assert all(s.out.parent == tmp_path for s in steps if s.out is not None)
     assert all(_option(s.argv, "--out-json") == str(s.out) for s in steps if "bench" in s.argv)
     read = {f for _, files in dashboard.BLOCKS.values() for f in files if "-h100" in f}
-    assert written == read
+    assert written == read | {f.format(tag="h100") for f in _gpu().AWAITING}
 
 
 def test_the_card_names_its_files():
@@ -110,11 +115,11 @@ def test_a_short_lease_plan_takes_a_ready_model_and_the_first_pages(tmp_path):
     gpu = _gpu()
     corpus, model = tmp_path / "corpus", tmp_path / "hy"
     steps = gpu.plan(False, tmp_path, corpus, model, 10, 128, "1,10")
-    assert [s.group for s in steps] == ["tests", "cost", "cost", "oracle", "throughput"]
+    assert [s.group for s in steps] == ["tests", "cost", "cost", "oracle", "throughput", "model", "throughput"]
     oracle, throughput = steps[3].argv, steps[4].argv
     assert _option(oracle, "--model") == str(model) and _option(oracle, "--max-new-tokens") == "128"
     assert [a for a in oracle if a.startswith(str(corpus))] == [str(corpus / p) for p in gpu.PAGES[:10]]
-    assert _option(throughput, "--batch-pages") == "1,10"
+    assert _option(throughput, "--batch-pages") == "1,10" and _option(steps[6].argv, "--batch-pages") == "1"
 
 
 def test_list_pages_prints_the_first_pages_under_the_corpus(tmp_path, capsys):
