@@ -64,6 +64,10 @@ class StaticSession:
         # Rows still held when the session goes (its last rows stop without a select_rows) go back.
         weakref.finalize(self, self.kv.give, self.live)
 
+    @property
+    def model(self):
+        return self.engine.model
+
     def _rows(self) -> torch.Tensor:
         if self._idx is None:
             self._idx = torch.tensor(self.live, device=self.kv.device)

@@ -1,0 +1,30 @@
+"""benchmarks/engine_step.py: its dry run times every engine and figure the GPU run writes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("engine_step", REPO / "benchmarks" / "engine_step.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_dry_run_reports_each_engines_step_times(capsys, monkeypatch):
+    script = _script()
+    monkeypatch.setattr(script, "AR_ROWS", (1, 3))  # the shapes of the GPU run, fewer of them
+    monkeypatch.setattr(script, "TREE_WIDTHS", (16,))
+    assert script.main(["--dry-run", "--reps", "1", "--prompt", "16", "--pages", "ignored"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["device"] == "cpu" and report["dtype"] == "float32"
+    assert set(report["ar_step_ms"]) == {"eager", "static"}  # graphs only on CUDA
+    assert set(report["ar_step_ms"]["static"]) == {"1", "3"} and set(report["tree_step_ms"]["eager"]) == {"16"}
+    assert all(ms > 0 for engine in report["ar_step_ms"].values() for ms in engine.values())
