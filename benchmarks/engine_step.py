@@ -75,15 +75,9 @@ def load(family: str, device: str, dtype: torch.dtype, dry: bool):
 
 def session(model, engine: StaticEngine | None, rows: int, prompt: int, n_axes: int):
     """`rows` rows of `prompt` random tokens each: an HFSession (engine None) or a static one."""
-    first = prefill_text(model, prompt, n_axes)
-    if engine is None:
-        out = first
-        while len(out.live) < rows:
-            out.extend(prefill_text(model, prompt, n_axes))
-        return out
-    out = engine.session(model, first.cache, first.valid, first.next_pos, n_axes, None)
+    out = prefill_text(model, prompt, n_axes, engine)
     for _ in range(rows - 1):
-        out.extend(engine.session(model, first.cache, first.valid, first.next_pos, n_axes, None))
+        out.extend(prefill_text(model, prompt, n_axes, engine))
     return out
 
 

@@ -10,13 +10,15 @@ import random
 from dataclasses import replace
 
 import pytest
+import torch
 from conftest import FAMILIES
 from decoding import run_ar
 from test_batched import BUDGET, SIZES, _page, _work
 from test_lossless import _random_spec
 
 from hsd_cli.driver.batch import Batcher
-from hsd_cli.targets.runtime.static_session import StaticEngine, StaticSession
+from hsd_cli.targets.runtime import costs
+from hsd_cli.targets.runtime.static_session import StaticEngine, StaticSession, engine_for
 
 
 def static_target(target, mode: str = "eager", backend=None):
@@ -46,3 +48,19 @@ def test_static_batches_equal_ar(family, tiny_target):
     del batcher, got  # the last rows stop without leaving: their session gives them back when it goes
     gc.collect()
     assert sorted(kv.free) == list(range(kv.capacity[0]))
+
+
+def test_cost_curve_is_measured_on_the_static_step(tiny_target):
+    """A target on the static engine prices trees by its own steps, not by transformers' eager ones."""
+    target = tiny_target("qwen2_5_vl")
+    engine = StaticEngine()
+    points = costs.measure(target.model, target.family.n_axes, sizes=(1, 8), reps=1, fit=False, engine=engine)
+    assert [k for k, _ in points] == [1, 8] and engine.kv is not None
+    batch = costs._batch(target.model, 16, target.family.n_axes, 3, engine)
+    assert isinstance(batch, StaticSession) and len(batch.live) == 3
+
+
+def test_the_engine_is_cudas_unless_graphs_are_off():
+    assert engine_for(torch.device("cpu"), True) is None  # CPU: transformers' cache, as before
+    assert engine_for(torch.device("cuda"), False) is None
+    assert engine_for(torch.device("cuda"), True).mode == "graphs"

@@ -75,7 +75,7 @@ class VisionTarget:
         """This model's forward cost against tree size on its device (measured once, cached on disk)."""
         from hsd_cli.targets.runtime.costs import cost_model
 
-        return cost_model(self.model, self.family.n_axes)
+        return cost_model(self.model, self.family.n_axes, self.static_engine)
 
     @cached_property
     def prefill_cost(self):

@@ -50,16 +50,18 @@ BRANCH_DEPTH = 16  # measured trees are chains of this depth off the root, like 
 CURVE_VERSION = 4
 
 
-def cost_model(model, n_axes: int) -> CostModel:
-    """The cached curve of `model` on its device and dtype, measuring it on first use."""
+def cost_model(model, n_axes: int, engine=None) -> CostModel:
+    """The cached curve of `model` on its device and dtype, measuring it on first use; on
+    `engine` (static_session.StaticEngine: the static cache and its graphs) where the target has one."""
     # A cached curve is checked by a quick run of CHECK_SIZES first (curve.py): one measured while
     # the machine was busy would otherwise price trees out of every later run.
+    key = _key(model) + ("" if engine is None else f"|static-{engine.mode}")
     curve = cached_curve(
-        _cache_path(model),
-        _key(model),
-        lambda: measure(model, n_axes),
-        lambda: measure(model, n_axes, sizes=CHECK_SIZES, reps=CHECK_REPS),
-        lambda curve: batch_price(model, n_axes, curve),
+        _cache_path(model, key),
+        key,
+        lambda: measure(model, n_axes, engine=engine),
+        lambda: measure(model, n_axes, sizes=CHECK_SIZES, reps=CHECK_REPS, engine=engine),
+        lambda curve: batch_price(model, n_axes, curve, engine=engine),
     )
     return replace(curve, measured=True)
 
@@ -100,10 +102,10 @@ def measure_prefill(target, sides=PREFILL_SIDES, reps: int = 1) -> list:
 
 
 def measure(
-    model, n_axes: int, sizes=SIZES, reps: int = REPS, prompt_tokens: int = PROMPT_TOKENS, fit: bool = True
+    model, n_axes: int, sizes=SIZES, reps: int = REPS, prompt_tokens: int = PROMPT_TOKENS, fit: bool = True, engine=None
 ) -> list:
     """[(K, seconds)] for every tree size: the fastest of `reps` runs, round robin, fitted monotone."""
-    return measure_session(prefill_text(model, prompt_tokens, n_axes), sizes, reps, fit)
+    return measure_session(prefill_text(model, prompt_tokens, n_axes, engine), sizes, reps, fit)
 
 
 def measure_session(session: HFSession, sizes=SIZES, reps: int = REPS, fit: bool = True) -> list:
@@ -113,14 +115,13 @@ def measure_session(session: HFSession, sizes=SIZES, reps: int = REPS, fit: bool
     return robust_curve(timer, sizes, reps) if fit else fastest(timer, sizes, reps)
 
 
-def batch_price(model, n_axes: int, curve: Points, counts=ROW_COUNTS, reps: int = 2) -> CostModel:
+def batch_price(model, n_axes: int, curve: Points, counts=ROW_COUNTS, reps: int = 2, engine=None) -> CostModel:
     """`curve` with a batch's prices: per cache slot a row reads (one-token steps of the most
     rows over caches of PROMPT_TOKENS and ROW_CONTEXT slots), then per row beyond the curve and
     the slots (one-token steps of each count of rows; at least 0, fitted monotone, 0 at one row)."""
-    long = prefill_text(model, ROW_CONTEXT, n_axes)
-    times = {n: fastest_step(_copies(long, n), reps) for n in counts}
+    times = {n: fastest_step(_batch(model, ROW_CONTEXT, n_axes, n, engine), reps) for n in counts}
     most = max(counts)
-    short = fastest_step(_copies(prefill_text(model, PROMPT_TOKENS, n_axes), most), reps)
+    short = fastest_step(_batch(model, PROMPT_TOKENS, n_axes, most, engine), reps)
     slot = max(0.0, (times[most] - short) / (most * (ROW_CONTEXT - PROMPT_TOKENS)))
     priced = CostModel(tuple(curve), slot=slot, base=PROMPT_TOKENS, context=ROW_CONTEXT)
     rows = monotone([(1, 0.0)] + [(n, max(0.0, t - priced.step(n, 1))) for n, t in times.items()])
@@ -144,6 +145,16 @@ def _copies(session: HFSession, rows: int) -> HFSession:
     return out
 
 
+def _batch(model, prompt_tokens: int, n_axes: int, rows: int, engine=None):
+    """A session of `rows` rows of `prompt_tokens` random tokens (copies of one row without `engine`)."""
+    if engine is None:
+        return _copies(prefill_text(model, prompt_tokens, n_axes), rows)
+    out = prefill_text(model, prompt_tokens, n_axes, engine)
+    for _ in range(rows - 1):
+        out.extend(prefill_text(model, prompt_tokens, n_axes, engine))
+    return out
+
+
 def _clone(cache):
     """A cache whose layers' keys and values are copies (steps append into a session's cache)."""
     import copy
@@ -155,8 +166,8 @@ def _clone(cache):
     return out
 
 
-def prefill_text(model, prompt_tokens: int, n_axes: int) -> HFSession:
-    """A session whose cache holds `prompt_tokens` random text tokens."""
+def prefill_text(model, prompt_tokens: int, n_axes: int, engine=None) -> HFSession:
+    """A session whose cache holds `prompt_tokens` random text tokens (on `engine`'s static cache if given)."""
     from transformers import DynamicCache
 
     dev = model.device
@@ -168,7 +179,10 @@ def prefill_text(model, prompt_tokens: int, n_axes: int) -> HFSession:
     with torch.inference_mode():
         model(input_ids=ids, position_ids=pos, past_key_values=cache, use_cache=True, logits_to_keep=1)
     valid = torch.ones(1, prompt_tokens, dtype=torch.bool, device=dev)
-    return HFSession(model, cache, valid, torch.tensor([prompt_tokens], device=dev), n_axes)
+    next_pos = torch.tensor([prompt_tokens], device=dev)
+    if engine is not None:
+        return engine.session(model, cache, valid, next_pos, n_axes, None)
+    return HFSession(model, cache, valid, next_pos, n_axes)
 
 
 def time_step(session: HFSession, k: int) -> float:
