@@ -68,3 +68,14 @@ def test_rows_given_back_are_taken_again_and_growth_keeps_contents():
     kv.reserve(3, 100)  # three more rows and longer rows: reallocated once
     assert kv.capacity[0] >= 5 and kv.capacity[1] >= 100 and kv.generation == 2
     assert _slots(kv, 1)[3] == 9.0
+
+
+def test_a_commit_that_keeps_every_slot_in_place_changes_nothing():
+    """What a captured commit is warmed up on (static_step.StepRunner.commit): run twice, no effect."""
+    kv = _pool()
+    kv.ptr[:] = torch.tensor([1, 3])
+    kv.keys[0][:, 0, :, 0] = torch.arange(16.0).view(2, 8)
+    before = kv.keys[0].clone()
+    for _ in range(2):
+        keep_paths(kv, torch.arange(4).expand(2, 4), torch.zeros(2, dtype=torch.long), moved=True)
+    assert torch.equal(kv.keys[0], before) and kv.ptr.tolist() == [1, 3]

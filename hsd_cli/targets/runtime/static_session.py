@@ -15,7 +15,7 @@ import weakref
 import torch
 
 from hsd_cli.targets.runtime import threads
-from hsd_cli.targets.runtime.static_cache import ROW_BUCKETS, SLOT_BUCKETS, WIDTH_BUCKETS, StaticKV, bucket, keep_paths
+from hsd_cli.targets.runtime.static_cache import ROW_BUCKETS, SLOT_BUCKETS, WIDTH_BUCKETS, StaticKV, bucket
 from hsd_cli.targets.runtime.static_step import StepRunner
 
 FIRST_ROWS = 8  # rows the pool starts with (grown by half when a batch needs more)
@@ -109,8 +109,7 @@ class StaticSession:
             moved = moved or path != list(range(len(path)))
             kv.used[row] += len(path)
         table = torch.tensor(table, device=kv.device)  # one copy to the device
-        with torch.inference_mode():
-            keep_paths(kv, table[:, :width], table[:, width], moved)
+        self.engine.runner.commit(table[:, :width], table[:, width], moved)
 
     def select_rows(self, rows: list[int]) -> None:
         """Keep only these batch rows: the others' pool rows are freed; rows high in the pool move

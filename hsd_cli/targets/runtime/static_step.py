@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from hsd_cli.targets.runtime.static_cache import StaticKV
+from hsd_cli.targets.runtime.static_cache import StaticKV, keep_paths
 
 log = logging.getLogger(__name__)
 
@@ -48,18 +48,17 @@ def tree_forward(
 
 @dataclass
 class _Graph:
-    """A captured step: its input buffers and its output, valid for one pool generation."""
+    """A captured call: its input buffers and its output, valid for one pool generation."""
 
     graph: torch.cuda.CUDAGraph
-    ids: torch.Tensor
-    ancestry: torch.Tensor
-    depth: torch.Tensor
-    logits: torch.Tensor
+    inputs: tuple[torch.Tensor, ...]
+    output: torch.Tensor | None
     generation: int
 
 
 class StepRunner:
-    """Runs `tree_forward` per bucket: eager, compiled once per bucket, or replayed as a CUDA graph.
+    """Runs `tree_forward` and `keep_paths` per bucket: eager, compiled once per bucket (the step),
+    or captured once per bucket as CUDA graphs and replayed.
 
     `backend` is torch.compile's (tests pass a counting backend); None: inductor."""
 
@@ -67,8 +66,8 @@ class StepRunner:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         self.model, self.kv, self.n_axes, self.mode = model, kv, n_axes, mode
-        self.graphs: dict[tuple[int, int, int], _Graph] = {}
-        self.failed: set[tuple[int, int, int]] = set()  # buckets whose capture failed: run eager
+        self.graphs: dict[tuple, _Graph] = {}
+        self.failed: set[tuple] = set()  # buckets whose capture failed: run eager
         # One memory pool for every bucket's graph: a replay rewrites its intermediates before it
         # reads them, and what outlives a replay (inputs, logits, the KV pool) is held, never reused.
         self.pool = torch.cuda.graph_pool_handle() if mode == "graphs" and torch.cuda.is_available() else None
@@ -83,41 +82,62 @@ class StepRunner:
             self.forward = torch.compile(tree_forward, backend=backend or "inductor", dynamic=False, fullgraph=True)
 
     def __call__(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
-        """Logits [R, K, V] of the bucket; a graph's output buffer is overwritten by its next replay."""
-        key = (ids.shape[0], ids.shape[1], self.kv.slots)
-        if self.mode != "graphs" or ids.device.type != "cuda" or key in self.failed:
+        """Logits [R, K, V] of the bucket; a graph's output buffer is overwritten by its next replay.
+        Warm-up runs of a capture are harmless: a step writes only slots past each row's pointer."""
+        key = ("step", *ids.shape, self.kv.slots)
+        inputs = (ids, ancestry, depth)
+        return self._run(key, self._step, inputs, inputs)
+
+    def commit(self, paths: torch.Tensor, lengths: torch.Tensor, moved: bool) -> None:
+        """static_cache.keep_paths over the bucket's rows; warmed up on paths that keep every slot
+        where it is and lengths 0 (a commit run twice would advance the pointers twice)."""
+        if not moved:  # two additions: nothing to capture
             with torch.inference_mode():
-                return self.forward(self.model, self.kv, ids, ancestry, depth, self.n_axes)
+                keep_paths(self.kv, paths, lengths, False)
+            return
+        still = (torch.arange(paths.shape[1], device=paths.device).expand_as(paths), torch.zeros_like(lengths))
+        self._run(("commit", *paths.shape), self._commit, (paths, lengths), still)
+
+    def _step(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
+        return self.forward(self.model, self.kv, ids, ancestry, depth, self.n_axes)
+
+    def _commit(self, paths: torch.Tensor, lengths: torch.Tensor) -> None:
+        keep_paths(self.kv, paths, lengths, True)
+
+    def _run(self, key: tuple, fn, inputs: tuple, warm: tuple):
+        if self.mode != "graphs" or inputs[0].device.type != "cuda" or key in self.failed:
+            with torch.inference_mode():
+                return fn(*inputs)
         graph = self.graphs.get(key)
         if graph is None or graph.generation != self.kv.generation:
-            graph = self._capture(key, ids, ancestry, depth)
+            graph = self._capture(key, fn, inputs, warm)
             if graph is None:
-                return self(ids, ancestry, depth)
-        graph.ids.copy_(ids)
-        graph.ancestry.copy_(ancestry)
-        graph.depth.copy_(depth)
+                return self._run(key, fn, inputs, warm)
+        for buf, x in zip(graph.inputs, inputs, strict=True):
+            buf.copy_(x)
         graph.graph.replay()
-        return graph.logits
+        return graph.output
 
-    def _capture(self, key, ids, ancestry, depth) -> _Graph | None:
-        """Warm the step up on a side stream, then capture it; a bucket that cannot be captured runs
-        eager from then on (logged: lossless either way, only slower)."""
-        bufs = (ids.clone(), ancestry.clone(), depth.clone())
-        run = lambda: self.forward(self.model, self.kv, *bufs, self.n_axes)  # noqa: E731
+    def _capture(self, key: tuple, fn, inputs: tuple, warm: tuple) -> _Graph | None:
+        """Warm `fn` up on a side stream, then capture it over input buffers; a bucket that cannot
+        be captured runs eager from then on (logged: lossless either way, only slower)."""
+        bufs = tuple(w.clone() for w in warm)
         try:
             with torch.inference_mode():
                 stream = torch.cuda.Stream()
                 stream.wait_stream(torch.cuda.current_stream())
                 with torch.cuda.stream(stream):
-                    for _ in range(2):  # the steps write only slots past each row's pointer: scratch
-                        run()
+                    for _ in range(2):
+                        fn(*bufs)
                 torch.cuda.current_stream().wait_stream(stream)
                 graph = torch.cuda.CUDAGraph()
                 with torch.cuda.graph(graph, pool=self.pool):
-                    logits = run()
+                    output = fn(*bufs)
+        except torch.cuda.OutOfMemoryError:
+            raise  # the driver's to handle (a smaller batch), not a reason to run eager
         except RuntimeError as exc:
-            log.warning("CUDA graph capture failed for bucket %s, running it eager: %s", key, exc)
+            log.warning("CUDA graph capture failed for %s, running it eager: %s", key, exc)
             self.failed.add(key)
             return None
-        self.graphs[key] = _Graph(graph, *bufs, logits, self.kv.generation)
+        self.graphs[key] = _Graph(graph, bufs, output, self.kv.generation)
         return self.graphs[key]
