@@ -55,6 +55,8 @@ CUDA_TESTS = (
     "tests/targets/test_batched.py",
     "tests/targets/test_session_cache.py",
     "tests/targets/test_generate_parity.py",
+    "tests/targets/test_static_session.py",
+    "tests/targets/test_static_step.py",
 )
 # 16 dev pages with Markdown ground truth (the oracle needs it), every kind: born-digital, scanned,
 # page images, a blurry scan.

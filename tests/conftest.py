@@ -61,7 +61,9 @@ def tiny_target(tiny_model_dir):
 
     def get(family: str):
         if family not in loaded:
-            loaded[family] = load_target(str(tiny_model_dir(family)), TEST_DEVICE, "fp32")
+            # graphs=False: on a GPU too these tests run transformers' cache (HFSession); the static
+            # engine has its own (tests/targets/test_static_*.py).
+            loaded[family] = load_target(str(tiny_model_dir(family)), TEST_DEVICE, "fp32", graphs=False)
             # Trees are sized by the cost curve; a measured one depends on the machine's load
             # while the tests run, so the tests size them by a fixed one (cost is a cached_property).
             loaded[family].__dict__["cost"] = FIXED_COST

@@ -21,8 +21,9 @@ from hsd_cli.targets.runtime import costs
 from hsd_cli.targets.runtime.static_session import StaticEngine, StaticSession, engine_for
 
 
-def static_target(target, mode: str = "eager", backend=None):
-    """The same model and processor, decoding on a StaticEngine of its own."""
+def static_target(target, mode: str | None = None, backend=None):
+    """The same model and processor, decoding on a StaticEngine of its own (CUDA graphs on a GPU)."""
+    mode = mode or ("graphs" if target.device.type == "cuda" else "eager")
     out = copy.copy(target)
     out.static_engine = StaticEngine(mode, backend)
     return out
