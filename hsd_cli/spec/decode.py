@@ -12,6 +12,7 @@ from hsd_cli.config import SpecConfig
 from hsd_cli.spec.accept import accept_nodes
 from hsd_cli.spec.align import MODEL, Origin, OutputIndex, TokenDrafts, build_index
 from hsd_cli.spec.budget import DEFAULT_PRIOR, AcceptStats, PassPrices
+from hsd_cli.spec.clock import PhaseClock
 from hsd_cli.spec.penalty import penalize, seen_matrix
 from hsd_cli.spec.propose import Exploration, propose, step_cost
 from hsd_cli.spec.row import NO_OPTIONS, DecodeOptions, Row, RowGroup
@@ -75,6 +76,7 @@ class SpecStepper:
         self.prices = PassPrices()  # what the passes took against their price (the first request's)
         self.width = 0  # the last step's padded tree width: it computed rows x width tokens
         self._priced = False  # `prices` came with a request
+        self.clock = PhaseClock()  # seconds by phase of the passes (benchmarks/host_step.py)
 
     @property
     def done(self) -> bool:
@@ -138,18 +140,26 @@ class SpecStepper:
 
     def step(self) -> None:
         """One forward pass over every active row's draft tree, then accept and commit."""
+        clock = self.clock
+        clock.start()
         live = [self.rows[i] for i in self.active]
         # 1. align + 2. build trees sized by the step's cost
         slots = self.session.slots()
-        trees, ks, offered = propose(live, self.groups, self.exploration, slots, self.prices)
+        trees, ks, offered = propose(live, self.groups, self.exploration, slots, self.prices, clock)
         packed = pack_trees(trees)  # 3. one forward pass over all rows' trees
         self.width = packed[0].shape[1]
+        clock.lap("pack")
         t0 = time.perf_counter()
         logits = self.session.step(*packed)
+        clock.lap("forward")
         penalty = self.groups[live[0].group].opts.penalty
         if penalty != 1.0:
             logits = penalize(logits, seen_matrix([r.seen for r in live]), packed[0], packed[1], penalty)
-        u_hat = logits.argmax(-1).tolist()  # [B, K]: the step's one device sync
+            clock.lap("penalty")
+        u_hat = logits.argmax(-1)  # [B, K]
+        clock.lap("argmax")
+        u_hat = u_hat.tolist()  # the step's one device sync
+        clock.lap("readback")
         if self.session.priced:
             self.prices.observe(step_cost(live, self.groups), len(live), self.width, slots, time.perf_counter() - t0)
         sampled = any(self.groups[r.group].cfg.tau < 1.0 for r in live)
@@ -167,9 +177,11 @@ class SpecStepper:
             row.push(acc.tokens + [acc.bonus], group.rule)
             keep.append(acc.path)
         self._cut(live)
+        clock.lap("accept")
         # 5. commit the accepted paths in the KV cache
         self.session.commit(keep)
         self.active = self._drop(self.active)
+        clock.lap("commit")
 
     def results(self, group: int | None = None) -> list[RowResult]:
         """The rows' results (of one group, or all), in the order they were added."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from hsd_cli.config import SpecConfig
 from hsd_cli.spec.align import MODEL, Origin, align_origins, resync_origins, starts_origins
 from hsd_cli.spec.budget import CostModel, PassPrices, best_size, node_probs
+from hsd_cli.spec.clock import PhaseClock
 from hsd_cli.spec.row import DecodeOptions, Row, RowGroup
 from hsd_cli.spec.tree import DraftTree, build_trie, linearize
 
@@ -55,20 +56,23 @@ def propose(
     exploration: Exploration | None = None,
     context: int | None = None,
     prices: PassPrices | None = None,
+    clock: PhaseClock | None = None,
 ) -> tuple[list[DraftTree], list[int], list[int]]:
     """Per row: its trie pruned to the node count the step's cost favours, window length k, candidate nodes.
 
     One node budget for the whole batch: the step costs what all rows' padded trees cost together
     over their caches of `context` slots, so trees shrink as rows join (spec/budget.best_size);
     `prices` corrects that cost by what the run's passes took."""
-    tries, ks, probs = [], [], []
-    for row in rows:
-        group = groups[row.group]
-        cands, origins, k = _candidates(row, group.cfg, group.opts)
-        trie = build_trie(row.tokens[-1], cands, origins, LEAD)
-        tries.append(trie)
-        ks.append(k)
-        probs.append(node_probs(trie, row.accept.p_first(k), row.accept.p_cont()))
+    clock = clock or PhaseClock()
+    found = [_candidates(row, groups[row.group].cfg, groups[row.group].opts) for row in rows]
+    clock.lap("align")
+    tries = [
+        build_trie(row.tokens[-1], cands, origins, LEAD) for row, (cands, origins, _) in zip(rows, found, strict=True)
+    ]
+    ks = [k for _, _, k in found]
+    clock.lap("trie")
+    probs = [node_probs(t, r.accept.p_first(k), r.accept.p_cont()) for t, r, k in zip(tries, rows, ks, strict=True)]
+    clock.lap("probs")
     order = [sorted(range(1, len(p)), key=lambda i: -p[i]) for p in probs]
     gains = [[p[i] for i in o] for p, o in zip(probs, order, strict=False)]
     used = [groups[g] for g in dict.fromkeys(r.group for r in rows)]
@@ -78,7 +82,9 @@ def propose(
     due = any(c and row.cut_streak >= EXPLORE_EVERY for row, c in zip(rows, cut, strict=True))
     explore = (exploration or Exploration()).now(due)
     sizes = [_size(row, n, c and explore, cfg) for row, c, cfg in zip(rows, cut, cfgs, strict=True)]
+    clock.lap("sizing")
     trees = [linearize(t, {0, *o[:m]}) for t, o, m in zip(tries, order, sizes, strict=False)]
+    clock.lap("linearize")
     return trees, ks, [len(o) for o in order]
 
 
