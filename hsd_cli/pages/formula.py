@@ -10,49 +10,30 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from hsd_cli.datatypes import BBox
 from hsd_cli.pages import mathchars as mc
+from hsd_cli.pages import mathgrid
+from hsd_cli.pages.mathglyph import Glyph, Rule, bottom, extent, top, union
+
+__all__ = ["Glyph", "Rule", "split_tag", "tagged", "to_latex"]
 
 _PRIMES = frozenset("′″")
 _FENCES = {"(": ")", "[": "]", "\\{": "}"}
 _TAG = re.compile(r"^\(([A-Z]?\d+(\.\d+)*[a-z]?)\)$")  # (12), (2.4a), an appendix's (A3)
 
 
-@dataclass(frozen=True, slots=True)
-class Glyph:
-    """One glyph (or a built piece: a fraction, a radical) with its box and baseline."""
-
-    c: str
-    bbox: BBox
-    baseline: float
-    size: float
-    font: str = ""
-    italic: bool = False
-    bold: bool = False
-    latex: str = ""  # built pieces: their LaTeX; glyphs: "" (from `c`)
-    big: bool = False  # a sized delimiter or a big operator drawn from an extension font
-
-    @property
-    def cx(self) -> float:
-        return (self.bbox[0] + self.bbox[2]) / 2
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """A horizontal line: a fraction bar or a radical's vinculum."""
-
-    x0: float
-    x1: float
-    y: float
-
-
 def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
     """The formula's LaTeX, a trailing equation number as `\\tag{n}`."""
     # Glyphs that draw nothing (spaces, zero-width marks KaTeX sets as struts) take no part.
     glyphs, tag = split_tag([g for g in glyphs if g.latex or (g.c.strip() and mc.symbol(g.c))])
-    return tagged(_row(glyphs, list(rules)), tag)
+    rules = list(rules)
+    bars = [r for r in rules if any(g.c == "√" and _starts(g, r) for g in glyphs)]
+    glyphs = _fractions(glyphs, [r for r in rules if r not in bars], rules)  # before lines: a bar joins its parts
+    rows = mathgrid.lines(glyphs, rules)
+    latex = mathgrid.stacked(rows, rules, _row) if len(rows) > 1 else _row(glyphs, rules)
+    return tagged(latex, tag)
 
 
 def tagged(latex: str, tag: str) -> str:
@@ -74,6 +55,7 @@ def split_tag(glyphs: list[Glyph]) -> tuple[list[Glyph], str]:
 def _row(items: list[Glyph], rules: list[Rule]) -> str:
     if not items:
         return ""
+    items = mathgrid.matrices(items, rules, _row)
     bars = [r for r in rules if any(g.c == "√" and _starts(g, r) for g in items)]
     items = _fractions(items, [r for r in rules if r not in bars], rules)
     items = _accented(_radicals(items, bars, rules))
@@ -84,7 +66,7 @@ def _row(items: list[Glyph], rules: list[Rule]) -> str:
     satellites = [g for g in items if not _is_base(g, baseline, size) and g not in primes]
     # Limits sit under or over a big operator or an operator name (`\\lim`, `\\max`) in a display.
     runs = [run for run, _ in _words(bases, {}) if run[0].c in mc.BIG_OPERATORS or len(run) > 1]
-    limits = {id(run[0]): _limits(_union(run), satellites) for run in runs}
+    limits = {id(run[0]): _limits(union(run), satellites) for run in runs}
     claimed = {id(g) for lo, hi in limits.values() for g in lo + hi}
     scripts = _scripts(bases, [g for g in satellites if id(g) not in claimed] + primes, baseline, size)
     tokens = []
@@ -95,19 +77,31 @@ def _row(items: list[Glyph], rules: list[Rule]) -> str:
 
 
 def _fractions(items: list[Glyph], rules: list[Rule], all_rules: list[Rule]) -> list[Glyph]:
-    """Items with each fraction (outer bars first) replaced by one built item."""
-    for r in sorted(rules, key=lambda r: r.x1 - r.x0, reverse=True):
-        reach = 2.5 * max(g.size for g in items)
-        near = [g for g in items if r.x0 - 1 <= g.cx <= r.x1 + 1 and abs(g.baseline - r.y) <= reach]
-        num = [g for g in near if g.baseline < r.y]
+    """Items with each fraction (inner bars first) replaced by one built item."""
+    for r in sorted(rules, key=lambda r: r.x1 - r.x0):
+        near = [g for g in items if r.x0 - 1 <= g.cx <= r.x1 + 1]
+        num = _stack([g for g in near if g.baseline < r.y], r.y, above=True)
         den = [g for g in near if g.baseline > r.y and g.baseline - 0.6 * g.size > r.y - 0.3 * g.size]
+        den = _stack(den, r.y, above=False)
         if not num or not den:
             continue
         latex = f"\\frac{{{_row(num, all_rules)}}}{{{_row(den, all_rules)}}}"
         size = max(g.size for g in num + den)
-        built = Glyph("", _union(num + den), r.y + 0.25 * size, size, latex=latex)
+        built = Glyph("", extent(num + den), r.y + 0.25 * size, size, latex=latex)
         items = [g for g in items if g not in num and g not in den] + [built]
     return items
+
+
+def _stack(pool: list[Glyph], y: float, above: bool) -> list[Glyph]:
+    """The glyphs of `pool` set against a bar at `y`, and those stacked on them without a gap:
+    a line of a display above or below the fraction stands apart and is not its numerator."""
+    near = [g for g in pool if -0.2 * g.size <= (y - bottom(g) if above else top(g) - y) <= 0.6 * g.size]
+    group, changed = near, bool(near)
+    while changed:
+        edge = min(top(g) for g in group) if above else max(bottom(g) for g in group)
+        more = [g for g in pool if g not in group and (edge - bottom(g) if above else top(g) - edge) <= 0.1 * g.size]
+        group, changed = group + more, bool(more)
+    return group
 
 
 def _radicals(items: list[Glyph], bars: list[Rule], all_rules: list[Rule]) -> list[Glyph]:
@@ -119,7 +113,7 @@ def _radicals(items: list[Glyph], bars: list[Rule], all_rules: list[Rule]) -> li
         under = [g for g in items if r.x0 - 1 <= g.cx <= r.x1 + 1 and r.y < g.baseline <= r.y + 2.5 * g.size]
         inner = [x for x in all_rules if x is not r]
         built = replace(sign, c="", latex=f"\\sqrt{{{_row(under, inner)}}}", big=False)
-        built = replace(built, bbox=_union([sign, *under]), baseline=max((g.baseline for g in under), default=r.y))
+        built = replace(built, bbox=union([sign, *under]), baseline=max((g.baseline for g in under), default=r.y))
         items = [g for g in items if g is not sign and g not in under] + [built]
     return items
 
@@ -170,7 +164,7 @@ def _grow(seed: list[Glyph], pool: list[Glyph]) -> list[Glyph]:
     group = list(seed)
     changed = bool(group)
     while changed:
-        box = _union(group)
+        box = union(group)
         more = [g for g in pool if g not in group and _beside(box, g)]
         group += more
         changed = bool(more)
@@ -287,12 +281,3 @@ def _balanced(latex: str) -> str:
     if opened == len(re.findall(r"\\right(?![a-z])", latex)):
         return latex
     return re.sub(r"\\(left|right)(?![a-z])", "", latex)
-
-
-def _union(items: list[Glyph]) -> BBox:
-    return (
-        min(g.bbox[0] for g in items),
-        min(g.bbox[1] for g in items),
-        max(g.bbox[2] for g in items),
-        max(g.bbox[3] for g in items),
-    )

@@ -78,6 +78,11 @@ CMEX.update({chr(0x44): "⟨", chr(0x45): "⟩", chr(0x48): "∮", chr(0x49): "�
 CMEX.update({chr(0x50 + i): c for i, c in enumerate("∑∏∫⋃⋂⊎⋀⋁∑∏∫⋃⋂⊎⋀⋁∐∐")})
 CMEX.update({chr(0x68 + i): c for i, c in enumerate("[]⌊⌋⌈⌉{}")})
 CMEX.update({chr(0x70 + i): "√" for i in range(5)})
+# How far below its origin each size of CMEX glyph reaches, in ems (its depth; TeX hangs them from
+# the origin): (first code, last code, depth). Big operators' display sizes reach further.
+_CMEX_DEPTHS = [(0x00, 0x0F, 1.2), (0x10, 0x11, 1.8), (0x12, 0x1F, 2.4), (0x20, 0x2F, 3.0), (0x50, 0x57, 1.0)]
+_CMEX_DEPTHS += [(0x58, 0x59, 1.4), (0x5A, 0x5A, 2.2), (0x5B, 0x5F, 1.4), (0x61, 0x61, 1.4), (0x68, 0x6F, 1.8)]
+_CMEX_DEPTHS += [(0x70, 0x70, 1.2), (0x71, 0x71, 1.8), (0x72, 0x72, 2.4), (0x73, 0x73, 3.0)]
 # Delimiters in Unicode keep their meaning when a ToUnicode map names them.
 _UNICODE_KEEP = frozenset("()[]{}|/\\⟨⟩⌊⌋⌈⌉‖∑∏∫√")
 
@@ -104,6 +109,11 @@ def glyph_char(c: str, extension: bool) -> str:
     if "\U0001d400" <= c <= "\U0001d7ff":
         return unicodedata.normalize("NFKC", c)
     return c
+
+
+def extension_depth(c: str) -> float:
+    """How many ems below its origin a glyph of an extension font reaches (its raw code's size)."""
+    return next((d for lo, hi, d in _CMEX_DEPTHS if lo <= ord(c) <= hi), 1.2) if len(c) == 1 else 1.2
 
 
 def family(font: str) -> str:

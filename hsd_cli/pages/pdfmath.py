@@ -49,7 +49,7 @@ def _span_glyphs(span: dict, level: bool = True) -> list[Glyph]:
         c = mc.glyph_char(ch["c"], is_ext)
         bbox, base = tuple(ch["bbox"]), ch["origin"][1]
         if is_ext:  # extension glyphs hang below their origin; MuPDF's box is the font's, not theirs
-            bbox = (bbox[0], base - 0.1 * size, bbox[2], base + 1.2 * size)
+            bbox = (bbox[0], base - 0.1 * size, bbox[2], base + mc.extension_depth(ch["c"]) * size)
         out.append(Glyph(c, bbox, base, size, font, italic, bold, big=is_ext))
     return out
 

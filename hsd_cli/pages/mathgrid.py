@@ -1,0 +1,151 @@
+"""Formulas of several lines: matrices inside tall brackets, and displays of stacked lines.
+
+Both are read from the same cut: a height at which no glyph of the formula stands and no rule
+runs (a rule there is a fraction bar). Bands between cuts that each hold full-size glyphs are
+lines; bands of small glyphs alone (a big operator's limits) stay with the band beside them.
+- Inside a pair of tall brackets, two or more lines are a matrix's rows; its columns are the
+  widths no row puts a glyph in. Parentheses around two single entries and no bar: `\\binom`.
+- A display of two or more lines whose first relation signs (=, <, ≤, ...) stand at one
+  x is `aligned` at them (a line that starts with one continues the line above); other stacks
+  are `gathered`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hsd_cli.pages.mathglyph import Glyph, Rule, bottom, tall, top, union
+
+Row = Callable[[list[Glyph], list[Rule]], str]
+
+RELATIONS = frozenset("=<>≤≥≈≡≠∼≃≅∝→⇒⇔≦≧≪≫⊂⊆∈")
+_ENVS = {"(": "pmatrix", "[": "bmatrix", "|": "vmatrix", "‖": "Vmatrix", "{": "Bmatrix"}
+_PAIRS = {"(": ")", "[": "]", "|": "|", "‖": "‖", "{": "}"}
+COLUMN_GAP = 0.5  # ems of empty width between two matrix columns (arraycolsep is about 1 em)
+
+
+def lines(items: list[Glyph], rules: list[Rule]) -> list[list[Glyph]]:
+    """`items` in lines from the top, cut where no glyph stands and no rule runs."""
+    if len(items) < 2:
+        return [items] if items else []
+    size = max(g.size for g in items if not g.big)
+    ordered = sorted(items, key=top)
+    bands, low = [[ordered[0]]], bottom(ordered[0])
+    for g in ordered[1:]:
+        if top(g) - low > 0.1 * size and not _bar_between(rules, low, top(g), bands[-1] + [g]):
+            bands.append([])
+        bands[-1].append(g)
+        low = max(low, bottom(g)) if len(bands[-1]) > 1 else bottom(g)
+    return _merged(bands, size)
+
+
+def matrices(items: list[Glyph], rules: list[Rule], row: Row) -> list[Glyph]:
+    """`items` with each pair of tall brackets and the rows between them as one built item."""
+    sizes = sorted(g.size for g in items if g.c not in _ENVS and g.c not in _PAIRS.values())
+    body = sizes[len(sizes) // 2] if sizes else 0.0
+    for opener in sorted((g for g in items if g.c in _ENVS and _spans(g, body)), key=lambda g: -g.bbox[0]):
+        closer = _closer(opener, items, body)
+        if closer is None or opener not in items:
+            continue
+        inside = [g for g in items if opener.bbox[2] - 1 <= g.cx <= closer.bbox[0] + 1 and _within(g, opener)]
+        inside = [g for g in inside if g is not opener and g is not closer]
+        rows = lines(inside, rules)
+        if len(rows) < 2:
+            continue
+        latex = _grid(opener.c, [_cells(r) for r in rows], rules, row)
+        mid = (opener.bbox[1] + opener.bbox[3]) / 2
+        size = max(g.size for g in inside)
+        built = Glyph("", union([opener, closer]), mid + 0.25 * size, size, latex=latex)
+        items = [g for g in items if g not in inside and g is not opener and g is not closer] + [built]
+    return items
+
+
+def stacked(rows: list[list[Glyph]], rules: list[Rule], row: Row) -> str:
+    """Lines of one display: `aligned` at their relation signs when those stand in a column."""
+    marks = [_relation(r) for r in rows]
+    xs = [m.bbox[0] for m in marks if m is not None]
+    size = max(g.size for r in rows for g in r)
+    if len(xs) == len(rows) and max(xs) - min(xs) <= 0.5 * size:
+        body = " \\\\ ".join(_aligned_line(r, m, rules, row) for r, m in zip(rows, marks, strict=True))
+        return f"\\begin{{aligned}}{body}\\end{{aligned}}"
+    body = " \\\\ ".join(row(r, _rules_in(rules, r)) for r in rows)
+    return f"\\begin{{gathered}}{body}\\end{{gathered}}"
+
+
+def _aligned_line(r: list[Glyph], mark: Glyph, rules: list[Rule], row: Row) -> str:
+    left = [g for g in r if g.cx < mark.bbox[0]]
+    right = [g for g in r if g not in left]
+    return f"{row(left, _rules_in(rules, left)) if left else ''} &{row(right, _rules_in(rules, right))}"
+
+
+def _relation(r: list[Glyph]) -> Glyph | None:
+    """The first relation sign of a line at its full size (a relation in a script is no column)."""
+    size = max(g.size for g in r)
+    marks = [g for g in r if g.c in RELATIONS and g.size >= 0.85 * size]
+    return min(marks, key=lambda g: g.bbox[0], default=None)
+
+
+def _grid(bracket: str, rows: list[list[list[Glyph]]], rules: list[Rule], row: Row) -> str:
+    cells = [[row(c, _rules_in(rules, c)) for c in r] for r in rows]
+    if bracket == "(" and len(cells) == 2 and all(len(r) == 1 for r in cells):
+        return f"\\binom{{{cells[0][0]}}}{{{cells[1][0]}}}"
+    env = _ENVS[bracket]
+    body = " \\\\ ".join("&".join(r) for r in cells)
+    return f"\\begin{{{env}}}{body}\\end{{{env}}}"
+
+
+def _cells(r: list[Glyph]) -> list[list[Glyph]]:
+    """One matrix row's glyphs in cells, split at gaps wider than COLUMN_GAP."""
+    out: list[list[Glyph]] = []
+    right = float("-inf")
+    for g in sorted(r, key=lambda g: g.bbox[0]):
+        if not out or g.bbox[0] - right > COLUMN_GAP * g.size and g.size >= 0.85 * max(x.size for x in r):
+            out.append([])
+        out[-1].append(g)
+        right = max(right, g.bbox[2])
+    return out
+
+
+def _spans(g: Glyph, body: float) -> bool:
+    """A bracket tall enough for several lines: by its own font's box, or set in a larger size."""
+    return tall(g) or (g.bbox[3] - g.bbox[1]) >= 1.6 * body
+
+
+def _closer(opener: Glyph, items: list[Glyph], body: float) -> Glyph | None:
+    """The tall bracket closing `opener`: the nearest to its right at the same height."""
+    want = _PAIRS[opener.c]
+    found = [g for g in items if g.c == want and g is not opener and g.bbox[0] > opener.bbox[2]]
+    found = [g for g in found if _spans(g, body)]
+    found = [g for g in found if abs(g.bbox[1] - opener.bbox[1]) <= 0.3 * opener.size]
+    return min(found, key=lambda g: g.bbox[0], default=None)
+
+
+def _within(g: Glyph, bracket: Glyph) -> bool:
+    mid = (top(g) + bottom(g)) / 2
+    return bracket.bbox[1] <= mid <= bracket.bbox[3]
+
+
+def _bar_between(rules: list[Rule], y0: float, y1: float, near: list[Glyph]) -> bool:
+    box = union(near)
+    return any(y0 - 1 <= r.y <= y1 + 1 and r.x0 < box[2] and r.x1 > box[0] for r in rules)
+
+
+def _merged(bands: list[list[Glyph]], size: float) -> list[list[Glyph]]:
+    """Bands without a full-size glyph (limits, a lone script) joined to the nearest full band."""
+    full = [b for b in bands if any(g.size >= 0.85 * size and not g.big for g in b)]
+    if len(full) < 2:
+        return [[g for b in bands for g in b]]
+    out = [list(b) for b in full]
+    for b in bands:
+        if b not in full:
+            mid = sum(g.baseline for g in b) / len(b)
+            home = min(out, key=lambda f: min(abs(g.baseline - mid) for g in f))
+            home += b
+    return out
+
+
+def _rules_in(rules: list[Rule], items: list[Glyph]) -> list[Rule]:
+    if not items:
+        return []
+    x0, y0, x1, y1 = union(items)
+    return [r for r in rules if x0 - 1 <= r.x0 and r.x1 <= x1 + 1 and y0 - 1 <= r.y <= y1 + 1]

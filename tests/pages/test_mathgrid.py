@@ -1,0 +1,33 @@
+"""Formulas of several lines from a real PDF's glyphs (pages/mathgrid.py): matrices, binomials, aligned lines."""
+
+from __future__ import annotations
+
+from tests.pages.test_pdfmath import latex, page_with
+
+
+def test_matrix_rows_and_columns_inside_tall_brackets():
+    """Two rows between brackets spanning both are a matrix; its columns are the widths no row uses."""
+    rows = [("1", 112, 92, 12, "tiro"), ("2", 140, 92, 12, "tiro"), ("3", 112, 108, 12, "tiro")]
+    rows += [("4", 140, 108, 12, "tiro")]
+    page = page_with([("A=", 70, 100, 12, "tiit"), ("[", 100, 110, 30, "tiro"), *rows, ("]", 152, 110, 30, "tiro")])
+    assert latex(page) == "A=\\begin{bmatrix}1&2 \\\\ 3&4\\end{bmatrix}"
+
+
+def test_binomial_is_two_entries_in_tall_parentheses():
+    page = page_with([("(", 100, 110, 30, "tiro"), ("n", 112, 92, 12, "tiit"), ("k", 112, 108, 12, "tiit")])
+    page.insert_text((124, 110), ")", fontsize=30, fontname="tiro")
+    assert latex(page) == "\\binom{n}{k}"
+
+
+def test_lines_of_a_display_aligned_at_their_relation_signs():
+    """Lines whose `=` stand in one column are `aligned` there; a line that starts with `=` continues."""
+    page = page_with([("f", 100, 100, 12, "tiit"), ("= 1+x", 110, 100, 12, "tiro"), ("= 2", 110, 120, 12, "tiro")])
+    assert latex(page) == "\\begin{aligned}f &=1+x \\\\  &=2\\end{aligned}"
+
+
+def test_a_fraction_is_one_line_and_a_line_below_it_no_denominator():
+    """The bar joins numerator and denominator; the next line of the display stays apart."""
+    pieces = [("a", 103, 94, 12, "tiit"), ("b", 103, 110, 12, "tiit"), ("= c", 115, 102, 12, "tiro")]
+    pieces += [("d", 103, 130, 12, "tiit"), ("= e", 115, 130, 12, "tiro")]
+    page = page_with(pieces, [(101, 111, 99)])
+    assert latex(page) == "\\begin{aligned}\\frac{a}{b} &=c \\\\ d &=e\\end{aligned}"
