@@ -83,7 +83,7 @@ PAGES = (
 
 THROUGHPUT_PAGES = 4  # pages of each document in the throughput step: 32 of PAGES' documents
 # JSON files a GPU run writes whose dashboard table comes with their first figures (dashboard.BLOCKS).
-AWAITING = ("throughput-{tag}-qwen2_5_vl.json",)
+AWAITING = ("throughput-{tag}-qwen2_5_vl.json", "external-{tag}-hunyuan_vl.json")
 RESULTS = REPO / "benchmarks" / "results"
 
 
@@ -153,6 +153,11 @@ def plan(
     path = out / f"oracle-{tag}-hunyuan_vl.json"
     oracle = ("--max-pages", "1", "--methods", "ar,page,hsd,auto", "--out-json", str(path))
     steps.append(Step("oracle table, batch 1", _hsd("bench", *common, *oracle), s.env, "oracle", path))
+    # transformers' own generate on its static cache (compiled: a compile per prompt shape, so 4 pages)
+    path = out / f"external-{tag}-hunyuan_vl.json"
+    external = (*pages[:4], *common[len(pages) :])
+    external += ("--max-pages", "1", "--methods", "ar,hf-static", "--out-json", str(path))
+    steps.append(Step("transformers generate, static cache", _hsd("bench", *external), s.env, "oracle", path))
     path = out / f"throughput-{tag}-hunyuan_vl.json"
     batch = ("--max-pages", str(THROUGHPUT_PAGES), "--methods", "ar,auto", "--batch-pages", s.batch_sizes)
     batch += ("--workers", str(s.workers), "--warmup", "0", "--out-json", str(path))

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image, ImageDraw
 from typer.testing import CliRunner
 
-from hsd_cli.bench.config import BASELINE, BENCH_METHODS
+from hsd_cli.bench.config import BASELINE, BENCH_METHODS, EXTERNAL
 from hsd_cli.cli.app import app, convert
 from hsd_cli.config import (
     AUTO_SOURCE,
@@ -46,7 +46,7 @@ def test_the_command_line_offers_exactly_the_registered_names():
     assert _choices("method") == names(METHODS)
     assert _choices("engine") == names(ENGINES)
     assert _choices("draft_source") == draft_source_choices() == (AUTO_SOURCE, *names(DRAFT_SOURCES))
-    assert (*MODEL_METHODS, "lookup") == BENCH_METHODS  # hsd bench: every method with a model
+    assert (*MODEL_METHODS, *EXTERNAL) == BENCH_METHODS  # hsd bench: every method with a model, transformers
     assert BASELINE in MODEL_METHODS  # what hsd bench pairs every method with
     for rows in (METHODS, DRAFT_SOURCES, ENGINES):
         assert len(set(names(rows))) == len(rows) and AUTO_SOURCE not in names(DRAFT_SOURCES)

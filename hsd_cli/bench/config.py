@@ -9,9 +9,14 @@ from pathlib import Path
 from hsd_cli.config import DEFAULT_MODEL, METHODS, SpecConfig
 
 BASELINE = "ar"  # plain greedy decoding: every run pairs the other methods with it (their speedups)
-LOOKUP = "lookup"  # transformers' prompt lookup decoding (bench/lookup.py), measured beside ours
-# Every method with a model (config.METHODS), and prompt lookup.
-BENCH_METHODS = (*(r.name for r in METHODS if r.model), LOOKUP)
+# transformers' own decoding, measured beside ours (bench/generate.py): name -> what it passes to
+# `generate` (`{lookup}`: the run's --lookup-tokens).
+EXTERNAL = {
+    "lookup": {"prompt_lookup_num_tokens": "{lookup}"},  # prompt lookup decoding
+    "hf-static": {"cache_implementation": "static"},  # static KV cache; compiled by generate on a GPU
+}
+# Every method with a model (config.METHODS), and transformers' own.
+BENCH_METHODS = (*(r.name for r in METHODS if r.model), *EXTERNAL)
 NOISE_SWEEP = (0.0, 0.05, 0.1, 0.2, 0.4)
 
 
@@ -66,6 +71,10 @@ class BenchConfig:
             raise ValueError("--workers must be >= 0 and applies to --batch-pages runs")
         if not self.full_size and not self.inputs:  # (--full-size alone: the cost curve)
             raise ValueError("give input files or folders (or --full-size FAMILY)")
+
+    def generate_options(self, method: str) -> dict:
+        """What an external method (EXTERNAL) passes to `generate` in this run."""
+        return {k: self.lookup_tokens if v == "{lookup}" else v for k, v in EXTERNAL[method].items()}
 
     def spec(self) -> SpecConfig:
         """The speculative settings every method of this run decodes with."""

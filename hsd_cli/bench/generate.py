@@ -1,4 +1,9 @@
-"""The baseline a user already has: transformers' prompt-lookup decoding via `model.generate`.
+"""The baselines a user already has: transformers' own `model.generate`, timed on the same pages.
+
+Two of them (bench/config.EXTERNAL): `lookup`, prompt-lookup decoding; `hf-static`, greedy
+decoding on transformers' static KV cache, which `generate` compiles on a GPU (what transformers
+offers for speed without a serving engine). Under the oracle a logits processor forces the
+reference, as OracleSession does for hsd's methods.
 
 Counting: HF's first forward is the prefill and already verifies candidates, so `steps` is the
 forward count minus one (as for our methods) while AAL divides by every forward.
@@ -11,7 +16,6 @@ import time
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
-from hsd_cli.bench.config import LOOKUP
 from hsd_cli.bench.oracle import force_logits
 from hsd_cli.bench.records import MethodRun
 from hsd_cli.datatypes import PageImage
@@ -30,24 +34,25 @@ class OracleLogits(LogitsProcessor):
         return force_logits(scores.clone(), torch.full(scores.shape[:-1], want))
 
 
-def run_lookup(
-    target, page: PageImage, max_new_tokens: int, num_tokens: int, ref: list[int] | None = None
+def run_generate(
+    name: str, target, page: PageImage, max_new_tokens: int, options: dict, ref: list[int] | None = None
 ) -> MethodRun:
-    """One page with prompt lookup; a crash becomes MethodRun.error ("failed: <reason>")."""
+    """One page through `generate(**options)`, reported as method `name`; a crash becomes
+    MethodRun.error ("failed: <reason>")."""
     model = target.model
     stamps: list[float] = []
     hook = model.register_forward_hook(lambda *_: stamps.append(time.perf_counter()))
     t0 = time.perf_counter()
     try:
-        tokens = _generate(target, page, max_new_tokens, num_tokens, ref)
+        tokens = _generate(target, page, max_new_tokens, options, ref)
     except Exception as exc:  # noqa: BLE001 - any crash is the result we report
-        return MethodRun(LOOKUP, error=_reason(exc))
+        return MethodRun(name, error=_reason(exc))
     finally:
         hook.remove()
     t1 = time.perf_counter()
     calls = len(stamps)
     return MethodRun(
-        LOOKUP,
+        name,
         tokens=len(tokens),
         steps=calls - 1,
         seq_steps=calls,
@@ -60,7 +65,7 @@ def run_lookup(
     )
 
 
-def _generate(target, page: PageImage, max_new_tokens: int, num_tokens: int, ref) -> list[int]:
+def _generate(target, page: PageImage, max_new_tokens: int, options: dict, ref) -> list[int]:
     text = target.chat_prompt(target.family.page_prompt)
     image = fit_pixels(page.image, target.family.max_pixels)  # as VisionTarget.prefill does
     inputs = target.processor(images=[image], text=[text], return_tensors="pt").to(target.device)
@@ -72,9 +77,9 @@ def _generate(target, page: PageImage, max_new_tokens: int, num_tokens: int, ref
         out = target.model.generate(
             **inputs,
             do_sample=False,
-            prompt_lookup_num_tokens=num_tokens,
             max_new_tokens=max_new_tokens,
             eos_token_id=sorted(target.eos_ids),
+            **options,
             **extra,
         )
     tokens = out[0, prompt_len:].tolist()

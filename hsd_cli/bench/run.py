@@ -9,8 +9,8 @@ from random import Random
 from rapidfuzz.distance import Levenshtein
 
 from hsd_cli.bench.acceptance import MODEL_ONLY, by_kind, token_kinds
-from hsd_cli.bench.config import BASELINE, LOOKUP, BenchConfig, baseline_first
-from hsd_cli.bench.lookup import run_lookup
+from hsd_cli.bench.config import BASELINE, EXTERNAL, BenchConfig, baseline_first
+from hsd_cli.bench.generate import run_generate
 from hsd_cli.bench.noise import corrupt_text, noisy_regions
 from hsd_cli.bench.oracle import OracleTarget
 from hsd_cli.bench.pages import BenchPage
@@ -119,9 +119,10 @@ class Bench:
         record.draft_ned = Levenshtein.normalized_distance(draft_page, bp.reference)
 
     def _run_method(self, method: str, bp: BenchPage, drafts: Drafts, spec: SpecConfig) -> MethodRun:
-        if method == LOOKUP:
+        if method in EXTERNAL:
             ref = self.target.reference(bp.page.image) if self.cfg.oracle else None
-            return run_lookup(self.target, bp.page, spec.max_new_tokens, self.cfg.lookup_tokens, ref)
+            options = self.cfg.generate_options(method)
+            return run_generate(method, self.target, bp.page, spec.max_new_tokens, options, ref)
         try:
             return self._run_spec(method, bp, drafts, spec)
         except Exception as exc:  # noqa: BLE001 - a failing method is a table row, not a crash

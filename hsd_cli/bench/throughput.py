@@ -13,20 +13,17 @@ verification, as `hsd convert --workers N` does, and pages per minute is its wal
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from rich.console import Console
 
 from hsd_cli.bench.config import BASELINE, baseline_first
+from hsd_cli.bench.feed import Feed
 from hsd_cli.bench.machine import machine_info, machine_line
 from hsd_cli.bench.notes import run_notes, target_note
 from hsd_cli.bench.records import PageBench
 from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
-from hsd_cli.bench.run import WARMUP_TOKENS, Bench, Drafts
-from hsd_cli.datatypes import PreparedPage
-from hsd_cli.pipeline.local import prepare_config
-from hsd_cli.pipeline.prepare import PrepareQueue
+from hsd_cli.bench.run import WARMUP_TOKENS, Bench
 from hsd_cli.targets.runtime.load import LoadClock
 
 COLUMNS = (
@@ -111,7 +108,7 @@ def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> 
 def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=None) -> tuple[BatchRun, list]:
     """`method` over every page at batch `size`; `cost`: the target's measured curve, to price the passes."""
     conv = bench.converter(method, spec)
-    feed = _Feed(conv, drafts, bench.cfg.workers)
+    feed = Feed(conv, drafts, bench.cfg.workers)
     t0 = time.perf_counter()
     outs = dict(conv.verify_many(feed, pages=size))
     wall = time.perf_counter() - t0
@@ -142,81 +139,6 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
         _priced(cost, conv.last_batcher),
     )
     return run, tokens
-
-
-class _Feed:
-    """The pages as the verify stage reads them. Without workers: the bench's prepared pages at
-    once, their prepare seconds charged after. With workers: as `hsd convert --workers` reads them
-    (`PrepareQueue`), the run's wall time holding them: a method that can start a page before its
-    drafts (the converter's `starts_before_drafts`) gets each page once it is rendered and its
-    drafts when background processes have made them again (pipeline/drafting.py); otherwise each
-    page once they are made. The bench's own copy of the same drafts is what is verified, since
-    the oracle knows the regions it drafted (`differ` counts pages drafted otherwise)."""
-
-    def __init__(self, conv, drafts: list[Drafts], workers: int) -> None:
-        self.conv, self.drafts, self.workers = conv, drafts, workers
-        self.cfg = prepare_config(conv.cfg, conv)  # the prepare stage `hsd convert` would run
-        self.uses_drafts = self.cfg.drafts is not None
-        self.prepare_s = self.wait_s = 0.0
-        self.differ = 0
-
-    def __iter__(self) -> Iterator[tuple[int, PreparedPage]]:
-        if not self.workers:
-            for i, d in enumerate(self.drafts):
-                self._charge(d.prepared)
-                yield i, d.prepared
-            return
-        overlap = getattr(self.conv, "starts_before_drafts", False)
-        queue = PrepareQueue(self.cfg, self.workers, beside_model=True, overlap=overlap)
-        fresh = queue.run((d.prepared.page.source, d.prepared.page.number) for d in self.drafts)
-        try:
-            for i, d in enumerate(self.drafts):
-                t0 = time.perf_counter()
-                page = next(fresh)
-                self.wait_s += time.perf_counter() - t0
-                if isinstance(page, BaseException):
-                    raise page
-                if page.later is not None:  # rendered; its drafts join it while it decodes
-                    late = _BenchDrafts(self, page.later, d.prepared)
-                    rendered = replace(d.prepared, regions=(), draft_source="", t_render=page.t_render, t_draft=0.0)
-                    yield i, replace(rendered, later=late)
-                    self.prepare_s += page.t_render
-                    continue
-                yield i, self._own(page, d.prepared)
-        finally:
-            queue.close()
-
-    def _own(self, made: PreparedPage, own: PreparedPage) -> PreparedPage:
-        """The bench's copy of a page the workers made, with their seconds; counted if they differ."""
-        self.differ += self.uses_drafts and made.regions != own.regions
-        return self._charge(replace(own, t_render=made.t_render, t_draft=made.t_draft))
-
-    def _charge(self, prepared: PreparedPage) -> PreparedPage:
-        self.prepare_s += prepared.t_render + (prepared.t_draft if self.uses_drafts else 0.0)
-        return prepared
-
-
-class _BenchDrafts:
-    """A late page's drafts (datatypes.LateDrafts) as the bench verifies them: when the workers'
-    copy is made, the bench's own, with the workers' drafting seconds."""
-
-    def __init__(self, feed: _Feed, later, own: PreparedPage) -> None:
-        self.feed, self.later, self.own = feed, later, own
-
-    def poll(self) -> PreparedPage | None:
-        made = self.later.poll()
-        return None if made is None else self._arrived(made)
-
-    def wait(self) -> PreparedPage:
-        return self._arrived(self.later.wait())
-
-    def drop(self) -> None:
-        self.later.drop()
-
-    def _arrived(self, made: PreparedPage) -> PreparedPage:
-        page = self.feed._own(made, self.own)
-        self.feed.prepare_s -= page.t_render  # charged when the page was rendered
-        return page
 
 
 def _priced(cost, batcher) -> float | None:

@@ -19,7 +19,14 @@ BenchInputs = Annotated[
     list[str] | None, typer.Argument(help="PDF/image files or folders.", metavar="INPUTS", show_default=False)
 ]
 Model = Annotated[str, opt("--model", "Target model: hub id or local directory.")]
-Methods = Annotated[str, opt("--methods", f"Comma list of {', '.join(BENCH_METHODS)} (lookup: HF prompt lookup).")]
+Methods = Annotated[
+    str,
+    opt(
+        "--methods",
+        f"Comma list of {', '.join(BENCH_METHODS)} (lookup: HF prompt lookup; hf-static: HF generate on its"
+        " static cache, compiled on a GPU).",
+    ),
+]
 # HSD_BENCH_JSON: this option's name before --json became "print the result on stdout" in every command
 OutJson = Annotated[
     Path | None,

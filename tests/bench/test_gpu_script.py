@@ -43,6 +43,9 @@ def test_gpu_plan_runs_the_issue_s_tables_on_cuda(tmp_path):
         _option(qwen, "--full-size") == "qwen2_5_vl" and "--oracle" in qwen and _option(qwen, "--batch-pages") == "1,32"
     )
     assert _option(steps["model directory qwen2_5_vl"].argv, "--repetition-penalty") == "1.05"
+    external = steps["transformers generate, static cache"].argv
+    assert _option(external, "--methods") == "ar,hf-static" and "--oracle" in external
+    assert len([a for a in external if a.startswith(str(gpu.CORPUS))]) == 4  # a compile per prompt shape
     assert _option(throughput, "--workers") == "4"  # drafting beside the model, as hsd convert runs
     pages = [a for a in oracle if a.startswith(str(gpu.CORPUS))]
     assert len(pages) == 16 and _option(oracle, "--max-pages") == "1"
@@ -115,11 +118,12 @@ def test_a_short_lease_plan_takes_a_ready_model_and_the_first_pages(tmp_path):
     gpu = _gpu()
     corpus, model = tmp_path / "corpus", tmp_path / "hy"
     steps = gpu.plan(False, tmp_path, corpus, model, 10, 128, "1,10")
-    assert [s.group for s in steps] == ["tests", "cost", "cost", "oracle", "throughput", "model", "throughput"]
-    oracle, throughput = steps[3].argv, steps[4].argv
+    groups = ["tests", "cost", "cost", "oracle", "oracle", "throughput", "model", "throughput"]
+    assert [s.group for s in steps] == groups
+    oracle, throughput = steps[3].argv, steps[5].argv
     assert _option(oracle, "--model") == str(model) and _option(oracle, "--max-new-tokens") == "128"
     assert [a for a in oracle if a.startswith(str(corpus))] == [str(corpus / p) for p in gpu.PAGES[:10]]
-    assert _option(throughput, "--batch-pages") == "1,10" and _option(steps[6].argv, "--batch-pages") == "1"
+    assert _option(throughput, "--batch-pages") == "1,10" and _option(steps[7].argv, "--batch-pages") == "1"
 
 
 def test_list_pages_prints_the_first_pages_under_the_corpus(tmp_path, capsys):
