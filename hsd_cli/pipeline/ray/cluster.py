@@ -15,6 +15,8 @@ from typing import TextIO
 from hsd_cli.errors import HsdError
 from hsd_cli.pipeline.verify import cause
 
+NICENESS = "RAY_worker_niceness"  # Ray's own setting, read by the worker processes it starts
+
 
 @contextmanager
 def ray_log(err: TextIO, debug: bool) -> Iterator[TextIO]:
@@ -45,6 +47,10 @@ def connected(ray: ModuleType, address: str | None) -> Iterator[None]:
     if ray.is_initialized():
         yield
         return
+    if not address:
+        # A local instance's workers are this run's own work: at Ray's default niceness (15) they
+        # all but stop beside any other load on the machine. A value the user set is kept.
+        os.environ.setdefault(NICENESS, "0")
     try:
         ray.init(
             address=address or "local",
