@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from transformers import DynamicCache
 
-from hsd_cli.targets.runtime.static_cache import SLOT_BUCKETS, WIDTH_BUCKETS, StaticKV, bucket, keep_paths
+from hsd_cli.targets.runtime.static_cache import ROW_BUCKETS, SLOT_BUCKETS, WIDTH_BUCKETS, StaticKV, bucket, keep_paths
 
 
 def _pool(rows: int = 2, slots: int = 8) -> StaticKV:
@@ -13,7 +13,8 @@ def _pool(rows: int = 2, slots: int = 8) -> StaticKV:
 
 
 def _slots(kv: StaticKV, row: int) -> list[float]:
-    return kv.keys[0][row, 0, :, 0].tolist()
+    """A row's first 8 slots' keys (the pool allocates 64 at least)."""
+    return kv.keys[0][row, 0, :8, 0].tolist()
 
 
 def test_buckets():
@@ -28,7 +29,7 @@ def test_update_writes_at_each_rows_pointer_and_returns_the_bucket():
     kv.rows, kv.slots = 2, 8
     new = torch.tensor([[1.0, 2.0], [3.0, 4.0]])[:, None, :, None]  # [rows, H, K, D]
     keys, values = kv.update(new, -new, 0)
-    assert keys.shape == (2, 1, 8, 1)
+    assert keys.shape == (2, 1, 8, 1)  # the bucket's slots, not the allocation's
     assert _slots(kv, 0) == [0, 0, 1, 2, 0, 0, 0, 0]
     assert _slots(kv, 1) == [0, 0, 0, 0, 0, 3, 4, 0]  # Not at slot 2: each row has its own pointer
     assert values[1, 0, 5, 0] == -3
@@ -37,8 +38,8 @@ def test_update_writes_at_each_rows_pointer_and_returns_the_bucket():
 def test_keep_paths_moves_the_accepted_slots_to_the_pointer():
     kv = _pool()
     kv.ptr[:] = torch.tensor([1, 3])
-    kv.keys[0][0, 0, :, 0] = torch.arange(8.0)
-    kv.keys[0][1, 0, :, 0] = torch.arange(8.0)
+    kv.keys[0][0, 0, :8, 0] = torch.arange(8.0)
+    kv.keys[0][1, 0, :8, 0] = torch.arange(8.0)
     paths = torch.tensor([[0, 2, 3], [0, 1, 1]])  # row 0 keeps nodes 0, 2, 3; row 1 keeps node 0 (padded)
     keep_paths(kv, paths, torch.tensor([3, 1]), moved=True)
     assert _slots(kv, 0)[:4] == [0, 1, 3, 4]  # Not [0, 1, 2, 3]: node 1 was a rejected branch
@@ -74,8 +75,18 @@ def test_a_commit_that_keeps_every_slot_in_place_changes_nothing():
     """What a captured commit is warmed up on (static_step.StepRunner.commit): run twice, no effect."""
     kv = _pool()
     kv.ptr[:] = torch.tensor([1, 3])
-    kv.keys[0][:, 0, :, 0] = torch.arange(16.0).view(2, 8)
+    kv.keys[0][:, 0, :8, 0] = torch.arange(16.0).view(2, 8)
     before = kv.keys[0].clone()
     for _ in range(2):
         keep_paths(kv, torch.arange(4).expand(2, 4), torch.zeros(2, dtype=torch.long), moved=True)
     assert torch.equal(kv.keys[0], before) and kv.ptr.tolist() == [1, 3]
+
+
+def test_the_pool_is_allocated_in_buckets():
+    """A step reads rows [0, bucket(highest row + 1)): the allocation is always a bucket, so that
+    read never passes it (Not 12 rows after 8 grew by half: a row 9's bucket is 16)."""
+    kv = _pool(rows=5, slots=70)
+    assert kv.capacity == (8, 96)
+    kv.take(8)
+    kv.take(1)
+    assert kv.capacity[0] in ROW_BUCKETS and kv.capacity[0] >= 16

@@ -12,11 +12,14 @@ from dataclasses import replace
 import pytest
 import torch
 from conftest import FAMILIES
-from decoding import run_ar
+from decoding import ar_decode, run_ar
 from test_batched import BUDGET, SIZES, _page, _work
 from test_lossless import _random_spec
 
+from hsd_cli.config import SpecConfig
 from hsd_cli.driver.batch import Batcher
+from hsd_cli.spec.decode import SpecStepper
+from hsd_cli.spec.stop import StopRule
 from hsd_cli.targets.runtime import costs
 from hsd_cli.targets.runtime.static_session import StaticEngine, StaticSession, engine_for
 
@@ -65,3 +68,21 @@ def test_the_engine_is_cudas_unless_graphs_are_off():
     assert engine_for(torch.device("cpu"), True) is None  # CPU: transformers' cache, as before
     assert engine_for(torch.device("cuda"), False) is None
     assert engine_for(torch.device("cuda"), True).mode == "graphs"
+
+
+def test_rows_joining_past_the_first_allocation(tiny_target):
+    """Ten rows join one at a time, some with drafts: the pool grows its rows (reallocated once,
+    rows kept) and every row decodes its own AR tokens, as before and after the growth."""
+    target = tiny_target("qwen2_5_vl")
+    static, rule = static_target(target), StopRule(target.eos_ids, 12)
+    images = [_page(i % len(SIZES)).image.rotate(90 * (i // len(SIZES)), expand=True) for i in range(10)]
+    want = [ar_decode(*target.prefill([im], "OCR"), rule)[0].tokens for im in images]
+    stepper = SpecStepper()
+    for i, image in enumerate(images):
+        drafts = [[want[i][: i + 2]]] if i % 2 else [[]]
+        stepper.add(*static.prefill([image], "OCR"), drafts, SpecConfig(max_new_tokens=12), rule)
+        stepper.step()
+    while not stepper.done:
+        stepper.step()
+    assert [r.tokens for r in stepper.results()] == want
+    assert static.static_engine.kv.generation > 1  # the pool really grew

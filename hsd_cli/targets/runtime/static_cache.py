@@ -50,7 +50,8 @@ class StaticKV:
         self.free: list[int] = []  # rows no session holds
         self.generation = 0  # bumped by every reallocation: graphs captured on older tensors are stale
         self.rows, self.slots = 1, 1
-        self._allocate(rows, slots)
+        # Allocated in buckets: a step's bucket of rows or slots never passes the allocation.
+        self._allocate(bucket(rows, ROW_BUCKETS), bucket(slots, SLOT_BUCKETS))
 
     @classmethod
     def like(cls, cache, rows: int, slots: int) -> StaticKV:
@@ -92,7 +93,9 @@ class StaticKV:
         have_rows, have_slots = self.capacity
         need_rows = have_rows + max(0, rows - len(self.free))
         if need_rows > have_rows or slots > have_slots:
-            grow_rows = max(need_rows, have_rows + have_rows // 2) if need_rows > have_rows else have_rows
+            grow_rows = have_rows
+            if need_rows > have_rows:
+                grow_rows = bucket(max(need_rows, have_rows + have_rows // 2), ROW_BUCKETS)
             grow_slots = (
                 bucket(max(slots, have_slots + have_slots // 2), SLOT_BUCKETS) if slots > have_slots else have_slots
             )
