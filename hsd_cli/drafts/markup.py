@@ -67,7 +67,9 @@ def region_markup(region: Region, style: DraftStyle = MARKDOWN) -> str:
 def table_markup(cells: tuple[TableCell, ...], table: str) -> str:
     if table == "otsl":
         return otsl_table(cells)
-    if table == "gfm" and (n := heading_rows(cells)) > 1:
+    # A pipe table has one heading row and no spans: a taller heading or a label spanning rows
+    # (which a pipe table repeats, its row then reading as the label's) needs HTML.
+    if table == "gfm" and ((n := heading_rows(cells)) > 1 or any(c.row_span > 1 for c in cells)):
         return html_table(cells, n)
     return html_table(cells) if table == "html" else markdown_table(cells)
 

@@ -12,45 +12,54 @@ of a table box's text a grid finder left out of its cells; `is_text_table` wheth
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import replace
 
 from hsd_cli.datatypes import TableCell, TextSpan
+from hsd_cli.drafts import table_spans
 from hsd_cli.pages import geometry as geo
+from hsd_cli.pages.table_check import NUMBER
 
 # Real table cells on the dev corpus hold 40 characters at most on average (description columns);
 # two columns of prose set side by side hold over 100.
 PROSE_CELL_CHARS = 60
-# A cell that is a figure: "0.87", "1,234", "(12.5)", "-3%", "$ 178", or a dash for none.
-NUMBER = re.compile(r"^[(\-+\u2212]?[$€£¥]?\s?\d[\d,.\s]*%?\)?$|^[-\u2013\u2014]$")
 
 
 def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
-    """Rows of lines sharing a height; columns from the fullest row; spans from overlaps."""
+    """Rows of lines sharing a height; columns from the fullest row; spans from overlaps and centring."""
     rows = geo.split_rows(lines)
     if not rows:
         return ()
     widest = max(rows, key=len)
     columns = sorted((s.bbox[0], s.bbox[2]) for s in widest)
-    cells = []
+    body = next((r for r, row in enumerate(rows) if sum(bool(NUMBER.match(s.text.strip())) for s in row) >= 2), 1)
+    placed = []
     for r, row in enumerate(rows):
         taken: set[int] = set()
         for line in sorted(row, key=lambda s: s.bbox[0]):
-            cols = _columns_of(line, columns, taken)
+            cols = _columns_of(line, columns, taken, heading=r < body)
             taken.update(cols)
-            cells.append(TableCell(r, cols[0], line.text, col_span=len(cols), is_header=r == 0))
-    return tuple(cells)
+            placed.append(table_spans.Placed(line, r, cols[0], col_span=len(cols)))
+    spanned = table_spans.span_rows(placed, body)
+    return tuple(
+        TableCell(p.row, p.col, p.line.text, p.row_span, p.col_span, is_header=p.row == 0)
+        for p in sorted(spanned, key=lambda p: (p.row, p.col))
+    )
 
 
-def _columns_of(line: TextSpan, columns: list[tuple[float, float]], taken: set[int]) -> list[int]:
-    """The free column nearest `line`, widened to every free column whose centre it covers."""
+def _columns_of(
+    line: TextSpan, columns: list[tuple[float, float]], taken: set[int], heading: bool = False
+) -> list[int]:
+    """The free column nearest `line`, widened to every free column whose centre it covers, or
+    in a heading row to the group of columns it is centred over."""
     x0, x1 = line.bbox[0], line.bbox[2]
     centres = [(c0 + c1) / 2 for c0, c1 in columns]
     free = [k for k in range(len(columns)) if k not in taken] or [len(columns) - 1]
     inside = [k for k in free if x0 <= centres[k] <= x1]
     if len(inside) > 1:  # a heading set over several columns
         return list(range(inside[0], inside[-1] + 1))
+    if heading and (group := table_spans.group_columns(line, columns, free)):
+        return group
     middle = (x0 + x1) / 2
     return [min(free, key=lambda k: abs(centres[k] - middle))]
 

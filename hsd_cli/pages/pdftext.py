@@ -14,7 +14,7 @@ from dataclasses import replace
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell, TextSpan
-from hsd_cli.pages import glyphs, layout_model, misread
+from hsd_cli.pages import glyphs, layout_model, misread, table_check
 from hsd_cli.pages.bands import BAND, BandLine
 
 # Text drawn with render mode 3 (OCR layers over scans) is neither filled nor stroked.
@@ -105,7 +105,10 @@ def table_parts(page: pymupdf.Page, clip: pymupdf.Rect) -> list[tuple[pymupdf.Re
     table = _largest_table(page, clip)
     if table is None:
         return [(clip, ())]
-    cells, boxes = _cells(table, page.get_text("words", clip=clip))
+    words = page.get_text("words", clip=clip)
+    cells, boxes = _cells(table, words)
+    if table_check.misses_rows_or_columns(cells, boxes, words):
+        return [(clip, ())]  # rules only between groups: the drafts grid the box's lines instead
     parts = split_repeated_headers(cells)
     if len(parts) < 2:
         return [(clip, cells)]

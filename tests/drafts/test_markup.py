@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell
-from hsd_cli.drafts.markup import DraftStyle, page_markdown, region_markup
+from hsd_cli.drafts.markup import DraftStyle, page_markdown, region_markup, table_markup
 
 HTML = DraftStyle(table="html", heading="plain", formula="brackets", figure="<!-- image -->", drop_furniture=False)
 MD = DraftStyle()
@@ -124,3 +124,11 @@ def test_inline_formulas_take_the_styles_delimiters_in_every_kind_of_region() ->
     assert region_markup(region(RegionKind.TITLE, f"Take {half}", level=1), HTML) == "Take \\(\\frac{1}{2}\\)"
     assert region_markup(region(RegionKind.LIST, f"• {half}"), HTML) == "- \\(\\frac{1}{2}\\)"
     assert region_markup(region(RegionKind.TITLE, f"Take {half}", level=1), MD) == f"# Take {half}"
+
+
+def test_gfm_writes_html_for_a_label_spanning_rows() -> None:
+    """A pipe table would repeat the label in each row, its rows then reading as the label's."""
+    cells = (TableCell(0, 0, "Group"), TableCell(0, 1, "Cost"), TableCell(1, 0, "Large", row_span=2))
+    cells += (TableCell(1, 1, "0.6"), TableCell(2, 1, "269"))
+    out = table_markup(cells, "gfm")
+    assert '<td rowspan="2">Large</td>' in out or '<th rowspan="2">Large</th>' in out

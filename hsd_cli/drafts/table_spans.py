@@ -1,0 +1,119 @@
+"""Spanning cells of a table gridded from its lines: labels set over several rows or columns.
+
+A grid built from text rows (drafts/tablegrid.cells_from_lines) sees one line per cell. Tables
+group rows and columns under one label, and set that label centred on what it spans:
+- a row label over a group of rows (LaTeX's multirow, HTML's rowspan) stands level with the
+  middle of its group: with an even number of rows it is a text row of its own between two of
+  them, with an odd number it shares the middle row. Either way the rows around it have no
+  text in its column, as many above as below, and its centre is their centre;
+- a group heading over sub-columns ("Summer" over "Std. dev." and "Precision") is centred over
+  the gutter between them, nearer the group's centre than any one column's.
+A label set at the top of its group (no centring) shows it in the table's first body row
+(nothing above it in its column, an empty run below): such a column keeps its labels in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from statistics import median
+
+from hsd_cli.datatypes import TextSpan
+
+# A label is centred on rows or columns when its centre is this many line heights from theirs.
+CENTRED = 0.3
+GROUP_CENTRED = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A line placed in the grid: its row, first column, columns spanned, rows spanned."""
+
+    line: TextSpan
+    row: int
+    col: int
+    col_span: int = 1
+    row_span: int = 1
+
+    @property
+    def cols(self) -> range:
+        return range(self.col, self.col + self.col_span)
+
+
+def group_columns(line: TextSpan, columns: list[tuple[float, float]], free: list[int]) -> list[int] | None:
+    """Adjacent free columns a heading line is centred over, when nearer their centre than any one's."""
+    x0, x1 = line.bbox[0], line.bbox[2]
+    middle, em = (x0 + x1) / 2, line.bbox[3] - line.bbox[1]
+    single = min(abs((columns[k][0] + columns[k][1]) / 2 - middle) for k in free)
+    best, best_d = None, min(single, GROUP_CENTRED * em)
+    for i in free:
+        for j in free:
+            if j <= i or any(k not in free for k in range(i, j + 1)):
+                continue
+            lo, hi = columns[i][0], columns[j][1]
+            d = abs((lo + hi) / 2 - middle)
+            if x0 >= lo - em and x1 <= hi + em and d < best_d:
+                best, best_d = list(range(i, j + 1)), d
+    return best
+
+
+def span_rows(placed: list[Placed], body_start: int) -> list[Placed]:
+    """Labels centred on an empty run of rows in their columns get those rows; rows left empty go."""
+    n_rows = max((p.row for p in placed), default=-1) + 1
+    filled = {(p.row, k) for p in placed for k in p.cols}
+    tops = {p.row: p.line.bbox[1] for p in sorted(placed, key=lambda p: -p.line.bbox[1])}
+    bottoms = {p.row: p.line.bbox[3] for p in sorted(placed, key=lambda p: p.line.bbox[3])}
+    em = median(p.line.bbox[3] - p.line.bbox[1] for p in placed) if placed else 0.0
+    top_aligned = _top_aligned_columns(placed, filled, body_start, n_rows)
+    out, moved = [], set()
+    for p in sorted(placed, key=lambda p: (p.row, p.col)):
+        lo, hi = (body_start, n_rows) if p.row >= body_start else (0, body_start)
+        up, down = _run(filled, p, -1, lo, hi), _run(filled, p, +1, lo, hi)
+        lone = _lone(placed, filled, p.row)
+        if not lone and any(k in top_aligned for k in p.cols):
+            out.append(p)
+            continue
+        for k in range(min(up, down), 0, -1):
+            a, b = p.row - k, p.row + k
+            centre = (p.line.bbox[1] + p.line.bbox[3]) / 2
+            if abs((tops[a] + bottoms[b]) / 2 - centre) <= CENTRED * em:
+                filled |= {(r, c) for r in range(a, b + 1) for c in p.cols}
+                if lone:
+                    moved.add(p.row)
+                p = replace(p, row=a, row_span=2 * k + 1 - lone)
+                break
+        out.append(p)
+    gone = {r for r in moved if all(p.row != r for p in out)}
+    return _renumber(out, gone)
+
+
+def _run(filled: set, p: Placed, step: int, lo: int, hi: int) -> int:
+    """Rows next to `p`'s, going `step`, with nothing in its columns (within [lo, hi))."""
+    n, r = 0, p.row + step
+    while lo <= r < hi and not any((r, c) in filled for c in p.cols):
+        n, r = n + 1, r + step
+    return n
+
+
+def _lone(placed: list[Placed], filled: set, row: int) -> bool:
+    """A row of labels alone: its cells have nothing above and below them in their columns."""
+    own = [p for p in placed if p.row == row]
+    return all((row + d, c) not in filled for p in own for c in p.cols for d in (-1, 1))
+
+
+def _top_aligned_columns(placed: list[Placed], filled: set, body_start: int, n_rows: int) -> set[int]:
+    """Columns whose labels stand at the top of their groups: one opens the body, rows empty under it."""
+    out = set()
+    for p in placed:
+        opens = p.row >= body_start and _run(filled, p, -1, body_start, n_rows) == 0
+        if opens and _run(filled, p, +1, body_start, n_rows) > 0 and not _lone(placed, filled, p.row):
+            out.update(p.cols)
+    return out
+
+
+def _renumber(placed: list[Placed], gone: set[int]) -> list[Placed]:
+    """Rows numbered again without the rows of labels that moved to span their neighbours."""
+    at, n = {}, 0
+    for r in range(max((p.row for p in placed), default=-1) + 1):
+        at[r] = n
+        n += r not in gone
+    return [replace(p, row=at[p.row]) for p in placed]

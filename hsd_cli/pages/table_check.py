@@ -1,0 +1,71 @@
+"""Whether a grid found from a page's rulings misses rows or columns of the table it boxes.
+
+Rules need not bound every row and column: booktabs sets horizontal rules only between
+groups of rows (a rule under the heading, a partial rule under a group held together by a
+label spanning its rows), and a page printed from HTML may rule a heading group and not the
+sub-headings under it. A grid built from such rules puts several table rows in one of its rows
+("0.602 269" in one cell) and several columns in one cell ("Case Loss"); read row by row, the
+table's relations are lost. Such a grid is recognized by what its cells hold:
+- two lines side by side on one text row, a column gap apart: the cell holds two columns;
+- figures stacked on two text rows or more, in two cells of one grid row: figures do not wrap,
+  so each text row is a row of the table.
+The text's own lines then make the better grid (drafts/tablegrid.cells_from_lines).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from hsd_cli.datatypes import BBox, TableCell
+from hsd_cli.pages import geometry as geo
+
+# A cell that is a figure: "0.87", "1,234", "(12.5)", "-3%", "$ 178", or a dash for none.
+NUMBER = re.compile(r"^[(\-+\u2212]?[$€£¥]?\s?\d[\d,.\s]*%?\)?$|^[-\u2013\u2014]$")
+# Lines on one text row this many line heights apart stand in different columns: words of one
+# cell are a space apart (a third of an em), columns a gutter (two or more ems in LaTeX and HTML).
+COLUMN_GAP = 1.0
+
+Line = tuple[BBox, str]
+
+
+def misses_rows_or_columns(cells: tuple[TableCell, ...], boxes: list, words: list) -> bool:
+    """True when a cell holds two columns, or two cells of a grid row hold figures stacked in rows.
+
+    `boxes` are the cells' boxes in the order of `cells`; `words` PyMuPDF's words
+    (x0, y0, x1, y1, text, block, line, word) in and around the table.
+    """
+    stacked: dict[int, int] = defaultdict(int)
+    for cell, box in zip(cells, boxes, strict=False):
+        rows = text_rows(_words_in(words, box))
+        if any(_side_by_side(row) for row in rows):
+            return True
+        if len(rows) >= 2 and all(NUMBER.match(text) for row in rows for _, text in row):
+            stacked[cell.row] += 1
+    return any(n >= 2 for n in stacked.values())
+
+
+def text_rows(lines: list[Line]) -> list[list[Line]]:
+    """Words (or lines) grouped by the text row they stand on, top to bottom; each row left to right."""
+    rows: list[list[Line]] = []
+    for line in sorted(lines, key=lambda ln: (ln[0][1] + ln[0][3]) / 2):
+        if rows and geo.same_row(rows[-1][-1][0], line[0]):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    return [sorted(row, key=lambda ln: ln[0][0]) for row in rows]
+
+
+def _words_in(words: list, box) -> list[Line]:
+    """The words whose centre is in `box`, as (box, text)."""
+    x0, y0, x1, y1 = box
+    return [(tuple(w[:4]), w[4]) for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+
+
+def _side_by_side(row: list[Line]) -> bool:
+    """Two words of one text row a column gap apart (words of one cell are a space apart)."""
+    for (a, _), (b, _) in zip(row, row[1:], strict=False):
+        height = max(a[3] - a[1], b[3] - b[1])
+        if b[0] - a[2] >= COLUMN_GAP * height:
+            return True
+    return False

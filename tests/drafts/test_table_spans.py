@@ -1,0 +1,43 @@
+"""Labels set over several rows or columns of a table gridded from its lines span them."""
+
+from __future__ import annotations
+
+from hsd_cli.datatypes import TextSpan
+from hsd_cli.drafts import tablegrid
+
+
+def rows_of(rows: list[list[tuple[str, float]]], y0: float = 0, step: float = 20) -> list[TextSpan]:
+    """Lines 15 high, one text row every `step`; each (text, x0) 40 wide."""
+    return [TextSpan((x, y0 + step * r, x + 40, y0 + step * r + 15), t) for r, row in enumerate(rows) for t, x in row]
+
+
+def spans(lines: list[TextSpan]) -> dict[str, tuple[int, int, int, int]]:
+    return {c.text: (c.row, c.col, c.row_span, c.col_span) for c in tablegrid.cells_from_lines(lines)}
+
+
+def test_group_heading_spans_the_sub_columns_it_is_centred_over() -> None:
+    """'Summer' over 'Std' and 'Prec' (centred on the gutter), 'Variant' centred on both heading rows."""
+    lines = rows_of([[("Set B", 130), ("Summer", 250)], [("Std", 100), ("Prec", 160), ("Sd", 220), ("Pr", 280)]])
+    lines += rows_of([[("alpha", 0), ("0.1", 100), ("0.2", 160), ("0.3", 220), ("0.4", 280)]], y0=40)
+    lines += [TextSpan((0, 10, 40, 25), "Variant")]
+    out = spans(lines)
+    assert out["Set B"] == (0, 1, 1, 2) and out["Summer"] == (0, 3, 1, 2)
+    assert out["Variant"] == (0, 0, 2, 1)
+    assert out["Prec"] == (1, 2, 1, 1) and out["0.4"] == (2, 4, 1, 1)
+
+
+def test_label_level_with_the_middle_of_three_rows_spans_them() -> None:
+    table = [[("Case", 0), ("Method", 60), ("Cost", 120)], [("", 0), ("a", 60), ("1.5", 120)]]
+    table += [[("South", 0), ("b", 60), ("2.5", 120)], [("", 0), ("c", 60), ("3.5", 120)]]
+    table = [[cell for cell in row if cell[0]] for row in table]
+    out = spans(rows_of(table))
+    assert out["South"] == (1, 0, 3, 1) and out["a"] == (1, 1, 1, 1)
+
+
+def test_labels_at_the_top_of_their_groups_stay_in_place() -> None:
+    """A column whose first label opens the body with rows empty under it is top-aligned."""
+    table = [[("Case", 0), ("Method", 60), ("Cost", 120)], [("North", 0), ("a", 60), ("1.5", 120)]]
+    table += [[("b", 60), ("2.5", 120)], [("c", 60), ("3.5", 120)], [("South", 0), ("d", 60), ("4.5", 120)]]
+    table += [[("e", 60), ("5.5", 120)], [("f", 60), ("6.5", 120)]]
+    out = spans(rows_of(table))
+    assert out["North"] == (1, 0, 1, 1) and out["South"] == (4, 0, 1, 1)
