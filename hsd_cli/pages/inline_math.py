@@ -96,6 +96,19 @@ def _words(glyphs: list[Glyph]) -> list[list[Glyph]]:
     return [w for w in words if w]
 
 
+def row_kind(glyphs: list[Glyph]) -> str:
+    """ "formula" (mathematics only), "part" (digits, letters, operators that may belong to a
+    formula: a numerator, a limit), "text" (a word of text on it) or "blank"."""
+    words = _words(glyphs)
+    if not words:
+        return "blank"
+    size, baseline = _body(glyphs)
+    kinds = [_kind(w, size, baseline) for w in words]
+    if any(k == "text" and any(g.c.isalnum() for g in w) for k, w in zip(kinds, words, strict=True)):
+        return "text"
+    return "formula" if "math" in kinds else "part" if "weak" in kinds else "blank"
+
+
 def _body(glyphs: list[Glyph]) -> tuple[float, float]:
     sizes = Counter(round(g.size, 1) for g in glyphs if not g.c.isspace())
     size = sizes.most_common(1)[0][0] if sizes else 10.0
@@ -110,6 +123,8 @@ def _kind(word: list[Glyph], size: float, baseline: float) -> str:
         return "text"
     if any(_strong(g, size, baseline) for g in marks):
         return "math"
+    if "".join(g.c for g in marks).strip(".,;:") in mc.FUNCTIONS:  # `cos`, `log` beside a formula
+        return "weak"
     italic = [g for g in marks if g.c.isalpha()]
     if all(g.c in _WEAK or (g.italic and g.c.isalpha()) for g in marks) and len(italic) <= 2:
         return "weak" if any(g.c not in _TRAIL for g in marks) else "text"

@@ -13,8 +13,8 @@ from dataclasses import replace
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TextSpan
+from hsd_cli.pages import display_math, inline_math, misread
 from hsd_cli.pages import geometry as geo
-from hsd_cli.pages import inline_math, misread
 from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import Glyph, Rule, to_latex
 
@@ -25,7 +25,11 @@ GUTTER_GAP, GUTTER_LINE = 0.5, 3.0
 
 
 def has_math_fonts(page: pymupdf.Page) -> bool:
-    return any(mc.MATH_ONLY.search(f[3]) for f in page.get_fonts())
+    """A page that may hold formulas: a math font by its name, or, in any font, a sign only
+    mathematics writes (`=`, Greek, an operator): reading its glyphs costs ~0.1 s a page."""
+    if any(mc.MATH_ONLY.search(f[3]) for f in page.get_fonts()):
+        return True
+    return any(c == "=" or c in mc.GREEK or (c in mc.SYMBOLS and not c.isascii()) for c in page.get_text("text"))
 
 
 def page_glyph_lines(page: pymupdf.Page) -> list[tuple[tuple, list[Glyph]]]:
@@ -76,8 +80,7 @@ def page_rules(page: pymupdf.Page) -> list[Rule]:
 
 def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Region, ...]) -> tuple[Region, ...]:
     """Formula regions with their LaTeX as text (no delimiters: the markup adds them)."""
-    formulas = [r for r in regions if r.kind is RegionKind.EQUATION]
-    if not formulas or not has_math_fonts(page):
+    if not has_math_fonts(page):
         return regions
     lines, rules = page_glyph_lines(page), page_rules(page)
     to_pt = ~to_px
@@ -87,6 +90,16 @@ def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Reg
             clip = pymupdf.Rect(r.bbox) * to_pt + (-1, -1, 1, 1)
             r = replace(r, text=region_latex(lines, rules, clip))
         out.append(r)
+    # Displays the layout model missed (it reads browser-printed math as text or headings); last,
+    # so that their lines go to them and not to a text box around them (geometry.assign_lines).
+    taken = [tuple(pymupdf.Rect(r.bbox) * to_pt) for r in regions if r.kind is RegionKind.EQUATION]
+    for box in display_math.display_boxes(
+        [(geo.union_box([b for b, _ in row]), [g for _, gs in row for g in gs]) for row in _rows(lines)], taken
+    ):
+        clip = pymupdf.Rect(box) + (-1, -1, 1, 1)
+        text = region_latex(lines, rules, clip)
+        if text:
+            out.append(Region(tuple(pymupdf.Rect(box) * to_px), RegionKind.EQUATION, len(out), text))
     return tuple(out)
 
 
@@ -100,7 +113,9 @@ def region_latex(lines: list[tuple[tuple, list[Glyph]]], rules: list[Rule], clip
     glyphs = sorted(glyphs, key=lambda g: g.bbox[2])
     while glyphs and glyphs[-1].c in ".,;":  # sentence punctuation after a display formula
         glyphs.pop()
-    inside_rules = [x for x in rules if clip.x0 <= x.x0 and x.x1 <= clip.x1 and clip.y0 <= x.y <= clip.y1]
+    # A bar reaches a little past its numerator and denominator: its middle in the box will do.
+    inside_rules = [x for x in rules if clip.x0 <= (x.x0 + x.x1) / 2 <= clip.x1 and clip.y0 <= x.y <= clip.y1]
+    inside_rules = [x for x in inside_rules if x.x1 - x.x0 <= clip.width + 4]
     return to_latex(glyphs, inside_rules)
 
 

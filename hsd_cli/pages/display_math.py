@@ -1,0 +1,72 @@
+"""Display formulas the layout model missed, found from the glyphs: inline versus display by the line.
+
+A row of the page (its text lines side by side) is a formula row when every word on it is
+mathematics (pages/inline_math.py's test: a math glyph, a raised or lowered smaller glyph, an
+italic letter, an operator name) and no word is text; a display formula is such a row with the
+rows stacked on it without a gap (a fraction's numerator and denominator, a big operator's
+limits: MuPDF reads them as lines of their own) that stands apart: no text line of a paragraph
+runs right above or below it. A formula inside a line of prose stays inline (`$..$` in the line).
+"""
+
+from __future__ import annotations
+
+from hsd_cli.datatypes import BBox
+from hsd_cli.pages import geometry as geo
+from hsd_cli.pages import inline_math
+from hsd_cli.pages.mathglyph import Glyph
+
+JOIN_GAP = 0.25  # ems between the line boxes of one formula's stacked parts (MuPDF's boxes touch)
+SIDE_GAP = 1.0  # ems between two parts of one formula side by side (MuPDF split it at a shifted baseline)
+APART = 0.3  # ems at least between a display and a line of text above or below it
+Row = tuple[BBox, list[Glyph]]
+
+
+def display_boxes(rows: list[Row], taken: list[BBox]) -> list[BBox]:
+    """Boxes (PDF points) of display formulas among `rows`, none overlapping a box of `taken`."""
+    kinds = [inline_math.row_kind(glyphs) for _, glyphs in rows]
+    used: set[int] = set()
+    out = []
+    for i in sorted(range(len(rows)), key=lambda i: rows[i][0][1]):
+        if kinds[i] != "formula" or i in used:
+            continue
+        members = _grown(i, rows, kinds)
+        used |= members
+        box = geo.union_box([rows[j][0] for j in members])
+        size = max(g.size for j in members for g in rows[j][1])
+        text = [rows[j][0] for j in range(len(rows)) if kinds[j] == "text"]
+        if _apart(box, size, text) and not any(geo.intersection(box, t) > 0 for t in taken):
+            out.append(box)
+    return out
+
+
+def _grown(seed: int, rows: list[Row], kinds: list[str]) -> set[int]:
+    """The seed row and the formula rows and parts stacked on it, transitively."""
+    members = {seed}
+    changed = True
+    while changed:
+        box = geo.union_box([rows[j][0] for j in members])
+        size = max(g.size for j in members for g in rows[j][1])
+        more = {
+            j for j in range(len(rows)) if j not in members and kinds[j] != "text" and _stacked(box, rows[j][0], size)
+        }
+        members |= more
+        changed = bool(more)
+    return members
+
+
+def _stacked(a: BBox, b: BBox, size: float) -> bool:
+    """One above the other without a gap, or side by side at one height (a fraction beside `=`)."""
+    shared_x = min(a[2], b[2]) - max(a[0], b[0])
+    shared_y = min(a[3], b[3]) - max(a[1], b[1])
+    gap_y = max(a[1] - b[3], b[1] - a[3])
+    gap_x = max(a[0] - b[2], b[0] - a[2])
+    return (shared_x > 0 and gap_y <= JOIN_GAP * size) or (shared_y > 0 and gap_x <= SIDE_GAP * size)
+
+
+def _apart(box: BBox, size: float, text: list[BBox]) -> bool:
+    for t in text:
+        shared_x = min(box[2], t[2]) - max(box[0], t[0])
+        gap = max(box[1] - t[3], t[1] - box[3])
+        if shared_x > 0 and gap < APART * size:
+            return False
+    return True

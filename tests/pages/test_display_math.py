@@ -1,0 +1,26 @@
+"""Display formulas the layout model missed, found from a real PDF's glyphs (pages/display_math.py)."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from hsd_cli.datatypes import RegionKind
+from hsd_cli.pages import pdfmath
+from tests.pages.test_pdfmath import page_with
+
+
+def test_a_formula_row_set_apart_is_a_display_with_its_fraction_parts():
+    """A row of mathematics alone between paragraphs, its fraction's numerator and denominator
+    (lines of their own in MuPDF) beside it, is one display formula; prose stays text."""
+    pieces = [("Some words of a paragraph run here.", 50, 60, 11, "tiro")]
+    pieces += [("E", 100, 100, 12, "tiit"), ("k", 108, 103, 8, "tiit"), ("= mv", 114, 100, 12, "tiit")]
+    pieces += [("1", 143, 94, 12, "tiro"), ("2", 143, 110, 12, "tiro")]
+    pieces += [("Then more words of the next paragraph.", 50, 140, 11, "tiro")]
+    page = page_with(pieces, [(141, 151, 98)])
+    found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), ())
+    assert [(r.kind, r.text) for r in found] == [(RegionKind.EQUATION, "E_{k}=mv\\frac{1}{2}")]
+
+
+def test_a_formula_inside_a_line_of_prose_stays_inline():
+    page = page_with([("We set x", 50, 60, 11, "tiro"), ("2", 94, 56, 8, "tiro"), ("= y here.", 100, 60, 11, "tiro")])
+    assert pdfmath.with_equations(page, pymupdf.Matrix(1, 1), ()) == ()
