@@ -11,24 +11,12 @@ from typing import Annotated, Any, Literal
 import typer
 
 from hsd_cli import __version__
-from hsd_cli.cli import checks
+from hsd_cli.cli import checks, options
 from hsd_cli.cli.bench import bench
 from hsd_cli.cli.errors import main as _main
 from hsd_cli.cli.errors import one_line_errors, usage_errors
 from hsd_cli.cli.models import models
-from hsd_cli.cli.options import (
-    Command,
-    Debug,
-    Device,
-    Dpi,
-    Dtype,
-    Graphs,
-    JsonOut,
-    MaxPages,
-    Pages,
-    opt,
-    with_spec_knobs,
-)
+from hsd_cli.cli.options import Command, Debug, Device, Dpi, Dtype, JsonOut, MaxPages, Pages, opt, with_spec_knobs
 from hsd_cli.config import (
     DEFAULT_METHOD,
     DEFAULT_MODEL,
@@ -212,7 +200,7 @@ def convert(
     password: Password = None,
     device: Device = "auto",
     dtype: Dtype = "auto",
-    graphs: Graphs = True,
+    graphs: options.Graphs = True,
     baseline: Baseline = False,
     workers: Workers = None,
     batch_pages: BatchPages = None,
