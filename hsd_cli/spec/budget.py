@@ -164,13 +164,15 @@ def _shape(rows: int, width: int) -> tuple[int, int]:
 
 
 def node_probs(tree: DraftTree, p_first: float, p_cont: float) -> list[float]:
-    """P(node accepted) for every node of a DFS-ordered tree (root = 1)."""
-    probs = [1.0] * tree.num_nodes
-    for i in range(1, tree.num_nodes):
-        parent = tree.parent[i]
-        siblings = sum(tree.count[c] for c in tree.children[parent].values())
-        rate = p_first if parent == 0 else p_cont
-        probs[i] = probs[parent] * rate * tree.count[i] / siblings
+    """P(node accepted) for every node of a tree whose parents come before their children (root = 1)."""
+    parent, count = tree.parent, tree.count
+    siblings = [0] * tree.num_nodes  # per node: its children's counts summed, in child order
+    for i in range(1, len(parent)):
+        siblings[parent[i]] += count[i]
+    probs = [1.0] * len(parent)
+    for i in range(1, len(parent)):
+        j = parent[i]
+        probs[i] = probs[j] * (p_first if j == 0 else p_cont) * count[i] / siblings[j]
     return probs
 
 

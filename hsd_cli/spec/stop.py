@@ -35,6 +35,8 @@ def _is_looping(tokens: list[int], span: int) -> bool:
     """True if the last `span` tokens repeat with a period of at most span // 8."""
     if len(tokens) < span + 1:
         return False
-    last = tokens[-1]
+    last, periods = tokens[-1], span // 8
+    if last not in tokens[-1 - periods : -1]:  # no period p with tokens[-1 - p] == last: one C-level scan
+        return False
     tail = tokens[-span:]
-    return any(tokens[-1 - p] == last and tail == tokens[-span - p : -p] for p in range(1, span // 8 + 1))
+    return any(tokens[-1 - p] == last and tail == tokens[-span - p : -p] for p in range(1, periods + 1))
