@@ -96,6 +96,20 @@ def time_engine(model, mode: str | None, n_axes: int, prompt: int, reps: int) ->
     return {"ar_step_ms": ar, "tree_step_ms": tree}
 
 
+def table(report: dict) -> str:
+    """The report as a Markdown table, ms by engine (for RESULTS.md's block once the figures exist)."""
+    engines = list(report["ar_step_ms"])
+    rows = [("ar step", rows, report["ar_step_ms"], rows) for rows in map(str, AR_ROWS)]
+    rows += [("tree step", "1", report["tree_step_ms"], width) for width in map(str, TREE_WIDTHS)]
+    head = "| step | rows | tree tokens | " + " | ".join(f"{e} ms" for e in engines) + " |"
+    lines = [head, "|---|---:|---:|" + "---:|" * len(engines)]
+    for name, n, fig, key in rows:
+        tokens = "1" if name == "ar step" else key
+        cells = " | ".join(f"{fig[e][key]:.2f}" if key in fig[e] else "-" for e in engines)
+        lines.append(f"| {name} | {n} | {tokens} | {cells} |")
+    return "\n".join(lines)
+
+
 def commit_id() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
@@ -132,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     text = json.dumps(report, indent=1)
     print(text)
+    print(table(report), file=sys.stderr)
     if not dry:
         path = (args.out / RESULT.name) if args.out else RESULT
         path.write_text(text + "\n", encoding="utf-8")
