@@ -3,6 +3,7 @@ cache, eager and (on CUDA) replayed as CUDA graphs, on a full-size random-weight
 
     python benchmarks/engine_step.py                       # CUDA: results/gpu-engine.json
     python benchmarks/engine_step.py --dry-run             # CPU, a tiny model, seconds; prints the JSON
+    python benchmarks/engine_step.py --inductor            # also graphs of the inductor-compiled step
 
 `ar_step_ms`: a one-token step (+ commit) of 1, 8 and 32 rows; `tree_step_ms`: a step of a 16- and
 a 64-node tree at one row. Each is the fastest of --reps steps after an untimed one (which also
@@ -81,9 +82,10 @@ def session(model, engine: StaticEngine | None, rows: int, prompt: int, n_axes: 
     return out
 
 
-def time_engine(model, mode: str | None, n_axes: int, prompt: int, reps: int) -> dict:
-    """{"ar_step_ms": {rows: ms}, "tree_step_ms": {width: ms}} on one engine (None: HFSession)."""
-    engine = None if mode is None else StaticEngine(mode)
+def time_engine(model, mode: tuple | None, n_axes: int, prompt: int, reps: int) -> dict:
+    """{"ar_step_ms": {rows: ms}, "tree_step_ms": {width: ms}} on one engine: (mode, compile
+    backend) of a StaticEngine, or None for HFSession."""
+    engine = None if mode is None else StaticEngine(*mode)
     ar, tree = {}, {}
     for rows in AR_ROWS:
         s = session(model, engine, rows, prompt, n_axes)
@@ -124,13 +126,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--family", default="hunyuan_vl")
     parser.add_argument("--prompt", type=int, default=None, help="prompt tokens per row [1024; dry run 64]")
     parser.add_argument("--reps", type=int, default=None, help="timed steps per figure [20; dry run 2]")
+    parser.add_argument("--inductor", action="store_true", help="also CUDA graphs of the inductor-compiled step")
     parser.add_argument("--out", type=Path, default=None, help="folder of the JSON [benchmarks/results]")
     args, _ = parser.parse_known_args(argv)
     dry = args.dry_run or not torch.cuda.is_available()
     device, dtype = ("cpu", torch.float32) if dry else ("cuda", torch.bfloat16)
     prompt, reps = args.prompt or (64 if dry else 1024), args.reps or (2 if dry else 20)
     hub_id, model, n_axes = load(args.family, device, dtype, dry)
-    engines = {"eager": None, "static": "eager"} | ({} if dry else {"graphs": "graphs"})
+    engines = {"eager": None, "static": ("eager", None)} | ({} if dry else {"graphs": ("graphs", None)})
+    if args.inductor and not dry:  # a compile per bucket: minutes of GPU time
+        engines["graphs+inductor"] = ("graphs", "inductor")
     times = {name: time_engine(model, mode, n_axes, prompt, reps) for name, mode in engines.items()}
     report = {
         "schema_version": 1,

@@ -135,7 +135,11 @@ class StepRunner:
                     output = fn(*bufs)
         except torch.cuda.OutOfMemoryError:
             raise  # the driver's to handle (a smaller batch), not a reason to run eager
-        except RuntimeError as exc:
+        except RuntimeError as exc:  # dynamo's and inductor's errors are RuntimeErrors too
+            if self.forward is not tree_forward:
+                log.warning("the compiled step failed for %s, capturing it uncompiled: %s", key, exc)
+                self.forward = tree_forward
+                return self._capture(key, fn, inputs, warm)
             log.warning("CUDA graph capture failed for %s, running it eager: %s", key, exc)
             self.failed.add(key)
             return None
