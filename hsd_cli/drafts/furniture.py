@@ -1,10 +1,22 @@
 """Page furniture on a single page: page numbers and running lines in the top and bottom bands.
 
-A region becomes HEADER or FOOTER (which the Markdown leaves out) when it sits wholly in the
-top or bottom band of the page and either reads as a page number ("12", "- 12 -", "Page 3 of
-9", "xiv") or is one short line set smaller than the body text that is no footnote (footnotes
-start with a marker: "1 See...", "* Corresponding author"). Body text is never touched: a
-region of several lines, or set at body size, stays whatever it was.
+Two passes, neither needing other pages (drafts/running.py finds lines repeated across pages):
+
+* Lines (`split_lines`, before layout boxes take them): the page's topmost text row and the one
+  under it, and its two lowest rows, are running heads or feet when the row lies wholly in its
+  band, holds at most MAX_PIECES short pieces set no larger than the body text, and one piece
+  reads as furniture by pattern: a page number, a chapter mark ("[Ch. XIX." / "Ch. XIV.]"), a
+  revision, document number, date, URL/DOI or copyright line, a volume/issue citation, a word
+  such as "preprint" or "confidential", an all-caps running title ending in a full stop, or a
+  page number beside one of these. The other pieces of that row go with it ("476 ... Bauer and
+  Larsen"). A row holding a footnote (a marker then text) or a sentence stays body, and so does
+  the second row unless it reads as furniture itself: a section heading under a running head,
+  a references entry above a page number, are body.
+* Regions (`relabel`): a region wholly in a band that reads as a page number ("12", "- 12 -",
+  "Page 3 of 9", "xiv") or is one short line set smaller than the body text that is no
+  footnote ("1 See...", "* Corresponding author").
+
+Body text is never touched: a region of several lines, or set at body size, stays whatever it was.
 """
 
 from __future__ import annotations
@@ -13,6 +25,7 @@ import re
 from dataclasses import replace
 
 from hsd_cli.datatypes import Region, RegionKind, TextSpan
+from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.bands import BAND
 
 SMALL = 0.85  # a running line is set at most this size relative to the body text
@@ -24,6 +37,30 @@ _PAGE_NUMBER = re.compile(
 )
 _FOOTNOTE = re.compile(r"^(?:\d{1,3}|[*†‡§¶])\s*\S")
 KEPT_KINDS = (RegionKind.TABLE, RegionKind.FIGURE, RegionKind.EQUATION, RegionKind.CODE)
+MAX_PIECES = 3  # a running row has left, centre and right slots; a table row has more cells
+MAX_WORDS = 10
+MAX_ROWS = 2  # rows looked at from each edge
+ROW_OVERLAP = 0.25  # a line shares a row with the edge line when it overlaps this much of its height
+LARGE = 1.15  # a running row is set no larger than this times the body size
+TALL = 1.4  # OCR lines (no font size): no taller than this times the median line height
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_CHAPTER = re.compile(r"\bch(?:ap)?\.\s*[ivxlc\d]|\bchapter\s+[ivxlc\d]+\b", re.I)
+_RUNNING = re.compile(
+    "|".join(
+        (
+            r"\b(?:rev(?:ision)?|version|ver)\.?\s*[:#]?\s*v?\d+(?:\.\d+)*\b",  # Revision: 2.4
+            r"\b(?:doc(?:ument)?|report|ref)\.?\s*(?:no\.?|number|#|id)\s*[:.]?\s*\S*\d",  # Doc. No. SR-27
+            rf"\b{_MONTH}\s+(?:\d{{1,2}},?\s+)?\d{{4}}\b|\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b|\b\d{{4}}-\d\d-\d\d\b",
+            r"https?://|\bwww\.|\bdoi\b|\b10\.\d{4,}/|\S@\S+\.\w|\b[\w-]+\.(?:com|org|net|edu|gov|io)\b",
+            r"©|\(c\)\s*\d{4}|\bcopyright\b|\ball rights reserved\b",
+            r"\bvol(?:ume)?\.?\s*\d|\bno\.\s*\d|\bissue\s+\d|\bpp?\.\s*\d|\b\d+\s*\((?:1[5-9]|20)\d\d\)",
+            r"\b(?:preprint|confidential|draft|proprietary|for review|under review|submitted to|proceedings|journal"
+            r"|transactions)\b",
+        )
+    ),
+    re.I,
+)
+_SENTENCE_END = re.compile(r"[.!?]$")
 
 
 def is_page_number(text: str) -> bool:
@@ -56,3 +93,98 @@ def _is_running_line(text: str, lines: list[TextSpan], body: float) -> bool:
     if len(lines) != 1 or len(text) > MAX_CHARS or _FOOTNOTE.match(text):
         return False
     return bool(body) and 0 < lines[0].size <= SMALL * body
+
+
+def split_lines(lines: list[TextSpan], page_height: float) -> tuple[list[Region], list[TextSpan]]:
+    """HEADER and FOOTER regions for the running rows at the page's top and bottom edges, and the
+    lines left for the body."""
+    if not lines:
+        return [], lines
+    scale = _scale(lines)
+    found: list[Region] = []
+    rest = list(lines)
+    for kind in (RegionKind.HEADER, RegionKind.FOOTER):
+        for _ in range(MAX_ROWS):
+            row = _edge_row(rest, kind)
+            if len(row) == len(rest) or not _in_band(row, kind, page_height) or not _is_running_row(row, scale):
+                break  # (a page of nothing else keeps its lines: the region pass still tells them)
+            found.append(_row_region(row, kind))
+            rest = [s for s in rest if s not in row]
+    return found, rest
+
+
+def _scale(lines: list[TextSpan]) -> tuple[str, float]:
+    """What "body size" means here: ("size", the most used font size) with a text layer's sizes,
+    else ("height", the median line height) for OCR lines."""
+    if all(s.size > 0 for s in lines):
+        sizes: dict[float, int] = {}
+        for s in lines:
+            sizes[s.size] = sizes.get(s.size, 0) + len(s.text)
+        return "size", max(sizes, key=sizes.__getitem__)
+    heights = sorted(s.bbox[3] - s.bbox[1] for s in lines)
+    return "height", heights[len(heights) // 2]
+
+
+def _edge_row(lines: list[TextSpan], kind: RegionKind) -> list[TextSpan]:
+    """The lines sharing a row with the topmost (HEADER) or lowest (FOOTER) line; on a slightly
+    turned scan the pieces of one row sit at different heights, so overlap, not centres, decides."""
+    if not lines:
+        return []
+    top = kind is RegionKind.HEADER
+    edge = min(lines, key=lambda s: s.bbox[1]) if top else max(lines, key=lambda s: s.bbox[3])
+    reach = ROW_OVERLAP * (edge.bbox[3] - edge.bbox[1])
+    if top:
+        return [s for s in lines if s.bbox[1] <= edge.bbox[3] - reach]
+    return [s for s in lines if s.bbox[3] >= edge.bbox[1] + reach]
+
+
+def _in_band(row: list[TextSpan], kind: RegionKind, page_height: float) -> bool:
+    return bool(row) and all(band_of(s.bbox, page_height) is kind for s in row)
+
+
+def _is_running_row(row: list[TextSpan], scale: tuple[str, float]) -> bool:
+    if len(row) > MAX_PIECES or any(_large(s, scale) for s in row):
+        return False
+    texts = [s.text.strip() for s in row]
+    if any(_body_piece(t) for t in texts):
+        return False
+    return any(is_page_number(t) or _running_piece(t) for t in texts)
+
+
+def _large(line: TextSpan, scale: tuple[str, float]) -> bool:
+    kind, body = scale
+    if kind == "size":
+        return line.size > LARGE * body
+    return line.bbox[3] - line.bbox[1] > TALL * body
+
+
+def _body_piece(text: str) -> bool:
+    """A footnote (a marker, then text), a sentence, or a line too long for a running slot."""
+    words = text.split()
+    if len(text) > MAX_CHARS or len(words) > MAX_WORDS:
+        return True
+    if is_page_number(text) or _running_piece(text):
+        return False
+    return bool(_FOOTNOTE.match(text)) or (len(words) >= 4 and bool(_SENTENCE_END.search(text)))
+
+
+def _running_piece(text: str) -> bool:
+    """Furniture by its pattern; a page number joined to such a piece by OCR counts too."""
+    parts = text.split()
+    if _FOOTNOTE.match(text):  # "2As shown below..." is a footnote, "232 A TREATISE ON STREAMS." a head
+        rest = " ".join(parts[1:])
+        return is_page_number(parts[0]) and bool(_CHAPTER.search(rest) or _caps_title(rest))
+    if _CHAPTER.search(text) or _RUNNING.search(text) or _caps_title(text):
+        return True
+    return len(parts) > 1 and is_page_number(parts[-1]) and _running_piece(" ".join(parts[:-1]))
+
+
+def _caps_title(text: str) -> bool:
+    """An old book's running title: capitals ending in a full stop ("WESTERN ORCHARDS.")."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= 4 and text.endswith(".") and sum(c.isupper() for c in letters) >= 0.9 * len(letters)
+
+
+def _row_region(row: list[TextSpan], kind: RegionKind) -> Region:
+    text = " ".join(s.text.strip() for s in sorted(row, key=lambda s: s.bbox[0]))
+    return Region(geo.union_box([s.bbox for s in row]), kind, 0, text)

@@ -11,7 +11,7 @@ from dataclasses import replace
 from PIL import Image
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
-from hsd_cli.drafts import eqtags, figure_body, overlay, rapid_engines, tablegrid
+from hsd_cli.drafts import eqtags, figure_body, furniture, overlay, rapid_engines, tablegrid
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.fractions import stacked_fractions
 from hsd_cli.drafts.paragraphs import paragraphs
@@ -133,6 +133,8 @@ class RapidOcrSource:
 
     def _regions(self, image: Image.Image, lines: list[TextSpan]) -> list[Region]:
         lines = stacked_fractions(lines)
+        # Running rows at the page's edges first: a layout box must not join them to the body.
+        running, lines = furniture.split_lines(lines, image.height)
         boxes, kinds = self._layout_boxes(image)
         inside, leftovers = geo.assign_lines(lines, boxes)
         groups = [leftovers]  # lines regrouped into paragraphs below
@@ -152,6 +154,7 @@ class RapidOcrSource:
             inside[i] += numbers
         regions = [r for b, k, ls in zip(boxes, kinds, inside, strict=False) for r in _box_regions(b, k, ls)]
         regions = [r for r in regions if r.text or r.kind in _KEEP_EMPTY]
+        regions += [replace(r, source=self.name) for r in running]
         regions += [
             _region(geo.union_box([s.bbox for s in block]), RegionKind.TEXT, block)
             for g in groups

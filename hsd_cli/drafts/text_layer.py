@@ -56,6 +56,8 @@ class TextLayerSource:
         lines = [s for s in map(_readable, page.text_spans) if s.text]
         if not lines:
             return []
+        # Running rows at the page's edges first: a layout box must not join them to the body.
+        running, lines = furniture.split_lines(lines, page.image.height)
         layout = list(page.layout)
         inside, leftovers = geo.assign_lines(lines, [r.bbox for r in layout])
         groups = [leftovers]
@@ -80,7 +82,7 @@ class TextLayerSource:
         found = [r for r in found if r.text or r.cells or r.kind is RegionKind.FIGURE]
         blocks = [b for g in groups for b in geo.group_lines(g)]
         extra = [_typed(_block_region(b, body, height), b, body, height) for b in blocks]
-        return _in_reading_order(found + extra)
+        return _in_reading_order(found + extra + [replace(r, source=self.name) for r in running])
 
 
 def body_size(lines: list[TextSpan]) -> float:

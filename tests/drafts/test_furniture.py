@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hsd_cli.datatypes import Region, RegionKind, TableCell, TextSpan
 from hsd_cli.drafts import furniture, headings, tablegrid
 
@@ -92,3 +94,89 @@ def test_missed_share_counts_text_the_grid_left_out() -> None:
     cells = (TableCell(0, 0, "0.87"), TableCell(0, 1, "0.20"))
     assert tablegrid.missed_share(cells, lines) == 9 / 17
     assert tablegrid.missed_share((*cells, TableCell(1, 0, "Procedure")), lines) == 0.0
+
+
+def row(*pieces: tuple[str, float], y0: float, size: float = 10, h: float = 20) -> list[TextSpan]:
+    """Lines at height `y0`, each (text, x0) 150 px wide."""
+    return [TextSpan((x0, y0, x0 + 150, y0 + h), text, size) for text, x0 in pieces]
+
+
+def body(y0: float = 200, n: int = 30, size: float = 10) -> list[TextSpan]:
+    return [TextSpan((100, y0 + 25 * k, 900, y0 + 25 * k + 20), f"Body line {k} of the text.", size) for k in range(n)]
+
+
+def split(lines: list[TextSpan]) -> tuple[list[tuple[str, str]], list[TextSpan]]:
+    found, rest = furniture.split_lines(lines, H)
+    return [(r.kind.name, r.text) for r in found], rest
+
+
+def test_running_rows_by_pattern_on_a_single_page() -> None:
+    """Page numbers, chapter marks, an old book's caps title, revision and document lines, a
+    journal citation: the whole edge row goes, its plain pieces ("Bauer and Larsen") with it."""
+    heads = [
+        row(("476", 100), ("Bauer and Larsen", 450), y0=20),
+        row(("[Ch. XIX.", 100), ("BRITISH HUSBANDRY.", 400), ("400", 800), y0=20),
+        row(("Ch. XI.] A TREATISE ON STREAMS.", 100), ("299", 800), y0=20),
+        row(("232 A TREATISE ON STREAMS.", 100), y0=20),  # OCR ran the number into the title
+        row(("For review only", 100), ("Doc. No. SR-2727", 750), y0=20),
+        row(("Higher Term Framework", 100), ("April 1, 2005", 750), y0=20),
+        row(("Transactions on Economics 85 (2000) 678-689", 100), y0=20),
+    ]
+    for head in heads:
+        found, rest = split(head + body())
+        assert found == [("HEADER", " ".join(s.text for s in head))] and rest == body()
+    feet = [
+        row(("Revision: 2.4", 100), ("Page 3 of 9", 800), y0=960),
+        row(("Preprint submitted to Reports in Physics", 100), ("January 15, 2007", 750), y0=960),
+        row(("doi:10.2501/jce.2005.476", 400), y0=960),
+        row(("(c) 2003 Example Society", 100), y0=960),
+        row(("www.example.org", 400), y0=960),
+    ]
+    for foot in feet:
+        assert split(body() + foot)[0] == [("FOOTER", " ".join(s.text for s in foot))]
+
+
+def test_a_turned_scan_keeps_one_row_and_two_rows_need_a_pattern_each() -> None:
+    """Pieces of a slightly turned row sit at different heights; a second row goes only when it
+    reads as furniture itself."""
+    turned = row(("Doc. No. RP-4363", 100), y0=37, h=18) + row(("Revision: 5.8", 750), y0=47, h=19)
+    assert split(turned + body())[0] == [("HEADER", "Doc. No. RP-4363 Revision: 5.8")]
+    two = row(("Journal of Examples", 100), y0=10) + row(("Vol. 7, No. 2", 100), y0=40)
+    assert [t for _, t in split(two + body(100))[0]] == ["Journal of Examples", "Vol. 7, No. 2"]
+
+
+def test_nothing_of_the_body_goes() -> None:
+    """A title, a section heading under a running head, a caps heading, footnotes, a references
+    entry above the page number, table rows and lines outside the bands all stay."""
+    kept = [
+        row(("XX. OF SHEEP AND OXEN", 100), y0=20),  # a caps heading: no full stop, no page number
+        row(("REFERENCES", 100), y0=20),
+        row(("2 Methods", 100), y0=20),
+        row(("A Journal of the Plague Year", 100), y0=20, size=18),  # larger than the body: a title
+        row(("Name", 100), ("2019", 300), ("2020", 500), ("Change", 700), y0=20),  # a table's head row
+        row(("1 See www.example.org for the data.", 100), y0=960),  # a footnote
+        row(("2As shown below, the component holds.", 100), y0=960),  # a footnote, OCR's marker
+        row(("The last sentence of the page ends here.", 100), y0=960),
+    ]
+    for lines in kept:
+        assert split(lines + body())[0] == [], lines[0].text
+    reference = row(("[12] A. Smith, Journal of X, vol. 3, 2005.", 100), y0=930)
+    found, rest = split(body() + reference + row(("7", 450), y0=965))
+    assert found == [("FOOTER", "7")] and reference[0] in rest
+    middle = row(("12", 450), y0=500)
+    assert split(body(600, 10) + middle)[0] == []  # not in a band
+
+
+def test_ocr_lines_are_sized_by_height() -> None:
+    """Without font sizes a running row is no taller than the body's lines: a title is."""
+    ocr = [replace(s, size=0.0) for s in body()]
+    title = [replace(s, size=0.0) for s in row(("Journal of Fluids", 100), y0=20, h=45)]
+    head = [replace(s, size=0.0) for s in row(("Journal of Fluids", 100), ("12", 800), y0=20)]
+    assert split(title + ocr)[0] == []
+    assert split(head + ocr)[0] == [("HEADER", "Journal of Fluids 12")]
+
+
+def test_a_page_of_nothing_but_a_running_row_keeps_its_lines() -> None:
+    """The region pass types them; the draft source still has lines to size the page by."""
+    lines = row(("Page 3 of 9", 100), y0=960)
+    assert split(lines) == ([], lines)
