@@ -125,8 +125,8 @@ def _kind(word: list[Glyph], size: float, baseline: float) -> str:
         return "math"
     if "".join(g.c for g in marks).strip(".,;:") in mc.FUNCTIONS:  # `cos`, `log` beside a formula
         return "weak"
-    italic = [g for g in marks if g.c.isalpha()]
-    if all(g.c in _WEAK or (g.italic and g.c.isalpha()) for g in marks) and len(italic) <= 2:
+    italic = [g for g in marks if g.c.isalpha()]  # italic letters, or bold ones (vectors: F = ma)
+    if all(g.c in _WEAK or ((g.italic or g.bold) and g.c.isalpha()) for g in marks) and len(italic) <= 2:
         return "weak" if any(g.c not in _TRAIL for g in marks) else "text"
     return "text"
 

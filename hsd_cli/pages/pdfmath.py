@@ -86,8 +86,8 @@ def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Reg
     to_pt = ~to_px
     out = []
     for r in regions:
-        if r.kind is RegionKind.EQUATION:
-            clip = pymupdf.Rect(r.bbox) * to_pt + (-1, -1, 1, 1)
+        clip = pymupdf.Rect(r.bbox) * to_pt + (-1, -1, 1, 1)
+        if r.kind is RegionKind.EQUATION and _holds_math(lines, clip):  # else its text, as it reads
             r = replace(r, text=region_latex(lines, rules, clip))
         out.append(r)
     # Displays the layout model missed (it reads browser-printed math as text or headings); last,
@@ -103,11 +103,21 @@ def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Reg
     return tuple(out)
 
 
+def _holds_math(lines: list[tuple[tuple, list[Glyph]]], clip: pymupdf.Rect) -> bool:
+    """Whether the lines in `clip` read as mathematics (not `E = m c^2` typed in words of text)."""
+    kinds = {inline_math.row_kind(_inside(line, clip)) for box, line in lines if clip.intersects(box)}
+    return bool(kinds & {"formula", "part"})
+
+
+def _inside(line: list[Glyph], clip: pymupdf.Rect) -> list[Glyph]:
+    return [g for g in line if clip.contains(pymupdf.Point(g.cx, (g.bbox[1] + g.bbox[3]) / 2))]
+
+
 def region_latex(lines: list[tuple[tuple, list[Glyph]]], rules: list[Rule], clip: pymupdf.Rect) -> str:
     """LaTeX of the glyphs inside `clip`, prose lines (a sentence in the box) left out."""
     glyphs = []
     for _, line in lines:
-        inside = [g for g in line if clip.contains(pymupdf.Point(g.cx, (g.bbox[1] + g.bbox[3]) / 2))]
+        inside = _inside(line, clip)
         if inside and not geo.is_prose("".join(g.c for g in inside)):
             glyphs += inside
     glyphs = sorted(glyphs, key=lambda g: g.bbox[2])
