@@ -1,4 +1,29 @@
-"""Reading order of a page's blocks: recursive XY cuts, columns in script order, grids row by row."""
+"""Reading order of a page's blocks from their geometry alone: one rule, applied recursively.
+
+1. Sections. The blocks are cut into strips at every band that is empty across all of them.
+   Consecutive strips stay one section while their blocks stand in the section's columns:
+   together they split at vertical gutters that no block crosses into at least two
+   columns, each holding a block of the section above (a block off every column, a page
+   number in the margin, does not join). A block that spans a gutter (a title above two columns,
+   a full-width figure or table between column blocks) starts a section of its own, and so
+   does the strip after it. Sections are read top to bottom.
+2. Columns or rows of cards. A section of several columns is read column by column (down,
+   then across; right to left in right-to-left script) unless its strips are the rows of a
+   grid of cards, read row by row (across, then down). The candidate rows are the strips
+   joined across all but the widest bands (at least 1/GRID_GAP of the widest between strips
+   that fill every column): cards side by side line up their titles and formulas too. They
+   are a grid's rows when at least two consecutive rows hold a cell in every column (rows
+   above them, a heading, or below, the last cards or a footer, may not), the cells of each
+   such row start at one height, and the bands between them are wider than any gap between
+   blocks inside a cell. Where every
+   cell is one block there is no inner gap to compare: the cells must then also end at one
+   height (equal panels), as the entries of two reference columns side by side need not.
+3. Each section, column, row or cell is read by the same rule; blocks that overlap both
+   ways read top to bottom, then in script direction.
+
+Columns of running text break into paragraphs at their own heights: a band across all
+columns is a coincidence, and the first blocks below it rarely start together.
+"""
 
 from __future__ import annotations
 
@@ -6,58 +31,94 @@ import itertools
 
 from hsd_cli.datatypes import BBox
 
-GRID_ALIGN = 0.5  # blocks of one grid row start within this share of the narrowest band between rows
-GRID_GAP = 1.5  # a grid's row bands are this many times wider than any gap inside a cell
+GRID_ALIGN = 0.5  # cells of one grid row start within this share of the narrowest band between rows
+GRID_GAP = 1.5  # a grid's bands between rows are this many times wider than any gap inside a cell
 
 
 def reading_order(boxes: list[BBox], rtl: bool = False) -> list[int]:
-    """Indices of `boxes` in reading order by recursive XY-cut (columns before rows)."""
-    return _xy_cut(list(range(len(boxes))), boxes, rtl)
+    """Indices of `boxes` in reading order (module docstring)."""
+    return _order(list(range(len(boxes))), boxes, rtl)
 
 
-def _xy_cut(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
+def _order(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
     if len(ids) <= 1:
         return ids
-    # Columns first: every gap in the x projection splits columns (read in script direction).
+    strips, bands = split_gaps(ids, boxes, 1)
+    sections = _sections(strips, boxes)
+    if len(sections) > 1:
+        return [i for part in sections for i in _order(part, boxes, rtl)]
     columns, _ = split_gaps(ids, boxes, 0)
-    if len(columns) > 1 and (grid := _grid_rows(ids, columns, boxes)):
-        return [i for row in grid for i in _xy_cut(row, boxes, rtl)]
     if len(columns) > 1:
-        columns = columns[::-1] if rtl else columns
-        return [i for part in columns for i in _xy_cut(part, boxes, rtl)]
-    # Then rows, at the widest gaps only: a paragraph break in one column that lines up with the
-    # end of the other column must not cut both columns into rows. (Cutting at all the equally
-    # widest gaps at once keeps the recursion shallow on evenly spaced lines.)
-    rows, gaps = split_gaps(ids, boxes, 1)
-    if len(rows) > 1:
-        widest = max(gaps[1:])
-        cuts = [0] + [j for j in range(1, len(rows)) if gaps[j] >= widest - 1] + [len(rows)]
-        bands = [[i for r in rows[a:b] for i in r] for a, b in zip(cuts, cuts[1:], strict=False)]
-        return [i for band in bands for i in _xy_cut(band, boxes, rtl)]
+        parts = _grid_rows(_rows(strips, bands, columns), columns, boxes) or (columns[::-1] if rtl else columns)
+        return [i for part in parts for i in _order(part, boxes, rtl)]
     return sorted(ids, key=lambda i: (boxes[i][1], -boxes[i][2] if rtl else boxes[i][0]))
 
 
-def _grid_rows(ids: list[int], columns: list[list[int]], boxes: list[BBox]) -> list[list[int]]:
-    """The rows of a grid of blocks, read row by row; [] when the columns are columns of text.
+def _sections(strips: list[list[int]], boxes: list[BBox]) -> list[list[int]]:
+    """Consecutive strips joined while their blocks stand in the same columns (rule 1)."""
+    sections = [list(strips[0])]
+    for strip in strips[1:]:
+        joined = sections[-1] + strip
+        columns, _ = split_gaps(joined, boxes, 0)
+        if len(columns) >= 2 and all(set(col) & set(sections[-1]) for col in columns):
+            sections[-1] = joined
+        else:
+            sections.append(list(strip))
+    return sections
 
-    A grid (2 x 2 panels, a form's boxes) has empty bands across all its columns; in each row
-    every column's cell starts and ends at the same heights, and the bands are wider than any
-    gap between blocks inside one cell. Two columns of running text or references break at
-    their own heights: a band across both is a coincidence, and the entries beside each other
-    differ in length (a reference list read row by row scored worse on the dev corpus).
+
+def _rows(strips: list[list[int]], bands: list[float], columns: list[list[int]]) -> list[list[int]]:
+    """Strips joined into candidate grid rows, cut only at the bands near the widest.
+
+    The titles, formulas and texts of cards side by side line up too, and leave narrower
+    bands between them than the bands between rows of cards. Only bands from the first strip
+    that fills every column to the last that holds two count: a page's heading or footer
+    standing in one column lies further off.
     """
-    rows, _ = split_gaps(ids, boxes, 1)
-    if len(rows) < 2:
+    span = _grid_span(strips, columns)
+    if span is None:
+        return strips
+    first, last = span
+    cut = max(bands[first + 1 : last + 1]) / GRID_GAP
+    rows = [list(s) for s in strips[: first + 1]]
+    for strip, band in zip(strips[first + 1 : last + 1], bands[first + 1 : last + 1], strict=True):
+        if band >= cut:
+            rows.append(list(strip))
+        else:
+            rows[-1] += strip
+    return rows + [list(s) for s in strips[last + 1 :]]
+
+
+def _grid_span(rows: list[list[int]], columns: list[list[int]]) -> tuple[int, int] | None:
+    """First and last index of the rows a grid would hold: from the first that fills every
+    column to the last that holds two columns (the last cards); None when under two rows."""
+    cells = [sum(bool(set(row) & set(col)) for col in columns) for row in rows]
+    full = [k for k, n in enumerate(cells) if n == len(columns)]
+    multi = [k for k, n in enumerate(cells) if n >= 2]
+    if not full or multi[-1] <= full[0]:
+        return None
+    return full[0], multi[-1]
+
+
+def _grid_rows(rows: list[list[int]], columns: list[list[int]], boxes: list[BBox]) -> list[list[int]]:
+    """The candidate rows when they are the rows of a grid of cards (rule 2), else []."""
+    span = _grid_span(rows, columns)
+    if span is None:
         return []
+    body = rows[span[0] : span[1] + 1]
     col_of = {i: k for k, col in enumerate(columns) for i in col}
+    if any(len({col_of[i] for i in row}) < len(columns) for row in body[:-1]):
+        return []  # a row that leaves a column empty above the last: no grid
     # Bands from the boxes as they are (not trimmed as in split_gaps), like the gaps inside cells.
-    band = min(min(boxes[i][1] for i in b) - max(boxes[i][3] for i in a) for a, b in itertools.pairwise(rows))
-    for row in rows:
-        if {col_of[i] for i in row} != set(range(len(columns))):
-            return []  # a row that leaves a column empty: no grid
-        tops = [min(boxes[i][1] for i in row if col_of[i] == k) for k in range(len(columns))]
-        ends = [max(boxes[i][3] for i in row if col_of[i] == k) for k in range(len(columns))]
-        if max(tops) - min(tops) > GRID_ALIGN * band or max(ends) - min(ends) > GRID_ALIGN * band:
+    band = min(min(boxes[i][1] for i in b) - max(boxes[i][3] for i in a) for a, b in itertools.pairwise(body))
+    single = all(len(row) == len({col_of[i] for i in row}) for row in body)  # every cell one block
+    for row in body:
+        cells = sorted({col_of[i] for i in row})
+        tops = [min(boxes[i][1] for i in row if col_of[i] == k) for k in cells]
+        ends = [max(boxes[i][3] for i in row if col_of[i] == k) for k in cells]
+        if max(tops) - min(tops) > GRID_ALIGN * band:
+            return []
+        if single and max(ends) - min(ends) > GRID_ALIGN * band:
             return []
         if _inner_gap(row, col_of, boxes) * GRID_GAP > band:
             return []

@@ -101,6 +101,8 @@ def _loose_lines(region: Region, lines: list[TextSpan]) -> list[TextSpan]:
     """Lines of a table that is really text, or prose lines inside a formula box."""
     if region.kind is RegionKind.TABLE and tablegrid.is_text_table(lines, region.cells):
         return lines
+    if region.kind is RegionKind.TEXT and len(geo.line_columns(lines)) > 1:
+        return lines  # a text box reaching across a gutter: its columns' blocks apart
     if region.kind is RegionKind.EQUATION:
         return geo.prose_lines(lines)[1]
     return []

@@ -62,6 +62,25 @@ def _continues(prev: TextSpan, line: TextSpan) -> bool:
     return alike and -0.5 * h < gap < 0.9 * max(h, h_prev) and overlap_x > 0
 
 
+def line_columns(lines: list[TextSpan]) -> list[list[TextSpan]]:
+    """Lines split at gutters no line crosses, left to right; `[lines]` when there is none.
+
+    A gutter is at least a line's height wide (the gaps of a justified line split into words
+    are narrower, and other rows cross them); a single row is never split.
+    """
+    if len(split_rows(lines)) < 2:
+        return [lines]
+    height = sorted(s.bbox[3] - s.bbox[1] for s in lines)[len(lines) // 2]
+    columns: list[list[TextSpan]] = []
+    end = float("-inf")
+    for line in sorted(lines, key=lambda s: s.bbox[0]):
+        if line.bbox[0] - end >= height:
+            columns.append([])
+        columns[-1].append(line)
+        end = max(end, line.bbox[2])
+    return columns if len(columns) > 1 else [lines]
+
+
 def join_lines(lines: list[TextSpan]) -> str:
     """Text of a block: lines in reading order, hyphenated line ends rejoined, no spaces in CJK."""
     text = ""

@@ -1,0 +1,104 @@
+"""Reading order from geometry (drafts/reading_order.py): columns read down then across, rows of
+cards across then down, sections split by blocks that span the columns."""
+
+from __future__ import annotations
+
+from hsd_cli.drafts.reading_order import reading_order
+
+COLUMNS2 = ((100, 480), (520, 900))
+COLUMNS3 = ((100, 350), (380, 630), (660, 910))
+
+
+def column_text(x: tuple[int, int], tops: list[int], heights: list[int]) -> list[tuple]:
+    """Paragraph blocks of one column of running text."""
+    return [(x[0], top, x[1], top + h) for top, h in zip(tops, heights, strict=True)]
+
+
+def card(x: tuple[int, int], top: int, text_lines: int) -> list[tuple]:
+    """A card: its title, a formula below it and a text of `text_lines` lines."""
+    return [
+        (x[0], top, x[0] + 200, top + 25),
+        (x[0] + 60, top + 45, x[1] - 60, top + 100),
+        (x[0], top + 120, x[1], top + 120 + 25 * text_lines),
+    ]
+
+
+def test_two_columns_read_down_then_across() -> None:
+    left = column_text(COLUMNS2[0], [100, 330, 620], [210, 270, 300])
+    right = column_text(COLUMNS2[1], [100, 400, 700], [280, 280, 220])
+    assert reading_order(right + left) == [3, 4, 5, 0, 1, 2]
+
+
+def test_three_columns_read_column_by_column() -> None:
+    cols = [column_text(x, [100, 100 + 90 * k], [80 + 10 * k, 400]) for k, x in enumerate(COLUMNS3)]
+    boxes = [b for col in cols for b in col]
+    assert reading_order(boxes) == list(range(6))
+
+
+def test_columns_whose_paragraphs_line_up_by_chance_stay_columns() -> None:
+    """A band across both columns, wider than the one under the title and with the blocks
+    below it starting together, is no row break where the gaps inside the columns are as wide."""
+    title = [(200, 30, 800, 70)]
+    left = column_text(COLUMNS2[0], [90, 330, 530], [210, 170, 270])
+    right = column_text(COLUMNS2[1], [90, 330, 620], [210, 270, 180])
+    assert reading_order(title + left + right) == [0, 1, 2, 3, 4, 5, 6]  # not 0, 1, 4, 2, 3, 5, 6
+
+
+def test_a_grid_of_cards_in_rows_reads_row_by_row() -> None:
+    """Cards in rows: titles start together, texts end apart, bands wider than a card's gaps."""
+    boxes = []
+    for row, top in enumerate([100, 420, 740]):
+        for k, x in enumerate(COLUMNS2):
+            boxes += card(x, top, 1 + (row + k) % 3)
+    assert reading_order(boxes) == list(range(len(boxes)))
+
+
+def test_cards_with_a_heading_a_short_last_row_and_a_footer() -> None:
+    heading = [(100, 40, 300, 60)]  # over the first column only
+    boxes = heading + card(COLUMNS3[0], 100, 2) + card(COLUMNS3[1], 100, 3) + card(COLUMNS3[2], 100, 1)
+    boxes += card(COLUMNS3[0], 420, 1) + card(COLUMNS3[1], 420, 2)  # the last two cards
+    boxes += [(500, 1500, 520, 1520)]  # the page number, under the second column
+    assert reading_order(boxes) == list(range(len(boxes)))
+
+
+def test_cards_flowing_in_columns_read_column_by_column() -> None:
+    """CSS columns of cards: each card starts where the one above ended, so the cards of two
+    columns do not line up in rows."""
+    boxes = card(COLUMNS2[0], 100, 2) + card(COLUMNS2[0], 320, 4) + card(COLUMNS2[0], 590, 1)
+    boxes += card(COLUMNS2[1], 100, 4) + card(COLUMNS2[1], 370, 1) + card(COLUMNS2[1], 565, 3)
+    assert reading_order(boxes) == list(range(len(boxes)))
+
+
+def test_full_width_title_above_two_columns() -> None:
+    title = [(200, 30, 800, 70), (300, 80, 700, 100)]  # title and authors
+    left = column_text(COLUMNS2[0], [140, 400], [240, 300])
+    right = column_text(COLUMNS2[1], [140, 360], [200, 340])
+    assert reading_order(right + left + title) == [4, 5, 2, 3, 0, 1]
+
+
+def test_full_width_figure_between_column_blocks() -> None:
+    """Columns above a figure spanning the page are read before it, those below after it."""
+    top = column_text(COLUMNS2[0], [100], [300]) + column_text(COLUMNS2[1], [100], [300])
+    figure = [(150, 430, 850, 700)]
+    bottom = column_text(COLUMNS2[0], [740], [300]) + column_text(COLUMNS2[1], [740], [300])
+    assert reading_order(bottom + figure + top) == [3, 4, 2, 0, 1]
+
+
+def test_a_longer_first_column_stays_one_column() -> None:
+    """The first column running on below the end of the second is read before the second."""
+    left = column_text(COLUMNS2[0], [100, 420, 800], [300, 360, 200])
+    right = column_text(COLUMNS2[1], [100], [500])
+    assert reading_order(left + right) == [0, 1, 2, 3]
+
+
+def test_a_page_number_beside_a_column_does_not_join_it() -> None:
+    left = column_text(COLUMNS2[0], [100, 420], [300, 300])
+    right = column_text(COLUMNS2[1], [100, 420], [300, 250])
+    number = [(920, 1000, 940, 1020)]  # in the right margin, below the text
+    assert reading_order(left + right + number) == [0, 1, 2, 3, 4]
+
+
+def test_right_to_left_columns_start_at_the_right() -> None:
+    left = column_text(COLUMNS2[0], [100, 400], [280, 280])
+    right = column_text(COLUMNS2[1], [100, 420], [300, 260])
+    assert reading_order(left + right, rtl=True) == [2, 3, 0, 1]

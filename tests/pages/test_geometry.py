@@ -1,0 +1,37 @@
+"""Line geometry (pages/geometry.py): columns of lines, rows, blocks."""
+
+from __future__ import annotations
+
+from hsd_cli.datatypes import TextSpan
+from hsd_cli.pages import geometry as geo
+
+
+def line(x0: float, y0: float, x1: float, text: str = "words of a line") -> TextSpan:
+    return TextSpan((x0, y0, x1, y0 + 20), text)
+
+
+def test_lines_split_at_a_gutter_no_line_crosses() -> None:
+    """A box over the end of one column and the head of the next: two columns of lines."""
+    left = [line(450, 140 + 27 * k, 774) for k in range(4)]
+    right = [line(820, 140, 1064, "7. Heading"), line(820, 225, 1145)]
+    columns = geo.line_columns(right + left)
+    assert [sorted(s.bbox[0] for s in c) for c in columns] == [[450] * 4, [820, 820]]
+
+
+def test_word_gaps_of_justified_lines_are_no_gutter() -> None:
+    """A justified line split into words leaves gaps that the full lines below cross."""
+    words = [line(79, 141, 123, "The"), line(152, 141, 253, "estimator"), line(283, 141, 343, "shifts")]
+    lines = [*words, line(79, 168, 404), line(79, 196, 404)]
+    assert geo.line_columns(lines) == [lines]
+
+
+def test_one_row_is_never_split() -> None:
+    row = [line(100, 100, 200, "Name"), line(600, 100, 700, "Date")]
+    assert geo.line_columns(row) == [row]
+
+
+def test_blocks_never_join_lines_of_two_columns() -> None:
+    """group_lines joins lines that overlap horizontally: never across a gutter."""
+    lines = [line(100, 100 + 25 * k, 480) for k in range(3)] + [line(520, 100 + 25 * k, 900) for k in range(3)]
+    blocks = geo.group_lines(lines)
+    assert len(blocks) == 2 and all(len({s.bbox[0] for s in b}) == 1 for b in blocks)
