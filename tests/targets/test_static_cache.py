@@ -90,3 +90,16 @@ def test_the_pool_is_allocated_in_buckets():
     kv.take(8)
     kv.take(1)
     assert kv.capacity[0] in ROW_BUCKETS and kv.capacity[0] >= 16
+
+
+def test_growing_long_rows_drops_the_free_rows_of_many_short_ones():
+    """Forty short rows (hsd's crops), then two of them grow long: the pool reallocated for the
+    long ones keeps two rows, not 64 rows of long slots; the rows held keep their contents."""
+    kv = _pool(rows=64, slots=64)
+    rows = kv.take(40)
+    kv.keys[0][1, 0, 5, 0] = 7.0
+    kv.used[1] = 6
+    kv.give(rows[2:])
+    kv.reserve(0, 1000)
+    assert kv.capacity == (2, 1024)  # Not (64, 1024)
+    assert _slots(kv, 1)[5] == 7.0 and sorted(kv.free) == []

@@ -42,8 +42,8 @@ class StaticKV:
     def __init__(self, shapes: list[tuple[int, int, int]], dtype: torch.dtype, device, rows: int, slots: int):
         self.shapes = shapes  # per layer: (kv heads, key dim, value dim)
         self.dtype, self.device = dtype, torch.device(device)
-        self.keys: list[torch.Tensor] = []
-        self.values: list[torch.Tensor] = []
+        self.keys: list[torch.Tensor] = []  # per layer [R, H, S, Dk]
+        self.values: list[torch.Tensor] = []  # per layer [R, H, S, Dv]
         self.ptr = torch.zeros(0, dtype=torch.long, device=self.device)
         self.next_pos = torch.zeros(0, dtype=torch.long, device=self.device)
         self.used: list[int] = []  # host mirror of ptr
@@ -66,40 +66,51 @@ class StaticKV:
         return self.ptr.shape[0], self.keys[0].shape[2]
 
     def _allocate(self, rows: int, slots: int) -> None:
-        """Tensors of rows x slots, the old contents copied in (zeros elsewhere: masked slots are
-        multiplied by 0 in attention, and uninitialized memory may hold NaN)."""
+        """Tensors of rows x slots, the old contents copied in where they fit (rows past `rows` are
+        free, slots past `slots` scratch); zeros elsewhere: masked slots are multiplied by 0 in
+        attention, and uninitialized memory may hold NaN. One layer at a time, so at most one
+        layer is held twice."""
         old_rows = self.ptr.shape[0]
-        keys, values = [], []
-        for i, (heads, dk, dv) in enumerate(self.shapes):
-            k = torch.zeros(rows, heads, slots, dk, dtype=self.dtype, device=self.device)
-            v = torch.zeros(rows, heads, slots, dv, dtype=self.dtype, device=self.device)
-            if old_rows:
-                n = self.keys[i].shape[2]
-                k[:old_rows, :, :n] = self.keys[i]
-                v[:old_rows, :, :n] = self.values[i]
-            keys.append(k)
-            values.append(v)
-        self.keys, self.values = keys, values
-        extra = rows - old_rows
-        zeros = torch.zeros(extra, dtype=torch.long, device=self.device)
-        self.ptr = torch.cat([self.ptr, zeros])
-        self.next_pos = torch.cat([self.next_pos, zeros])
-        self.used += [0] * extra
-        self.free += list(range(old_rows, rows))
+        keep = min(old_rows, rows)
+        for store in (self.keys, self.values):
+            for i, (heads, dk, dv) in enumerate(self.shapes):
+                dim = dk if store is self.keys else dv
+                new = torch.zeros(rows, heads, slots, dim, dtype=self.dtype, device=self.device)
+                if keep:
+                    n = min(store[i].shape[2], slots)
+                    new[:keep, :, :n] = store[i][:keep, :, :n]
+                if i < len(store):
+                    store[i] = new
+                else:
+                    store.append(new)
+        extra = torch.zeros(max(0, rows - old_rows), dtype=torch.long, device=self.device)
+        self.ptr = torch.cat([self.ptr[:rows], extra])
+        self.next_pos = torch.cat([self.next_pos[:rows], extra])
+        self.used = self.used[:rows] + [0] * (rows - keep)
+        self.free = [r for r in self.free if r < rows] + list(range(old_rows, rows))
         self.generation += 1
 
     def reserve(self, rows: int, slots: int) -> None:
-        """At least `rows` free rows and `slots` slots per row: grown (rarely) by reallocation."""
+        """At least `rows` free rows and `slots` slots per row: grown (rarely) by reallocation, by
+        half again of the dimension that ran out. The other is fitted to the rows held now where
+        they use less than half of it: a pool grown to many short rows (hsd's region crops) does
+        not keep them all once its rows grow long (pages), nor the reverse."""
         have_rows, have_slots = self.capacity
-        need_rows = have_rows + max(0, rows - len(self.free))
-        if need_rows > have_rows or slots > have_slots:
-            grow_rows = have_rows
-            if need_rows > have_rows:
-                grow_rows = bucket(max(need_rows, have_rows + have_rows // 2), ROW_BUCKETS)
-            grow_slots = (
-                bucket(max(slots, have_slots + have_slots // 2), SLOT_BUCKETS) if slots > have_slots else have_slots
-            )
-            self._allocate(grow_rows, grow_slots)
+        free = set(self.free)
+        held = [r for r in range(have_rows) if r not in free]
+        need_rows = max(len(held) + rows, max(held, default=-1) + 1)
+        if need_rows <= have_rows and slots <= have_slots:
+            return
+        if need_rows > have_rows:
+            new_rows = bucket(max(need_rows, have_rows + have_rows // 2), ROW_BUCKETS)
+        else:
+            new_rows = have_rows if 2 * need_rows > have_rows else bucket(need_rows, ROW_BUCKETS)
+        longest = max((self.used[r] for r in held), default=0) + WIDTH_BUCKETS[-1]  # room for a step
+        if slots > have_slots:
+            new_slots = bucket(max(slots, have_slots + have_slots // 2), SLOT_BUCKETS)
+        else:
+            new_slots = have_slots if 2 * longest > have_slots else bucket(max(slots, longest), SLOT_BUCKETS)
+        self._allocate(new_rows, new_slots)
 
     def take(self, n: int) -> list[int]:
         """`n` free rows, lowest first (a batch's rows stay near the pool's start: smaller row buckets)."""
