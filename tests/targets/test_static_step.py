@@ -3,8 +3,10 @@ inside a step or a commit, and the same tokens as AR when compiled (CPU) or repl
 
 from __future__ import annotations
 
+import contextlib
 import random
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -16,6 +18,7 @@ from test_static_session import static_target
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from hsd_cli.config import SpecConfig
+from hsd_cli.targets.runtime.static_cache import StaticKV
 from hsd_cli.targets.runtime.static_step import StepRunner
 
 # Ops that wait for the device: reading a scalar, or a result whose shape depends on the data.
@@ -109,3 +112,82 @@ def test_cuda_graphs_equal_ar(tiny_target, monkeypatch):
     assert run_ar(static, page, spec).tokens == ref
     runner = static.static_engine.runner
     assert not runner.failed and set(runner.graphs) == set(seen)
+
+
+class _FakeGraph:
+    """torch.cuda.CUDAGraph's calls without a GPU: counts captures and replays."""
+
+    captured = 0
+
+    def __init__(self) -> None:
+        self.replays = 0
+
+    def replay(self) -> None:
+        self.replays += 1
+
+
+@contextlib.contextmanager
+def _capturing(graph, pool=None):
+    _FakeGraph.captured += 1
+    yield
+
+
+def _fake_cuda(monkeypatch) -> None:
+    """StepRunner's graph path on the CPU: its capture and replay calls, not their effect."""
+    _FakeGraph.captured = 0
+    monkeypatch.setattr(torch.cuda, "CUDAGraph", _FakeGraph)
+    monkeypatch.setattr(torch.cuda, "graph", _capturing)
+    stream = SimpleNamespace(wait_stream=lambda other: None)
+    monkeypatch.setattr(torch.cuda, "Stream", lambda: stream)
+    monkeypatch.setattr(torch.cuda, "stream", lambda s: contextlib.nullcontext())
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda: stream)
+    monkeypatch.setattr(StepRunner, "_graphs_on", lambda self, t: True)
+
+
+def test_graphs_are_captured_once_per_bucket_and_again_after_a_reallocation(monkeypatch):
+    _fake_cuda(monkeypatch)
+    kv = StaticKV([(1, 1, 1)], torch.float32, "cpu", 2, 64)
+    runner = StepRunner(None, kv, 0, "graphs")
+    calls = []
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        calls.append(x.clone())
+        return x * 2
+
+    x = torch.ones(2)
+    out = runner._run(("a",), fn, (x,), (x,))
+    assert len(calls) == 3 and _FakeGraph.captured == 1  # two warm-up runs, then the capture
+    runner._run(("a",), fn, (torch.full((2,), 5.0),), (x,))
+    graph = runner.graphs[("a",)]
+    assert len(calls) == 3 and graph.graph.replays == 2 and graph.inputs[0].tolist() == [5.0, 5.0]
+    assert torch.equal(out, graph.output)  # the output buffer a replay rewrites
+    runner._run(("b",), fn, (x,), (x,))
+    kv.reserve(3, 64)  # reallocated: graphs over the old tensors are stale
+    runner._run(("a",), fn, (x,), (x,))
+    assert _FakeGraph.captured == 3
+
+
+def test_a_bucket_whose_capture_fails_runs_eager_and_out_of_memory_is_raised(monkeypatch):
+    _fake_cuda(monkeypatch)
+    runner = StepRunner(None, StaticKV([(1, 1, 1)], torch.float32, "cpu", 2, 64), 0, "graphs")
+    capturing = [True]
+
+    def flaky(x: torch.Tensor) -> torch.Tensor:
+        if capturing[0]:
+            raise RuntimeError("operation not permitted when stream is capturing")
+        return x + 1
+
+    def wrapped(x):
+        try:
+            return flaky(x)
+        finally:
+            capturing[0] = False  # only the first (warm-up) call fails
+
+    assert runner._run(("a",), wrapped, (torch.zeros(1),), (torch.zeros(1),)).tolist() == [1.0]
+    assert runner.failed == {("a",)} and not runner.graphs
+
+    def oom(x):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+
+    with pytest.raises(torch.cuda.OutOfMemoryError):
+        runner._run(("b",), oom, (torch.zeros(1),), (torch.zeros(1),))

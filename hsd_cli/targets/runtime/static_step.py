@@ -104,8 +104,13 @@ class StepRunner:
     def _commit(self, paths: torch.Tensor, lengths: torch.Tensor) -> None:
         keep_paths(self.kv, paths, lengths, True)
 
+    def _graphs_on(self, t: torch.Tensor) -> bool:
+        return self.mode == "graphs" and t.device.type == "cuda"
+
     def _run(self, key: tuple, fn, inputs: tuple, warm: tuple):
-        if self.mode != "graphs" or inputs[0].device.type != "cuda" or key in self.failed:
+        """`fn(*inputs)`: replayed from its bucket's graph (captured on first use, or again once the
+        pool was reallocated), or eager where graphs are off or its capture failed."""
+        if not self._graphs_on(inputs[0]) or key in self.failed:
             with torch.inference_mode():
                 return fn(*inputs)
         graph = self.graphs.get(key)
