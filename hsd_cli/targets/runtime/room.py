@@ -81,3 +81,27 @@ def _append(room: torch.Tensor | None, cached: torch.Tensor, new: torch.Tensor) 
         room[:b, :, :n] = cached
     room[:b, :, n : n + k] = new
     return room, room[:b, :, : n + k]
+
+
+def move_slots(tensors: list[torch.Tensor], moves: torch.Tensor, upload) -> None:
+    """In every [B, H, S, D] tensor, for each move (row, from, to) of `moves` [M, 3] (host), the
+    row's slot `from` copied to slot `to`, every head; in place.
+
+    A commit's paths move a few slots of a few rows: with each tensor's memory seen as rows of D
+    values, that is one index_select and one index_copy_ per tensor (a gather over the tree's
+    slots of every row cost about three times as much on a CPU), with indices shared by tensors
+    of one layout. `upload` puts a host index on the tensors' device."""
+    shared: dict[tuple, tuple[torch.Tensor, torch.Tensor, int]] = {}
+    for t in tensors:
+        dim, heads = t.shape[3], t.shape[1]
+        key = (heads, dim, t.stride(), t.storage_offset())
+        if key not in shared:
+            if t.stride(3) != 1 or any(s % dim for s in (*t.stride()[:3], t.storage_offset())):
+                raise ValueError("cache tensors lay out each slot's D values together")
+            s0, s1, s2 = (s // dim for s in t.stride()[:3])
+            base = moves[:, 0, None] * s0 + torch.arange(heads)[None, :] * s1 + t.storage_offset() // dim
+            src, dst = base + moves[:, 1, None] * s2, base + moves[:, 2, None] * s2  # [M, H] row numbers
+            shared[key] = (upload(src.reshape(-1)), upload(dst.reshape(-1)), int(max(src.max(), dst.max())) + 1)
+        src, dst, rows = shared[key]
+        flat = t.as_strided((rows, dim), (dim, 1), 0)
+        flat.index_copy_(0, dst, flat.index_select(0, src))

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import torch
 
+from hsd_cli.spec.tree import long_tensor
 from hsd_cli.targets.runtime import threads
-from hsd_cli.targets.runtime.room import roomy_layer
+from hsd_cli.targets.runtime.room import move_slots, roomy_layer
 
 # A batch's commit keeps as many slots as its longest accepted path, so rows that accepted less get
 # masked filler slots that every later step still reads. Once fillers are this share of the cache,
@@ -42,6 +43,9 @@ class HFSession:
                 layer.__class__ = roomy
         self.cache = cache
         self.valid = valid  # [N, L] bool: which cache slots hold real tokens of the cache row
+        # The same map on the host, where commits decide what to move: a decision read from the
+        # device would wait for the device (a sync per read). On a CPU it is `valid` itself.
+        self.host_valid = valid if valid.device.type == "cpu" else valid.cpu()
         self.next_pos = next_pos  # [N] long: rope position of the cache row's next token
         # The cache row of each of the batch's rows, in batch order: a permutation of the cache's
         # rows, so a forward computes only rows that decode. A row that leaves hands its cache row
@@ -60,8 +64,8 @@ class HFSession:
         K x vocabulary floats per step is pure cost.
         """
         dev = self.valid.device
-        order = None if self._in_order() else torch.tensor(self.live, device=dev)
-        ids, ancestry, depth = ids.to(dev), ancestry.to(dev), depth.to(dev)
+        order = None if self._in_order() else self._upload(long_tensor(self.live, (len(self.live),)))
+        ids, ancestry, depth = self._upload(ids), self._upload(ancestry), self._upload(depth)
         if order is not None:  # batch row i goes to cache row live[i]
             ids, ancestry, depth = (torch.empty_like(t).index_copy_(0, order, t) for t in (ids, ancestry, depth))
         b, k = ids.shape
@@ -88,19 +92,18 @@ class HFSession:
 
     def commit(self, keep: list[list[int]]) -> None:
         """Keep the old slots plus each row's path; shorter rows get masked fillers."""
-        length = self.valid.shape[1]  # the cache also holds the K tree nodes after it
-        width = max(len(p) for p in keep)
-        dev = self.valid.device
-        paths, lengths = [[0] * width] * self.valid.shape[0], [0] * self.valid.shape[0]
+        n, length = self.host_valid.shape  # the cache also holds the K tree nodes after `length`
+        width = max(map(len, keep))
+        # A kept node's slot moves to its place on the row's path; the slots past a row's path are
+        # masked fillers, left as they are. An AR step, a path along a tree's first branch: no move.
+        lengths, moves = [0] * n, []  # moves: (cache row, from slot, to slot)
         for i, p in zip(self.live, keep, strict=True):
-            paths[i], lengths[i] = p + [p[-1]] * (width - len(p)), len(p)
-        # One tensor from Python lists, one copy to the device: no per-row tensors.
-        paths = torch.tensor(paths, device=dev)  # [N, W]
-        lengths = torch.tensor(lengths, device=dev)  # [N]
-        new_valid = torch.arange(width, device=dev)[None, :] < lengths[:, None]  # [N, W]
-        self._keep_paths(length, paths)
-        self.valid = torch.cat([self.valid[:, :length], new_valid], dim=1)
-        self.next_pos = self.next_pos + new_valid.sum(1)
+            lengths[i] = len(p)
+            moves += [(i, length + node, length + w) for w, node in enumerate(p) if node != w]
+        self._keep_paths(length + width, long_tensor([x for m in moves for x in m], (len(moves), 3)))
+        lengths = long_tensor(lengths, (n,))
+        self._valid_op(lambda v, new: torch.cat([v, new], dim=1), torch.arange(width)[None, :] < lengths[:, None])
+        self.next_pos = self.next_pos + self._upload(lengths)
         self._compact()
         self._pack()
 
@@ -117,7 +120,8 @@ class HFSession:
         self.live = [moved.get(c, c) for c in kept]
         for layer in self.cache.layers:  # views: the room keeps the rows past n for newcomers
             layer.keys, layer.values = layer.keys[:n], layer.values[:n]
-        self.valid, self.next_pos = self.valid[:n], self.next_pos[:n]
+        self._valid_op(lambda v: v[:n])
+        self.next_pos = self.next_pos[:n]
         self.prompt_ids = [self.prompt_ids[i] for i in rows] if self.prompt_ids else []
         if self.tight:
             self._release()
@@ -154,11 +158,12 @@ class HFSession:
 
     def _add_rows(self, other: HFSession, width: int) -> None:
         """`other`'s rows after these: their cache rows, valid slots (left-padded to `width`), positions."""
-        dev = self.valid.device
         self.live = self.live + [len(self.live) + c for c in other.live]
-        valid = [_pad_left(v[:, None, :, None].to(dev), width)[:, 0, :, 0] for v in (self.valid, other.valid)]
-        self.valid = torch.cat(valid)
-        self.next_pos = torch.cat([self.next_pos, other.next_pos.to(dev)])
+        self._valid_op(
+            lambda v, new: torch.cat([_pad_left(t[:, None, :, None], width)[:, 0, :, 0] for t in (v, new)]),
+            other.host_valid,
+        )
+        self.next_pos = torch.cat([self.next_pos, other.next_pos.to(self.valid.device)])
 
     def _in_order(self) -> bool:
         """Cache row i holds the batch's row i, for every row."""
@@ -171,13 +176,13 @@ class HFSession:
 
     def _move_rows(self, src: list[int], dst: list[int]) -> None:
         """Cache rows `src` copied into rows `dst` (every layer, valid slots, positions)."""
-        dev = self.valid.device
-        s, d = torch.tensor(src, device=dev), torch.tensor(dst, device=dev)
+        host = long_tensor(src, (len(src),)), long_tensor(dst, (len(dst),))
+        s, d = (self._upload(t) for t in host)
         with torch.inference_mode():
             for layer in self.cache.layers:
                 layer.keys[d] = layer.keys[s]
                 layer.values[d] = layer.values[s]
-        self.valid[d] = self.valid[s]
+        self._valid_op(lambda v, s, d: v.index_copy(0, d, v[s]), *host)
         self.next_pos[d] = self.next_pos[s]
 
     def _release(self) -> None:
@@ -198,44 +203,42 @@ class HFSession:
         for layer in self.cache.layers:
             layer.keys, layer.values = layer.keys[:, :, :n], layer.values[:, :, :n]
 
-    def _keep_paths(self, length: int, paths: torch.Tensor) -> None:
-        """Move each row's kept tree slots (after `length`) to the front of its tail, in place.
-
-        The committed slots before `length` are never copied: a step costs its tree, not its cache."""
-        b, width = paths.shape
-        chain = bool((paths == torch.arange(width, device=paths.device)).all())  # e.g. every AR step
+    def _keep_paths(self, end: int, moves: torch.Tensor) -> None:
+        """Each row's kept tree slots moved to the front of its tail (`moves` [M, 3]: row, from,
+        to), every cache cut at `end`. The committed slots are never copied: a step costs its
+        tree, not its cache."""
+        tensors = [t for layer in self.cache.layers for t in (layer.keys, layer.values)]
         with torch.inference_mode():
+            if len(moves):
+                move_slots(tensors, moves, self._upload)
             for layer in self.cache.layers:
-                for name in ("keys", "values"):
-                    t = getattr(layer, name)
-                    if not chain:
-                        idx = paths[:, None, :, None].expand(-1, t.shape[1], -1, t.shape[3])
-                        t[:, :, length : length + width] = t[:, :, length:].gather(2, idx)
-                    setattr(layer, name, t[:, :, : length + width])
+                layer.keys, layer.values = layer.keys[:, :, :end], layer.values[:, :, :end]
 
     def _select(self, idx: torch.Tensor) -> None:
         """Keep slots `idx` of every cache layer."""
         n = idx.numel()
-        if bool((idx == torch.arange(n, device=idx.device)).all()):
+        if bool((idx == torch.arange(n)).all()):  # on the host
             # A kept prefix (every AR step, every chain accepted along its first branch) is a
             # view: no copy of the whole cache per step.
             for layer in self.cache.layers:
                 layer.keys, layer.values = layer.keys[:, :, :n], layer.values[:, :, :n]
             return
+        idx = self._upload(idx)
         with torch.inference_mode():
             for layer in self.cache.layers:
                 _settle(layer, layer.keys.index_select(2, idx), layer.values.index_select(2, idx))
 
     def _pack(self) -> None:
         """Each row's slots moved, in order, to the end of the cache once fillers waste PACK_WASTE of it."""
-        length, width = self.valid.shape[1], int(self.valid.sum(1).max())
+        length, width = self.host_valid.shape[1], int(self.host_valid.sum(1).max())
         if length - width <= PACK_WASTE * length:
             return
         # Stable sort on validity: a row's fillers first, then its tokens, each in slot order; the
         # last `width` entries are its tokens after (width - its count) fillers. Positions are the
         # rows' own (next_pos), so moving slots changes no row's rope positions or mask.
-        idx = torch.argsort(self.valid.to(torch.int8), dim=1, stable=True)[:, length - width :]
-        self.valid = self.valid.gather(1, idx)
+        idx = torch.argsort(self.host_valid.to(torch.int8), dim=1, stable=True)[:, length - width :]
+        self._valid_op(lambda v, i: v.gather(1, i), idx)
+        idx = self._upload(idx)
         with torch.inference_mode():
             for layer in self.cache.layers:
                 full = idx[:, None, :, None].expand(-1, layer.keys.shape[1], -1, layer.keys.shape[3])
@@ -244,13 +247,27 @@ class HFSession:
     def _compact(self) -> None:
         # Slots no row uses (left padding of rows that left) only cost attention time, but
         # dropping them copies the cache: once they are PACK_WASTE of it. Until then they are room
-        # for a newcomer's longer prompt.
-        used = self.valid.any(0)
+        # for a newcomer's longer prompt. Decided on the host's map: no device read.
+        used = self.host_valid.any(0)
         if bool(used.all()) or int(used.sum()) > (1 - PACK_WASTE) * used.numel():
             return
         keep = used.nonzero().squeeze(1)
         self._select(keep)
-        self.valid = self.valid.index_select(1, keep)
+        self._valid_op(lambda v, k: v.index_select(1, k), keep)
+
+    def _valid_op(self, op, *args: torch.Tensor) -> None:
+        """`valid = op(valid, *args)` on the host's map and, on a GPU, on the device's (args copied there)."""
+        host = op(self.host_valid, *args)
+        on_cpu = self.valid is self.host_valid
+        self.valid = host if on_cpu else op(self.valid, *(self._upload(a) for a in args))
+        self.host_valid = host
+
+    def _upload(self, t: torch.Tensor) -> torch.Tensor:
+        """A host tensor on the session's device: from pinned memory, without waiting, on a GPU."""
+        dev = self.valid.device
+        if dev.type == "cpu" or t.device == dev:
+            return t
+        return t.pin_memory().to(dev, non_blocking=True)
 
 
 def _settle(layer, keys: torch.Tensor, values: torch.Tensor) -> None:
