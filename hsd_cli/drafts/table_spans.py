@@ -51,7 +51,10 @@ def group_columns(line: TextSpan, columns: list[tuple[float, float]], free: list
                 continue
             lo, hi = columns[i][0], columns[j][1]
             d = abs((lo + hi) / 2 - middle)
-            if x0 >= lo - em and x1 <= hi + em and d < best_d:
+            # It reaches over the group's inner gutters, not beyond its end columns: the whole
+            # table's centre can lie near a heading's too.
+            inner = x0 < columns[i + 1][0] and x1 > columns[j - 1][1]
+            if inner and x0 >= lo - em and x1 <= hi + em and d < best_d:
                 best, best_d = list(range(i, j + 1)), d
     return best
 

@@ -12,22 +12,26 @@ of a table box's text a grid finder left out of its cells; `is_text_table` wheth
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import replace
+from statistics import mean, median
 
 from hsd_cli.datatypes import TableCell, TextSpan
 from hsd_cli.drafts import table_spans
-from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.table_check import NUMBER
 
 # Real table cells on the dev corpus hold 40 characters at most on average (description columns);
 # two columns of prose set side by side hold over 100.
 PROSE_CELL_CHARS = 60
+# Lines of one row have centres within this share of a line's height of each other.
+ROW_CENTRED = 0.35
+_FRACTION = re.compile(r"^\$\\frac\{(\d{1,4})\}\{(\d{1,4})\}\$$")  # drafts/fractions.py's
 
 
 def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
     """Rows of lines sharing a height; columns from the fullest row; spans from overlaps and centring."""
-    rows = geo.split_rows(lines)
+    rows = table_rows(_unstacked(lines))
     if not rows:
         return ()
     widest = max(rows, key=len)
@@ -45,6 +49,46 @@ def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
         TableCell(p.row, p.col, p.line.text, p.row_span, p.col_span, is_header=p.row == 0)
         for p in sorted(spanned, key=lambda p: (p.row, p.col))
     )
+
+
+def table_rows(lines: list[TextSpan]) -> list[list[TextSpan]]:
+    """Lines by row, a line joining the row whose centre height its own centre is near.
+
+    OCR pads its boxes: on a tightly set scan a row's boxes overlap the next row's by half their
+    height, and rows chained by overlaps (geometry.split_rows) run into one.
+    """
+    if not lines:
+        return []
+    tolerance = ROW_CENTRED * median(s.bbox[3] - s.bbox[1] for s in lines)
+    rows: list[list[TextSpan]] = []
+    for line in sorted(lines, key=_centre):
+        if rows and abs(_centre(line) - mean(map(_centre, rows[-1]))) <= tolerance:
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    return rows
+
+
+def _centre(line: TextSpan) -> float:
+    return (line.bbox[1] + line.bbox[3]) / 2
+
+
+def _unstacked(lines: list[TextSpan]) -> list[TextSpan]:
+    """Figures of two rows that OCR drafts read as a fraction (one over the other) as two lines
+    again, where each half stands level with other lines of the table."""
+    out = []
+    centres = [_centre(s) for s in lines]
+    tolerance = ROW_CENTRED * median(s.bbox[3] - s.bbox[1] for s in lines) if lines else 0.0
+    for line in lines:
+        found = _FRACTION.match(line.text)
+        x0, y0, x1, y1 = line.bbox
+        halves = [replace(line, bbox=(x0, y0, x1, (y0 + y1) / 2)), replace(line, bbox=(x0, (y0 + y1) / 2, x1, y1))]
+        level = found and all(any(abs(_centre(h) - c) <= tolerance for c in centres) for h in halves)
+        if level:
+            out += [replace(h, text=t) for h, t in zip(halves, found.groups(), strict=True)]
+        else:
+            out.append(line)
+    return out
 
 
 def _columns_of(

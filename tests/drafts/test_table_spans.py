@@ -41,3 +41,22 @@ def test_labels_at_the_top_of_their_groups_stay_in_place() -> None:
     table += [[("e", 60), ("5.5", 120)], [("f", 60), ("6.5", 120)]]
     out = spans(rows_of(table))
     assert out["North"] == (1, 0, 1, 1) and out["South"] == (4, 0, 1, 1)
+
+
+def test_padded_ocr_boxes_overlapping_the_next_row_keep_their_rows() -> None:
+    """Boxes 30 high every 26: overlaps chain rows together, centres do not."""
+    table = [[("Name", 0), ("Mass", 60)], [("alpha", 0), ("0.1", 60)], [("beta", 0), ("0.2", 60)]]
+    lines = [
+        TextSpan((x, 26 * r + 2 * (k % 2), x + 40, 26 * r + 30), t)
+        for r, row in enumerate(table)
+        for k, (t, x) in enumerate(row)
+    ]
+    rows = tablegrid.table_rows(lines)
+    assert [[s.text for s in row] for row in rows] == [["Name", "Mass"], ["alpha", "0.1"], ["beta", "0.2"]]
+
+
+def test_figures_of_two_rows_read_as_a_fraction_are_two_cells() -> None:
+    table = [[("a", 0), ("1.5", 60)], [("b", 0), ("2.5", 60)]]
+    lines = rows_of(table) + [TextSpan((120, 0, 160, 35), "$\\frac{20}{193}$")]
+    out = spans(lines)
+    assert out["20"] == (0, 2, 1, 1) and out["193"] == (1, 2, 1, 1)
