@@ -12,9 +12,12 @@ sum over rows of (1 + E_b(n)) / cost of B rows of n + 1 tokens.
 from __future__ import annotations
 
 import bisect
+import functools
 from dataclasses import dataclass, field
+from itertools import accumulate
+from operator import add
 
-from hsd_cli.spec.tree import DraftTree
+from hsd_cli.spec.tree import DraftTree, Trie
 
 PRIOR_WEIGHT = 4.0  # a prior weighs as this many observations
 
@@ -163,7 +166,7 @@ def _shape(rows: int, width: int) -> tuple[int, int]:
     return max(rows, 1).bit_length(), max(width, 1).bit_length()
 
 
-def node_probs(tree: DraftTree, p_first: float, p_cont: float) -> list[float]:
+def node_probs(tree: Trie | DraftTree, p_first: float, p_cont: float) -> list[float]:
     """P(node accepted) for every node of a tree whose parents come before their children (root = 1)."""
     parent, count = tree.parent, tree.count
     siblings = [0] * tree.num_nodes  # per node: its children's counts summed, in child order
@@ -192,12 +195,20 @@ def best_size(
     if cost is None or longest == 0:
         return longest
     rows = len(gains)
-    cum = [0.0] * (longest + 1)  # sum over rows of E_b(n)
+    cum = [0.0] * (longest + 1)  # sum over rows of E_b(n), rows added in order
     for g in gains:
-        run = 0.0
-        for n in range(1, longest + 1):
-            run += g[n - 1] if n <= len(g) else 0.0
-            cum[n] += run
+        run = list(accumulate(g[:longest], initial=0.0))  # E_b(n) for n = 0 .. len(g)
+        cum = list(map(add, cum, run + [run[-1]] * (longest + 1 - len(run))))
     scale = prices.factor if prices is not None and cost.measured else lambda _rows, _width: 1.0
-    rates = [(rows + cum[n]) / (cost.step(rows, n + 1, context) * scale(rows, n + 1)) for n in range(longest + 1)]
+    try:
+        costs = _step_costs(cost, rows, longest, context)
+    except TypeError:  # a cost model built with lists is not hashable: priced afresh
+        costs = _step_costs.__wrapped__(cost, rows, longest, context)
+    rates = [(rows + cum[n]) / (costs[n] * scale(rows, n + 1)) for n in range(longest + 1)]
     return max(range(longest + 1), key=lambda n: (rates[n], -n))
+
+
+@functools.lru_cache(maxsize=1024)
+def _step_costs(cost: CostModel, rows: int, longest: int, context: int | None) -> tuple[float, ...]:
+    """cost.step(rows, n + 1, context) for n = 0 .. longest: the same few shapes every pass."""
+    return tuple(cost.step(rows, n + 1, context) for n in range(longest + 1))

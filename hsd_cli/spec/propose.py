@@ -73,7 +73,7 @@ def propose(
     clock.lap("trie")
     probs = [node_probs(t, r.accept.p_first(k), r.accept.p_cont()) for t, r, k in zip(tries, rows, ks, strict=True)]
     clock.lap("probs")
-    order = [sorted(range(1, len(p)), key=lambda i: -p[i]) for p in probs]
+    order = [sorted(range(1, len(p)), key=p.__getitem__, reverse=True) for p in probs]  # stable: ties by node
     gains = [[p[i] for i in o] for p, o in zip(probs, order, strict=False)]
     used = [groups[g] for g in dict.fromkeys(r.group for r in rows)]
     n = best_size(gains, step_cost(rows, groups), max(g.cfg.max_nodes for g in used), context, prices)

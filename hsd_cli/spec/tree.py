@@ -31,6 +31,38 @@ class DraftTree:
         return len(self.tokens)
 
 
+@dataclass(slots=True)
+class Trie:
+    """Candidates merged by shared prefix, nodes in insertion order (parents before children):
+    made for one step and cut to a DraftTree by `linearize`.
+
+    It keeps per node only what sizing reads, in flat lists a candidate's new tail extends at
+    once; children maps exist only where a node branched (`branches`): a node made as part of a
+    tail has the tail's next node, node + 1, as its only child until another candidate leaves it."""
+
+    tokens: list[int]  # [num_nodes]
+    parent: list[int]  # [num_nodes], -1 for the root
+    depth: list[int]  # [num_nodes], root = 0
+    count: list[float]  # [num_nodes] candidates through the node (weighted)
+    branches: dict[int, dict[int, int]]  # node -> its children (token -> node) where it branched
+    # [num_nodes] draft and position the node's token was taken from (see DraftTree.origin);
+    # empty when the candidates came without origins.
+    draft: list[int]
+    pos: list[int]
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.tokens)
+
+    def child(self, node: int, token: int) -> int | None:
+        """The child of `node` that holds `token`, if any."""
+        kids = self.branches.get(node)
+        if kids is not None:
+            return kids.get(token)
+        nxt = node + 1
+        return nxt if nxt < len(self.tokens) and self.parent[nxt] == node and self.tokens[nxt] == token else None
+
+
 def build_tree(root_token: int, candidates: list[list[int]]) -> DraftTree:
     """Merge candidates that share prefixes into one trie (each node a unique prefix), DFS order."""
     return linearize(build_trie(root_token, candidates))
@@ -38,69 +70,94 @@ def build_tree(root_token: int, candidates: list[list[int]]) -> DraftTree:
 
 def build_trie(
     root_token: int, candidates: list[list[int]], origins: list[tuple[int, int]] | None = None, lead: float = 1.0
-) -> DraftTree:
+) -> Trie:
     """The trie in insertion order; `count` says how many candidates agree on each prefix, the
     first candidate (the likeliest, as the caller ranks them) counting `lead` times."""
-    tree = DraftTree([root_token], [-1], [0], [{}], [len(candidates)], origin=[(-1, -1)] if origins else [])
-    children, count = tree.children, tree.count
+    root = [-1] if origins else []
+    trie = Trie([root_token], [-1], [0], [len(candidates)], {0: {}}, root, list(root))
+    count, child = trie.count, trie.child
     for c, cand in enumerate(candidates):
         weight = lead if c == 0 else 1
         node = 0
         for i, tok in enumerate(cand):
-            child = children[node].get(tok)
-            if child is None:  # the candidate leaves the trie: its rest is one new chain
-                _add_chain(tree, node, cand[i:], weight, origins[c] if origins else None, i)
+            nxt = child(node, tok)
+            if nxt is None:  # the candidate leaves the trie: its rest is one new chain
+                _add_chain(trie, node, cand[i:], weight, origins[c] if origins else None, i)
                 break
-            count[child] += weight
-            node = child
-    return tree
+            count[nxt] += weight
+            node = nxt
+    return trie
 
 
-def _add_chain(tree: DraftTree, node: int, rest: list[int], weight: float, origin: tuple[int, int] | None, at: int):
+def _add_chain(trie: Trie, node: int, rest: list[int], weight: float, origin: tuple[int, int] | None, at: int):
     """New nodes for `rest` below `node`, each under the one before, appended at once."""
-    first, m = tree.num_nodes, len(rest)
-    tree.children[node][rest[0]] = first
-    tree.tokens += rest
-    tree.parent += [node, *range(first, first + m - 1)]
-    d = tree.depth[node] + 1
-    tree.depth += range(d, d + m)
-    tree.children += [{tok: first + j} for j, tok in enumerate(rest[1:], 1)]
-    tree.children.append({})
-    tree.count += [weight] * m
+    first, m = trie.num_nodes, len(rest)
+    kids = trie.branches.get(node)
+    if kids is not None:
+        kids[rest[0]] = first
+    elif node + 1 < first and trie.parent[node + 1] == node:  # a tail's node branches
+        trie.branches[node] = {trie.tokens[node + 1]: node + 1, rest[0]: first}
+    elif node + 1 < first:  # a tail's last node gets a child further on
+        trie.branches[node] = {rest[0]: first}
+    trie.tokens += rest
+    trie.parent += [node, *range(first, first + m - 1)]
+    d = trie.depth[node] + 1
+    trie.depth += range(d, d + m)
+    trie.count += [weight] * m
     if origin is not None:
         draft, pos = origin
+        trie.draft += [draft] * m
         # (-1, -1): no draft's token; else the position of each token in its draft
-        tree.origin += [(draft, pos + at + j) for j in range(m)] if draft >= 0 else [origin] * m
+        trie.pos += range(pos + at, pos + at + m) if draft >= 0 else [pos] * m
 
 
-def linearize(trie: DraftTree, keep: set[int] | None = None) -> DraftTree:
-    """The trie (or its nodes in `keep`, a set closed under parents) renumbered in DFS order."""
-    order, parent = [], []  # old node ids in DFS preorder; their new parents
-    stack = [(0, -1)]
-    kids_of = trie.children
-    while stack:
-        node, up = stack.pop()
-        new = len(order)
-        order.append(node)
-        parent.append(up)
-        kids = kids_of[node].values() if keep is None else [c for c in kids_of[node].values() if c in keep]
-        stack += [(c, new) for c in reversed(kids)]  # first-inserted child first
+def linearize(trie: Trie, keep: set[int] | None = None) -> DraftTree:
+    """The trie (or its nodes in `keep`, a set closed under parents) renumbered in DFS order,
+    a node's children in the order they were inserted.
+
+    No walk: a trie's parents come before their children, so one pass from the last node sums
+    subtree sizes, and one from the first places each child where its parent's next child goes
+    (after the subtrees of the siblings inserted before it)."""
+    up = trie.parent
+    kept = range(trie.num_nodes) if keep is None else _reachable(sorted(keep | {0}), up)
+    size = [1] * trie.num_nodes
+    for n in reversed(kept):
+        if n:
+            size[up[n]] += size[n]
+    pos = [0] * trie.num_nodes  # old node -> new
+    free = [1] * trie.num_nodes  # old node -> where its next child goes
+    order = [0] * len(kept)  # new node -> old
+    for n in kept:
+        if n:
+            at = pos[n] = free[up[n]]
+            free[up[n]] = at + size[n]
+            free[n] = at + 1
+            order[at] = n
     tokens = [trie.tokens[i] for i in order]
+    parent = [-1] + [pos[up[i]] for i in order[1:]]
     children: list[dict[int, int]] = [{} for _ in order]
     for i in range(1, len(order)):
         children[parent[i]][tokens[i]] = i
-    size = [1] * len(order)
-    for i in range(len(order) - 1, 0, -1):  # children follow parents: sizes bottom-up
-        size[parent[i]] += size[i]
     return DraftTree(
         tokens,
         parent,
         [trie.depth[i] for i in order],
         children,
         [trie.count[i] for i in order],
-        size,
-        [trie.origin[i] for i in order] if trie.origin else [],
+        [size[i] for i in order],
+        [(trie.draft[i], trie.pos[i]) for i in order] if trie.draft else [],
     )
+
+
+def _reachable(nodes: list[int], parent: list[int]) -> list[int]:
+    """The ascending `nodes` whose ancestors are all among them (the root always)."""
+    inside = set()
+    out = []
+    for n in nodes:
+        if n == 0 or parent[n] in inside:
+            inside.add(n)
+            out.append(n)
+    return out
 
 
 def pack_trees(trees: list[DraftTree]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

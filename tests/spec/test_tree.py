@@ -30,9 +30,9 @@ def test_build_tree_is_the_linearized_trie():
 
 def test_origins_follow_the_first_candidate_through_a_node():
     trie = build_trie(0, [[1, 2], [1, 3]], origins=[(4, 10), (6, 20)])
-    assert trie.origin == [(-1, -1), (4, 10), (4, 11), (6, 21)]  # node 1 was made by the first candidate
-    assert linearize(trie).origin == trie.origin
-    assert build_trie(0, [[1]]).origin == []  # no origins given: none kept
+    # node 1 was made by the first candidate
+    assert linearize(trie).origin == [(-1, -1), (4, 10), (4, 11), (6, 21)]
+    assert linearize(build_trie(0, [[1]])).origin == []  # no origins given: none kept
 
 
 def test_linearize_keeps_only_chosen_nodes_in_dfs_order():
@@ -71,7 +71,16 @@ def test_the_lead_candidate_weighs_more_in_the_acceptance_estimate():
     """The likeliest candidate (first) counts `lead` times: its branch is kept first under a node budget."""
     trie = build_trie(0, [[1, 2, 3], [4, 5], [6, 7]], lead=3.0)
     probs = node_probs(trie, p_first=0.6, p_cont=0.9)
-    first, second = trie.children[0][1], trie.children[0][4]
+    first, second = trie.child(0, 1), trie.child(0, 4)
     assert probs[first] == 0.6 * 3 / 5 and probs[second] == 0.6 / 5
-    depth3 = trie.children[trie.children[first][2]][3]
+    depth3 = trie.child(trie.child(first, 2), 3)
     assert probs[depth3] > probs[second]  # Not breadth first: the lead's third token before another's first
+
+
+def test_a_tails_nodes_branch_when_a_later_candidate_leaves_them():
+    """Nodes of a candidate's new tail keep no children map until a second child comes."""
+    trie = build_trie(0, [[1, 2, 3], [1, 2, 4], [1, 5], [1, 2, 3, 6]])
+    assert trie.tokens == [0, 1, 2, 3, 4, 5, 6] and trie.parent == [-1, 0, 1, 2, 2, 1, 3]
+    assert [trie.child(2, t) for t in (3, 4, 5)] == [3, 4, None]  # Not [3, None, None]: node 2 branched
+    assert trie.child(3, 6) == 6 and trie.child(4, 6) is None  # node 6 hangs under 3, not 4 (its index neighbour)
+    assert trie.count == [4, 4, 3, 2, 1, 1, 1]
