@@ -19,6 +19,7 @@ JOIN_GAP = 0.25  # ems between the line boxes of one formula's stacked parts (Mu
 SIDE_GAP = 1.0  # ems between two parts of one formula side by side (MuPDF split it at a shifted baseline)
 APART = 0.3  # ems at least between a display and a line of text above or below it
 Row = tuple[BBox, list[Glyph]]
+_PARTS = ("formula", "part", "blank")
 
 
 def display_boxes(rows: list[Row], taken: list[BBox]) -> list[BBox]:
@@ -33,7 +34,7 @@ def display_boxes(rows: list[Row], taken: list[BBox]) -> list[BBox]:
         used |= members
         box = geo.union_box([rows[j][0] for j in members])
         size = max(g.size for j in members for g in rows[j][1])
-        text = [rows[j][0] for j in range(len(rows)) if kinds[j] == "text"]
+        text = [rows[j][0] for j in range(len(rows)) if kinds[j] not in _PARTS]
         if _apart(box, size, text) and not any(geo.intersection(box, t) > 0 for t in taken):
             out.append(box)
     return out
@@ -47,7 +48,7 @@ def _grown(seed: int, rows: list[Row], kinds: list[str]) -> set[int]:
         box = geo.union_box([rows[j][0] for j in members])
         size = max(g.size for j in members for g in rows[j][1])
         more = {
-            j for j in range(len(rows)) if j not in members and kinds[j] != "text" and _stacked(box, rows[j][0], size)
+            j for j in range(len(rows)) if j not in members and kinds[j] in _PARTS and _stacked(box, rows[j][0], size)
         }
         members |= more
         changed = bool(more)

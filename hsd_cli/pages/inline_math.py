@@ -98,14 +98,15 @@ def _words(glyphs: list[Glyph]) -> list[list[Glyph]]:
 
 def row_kind(glyphs: list[Glyph]) -> str:
     """ "formula" (mathematics only), "part" (digits, letters, operators that may belong to a
-    formula: a numerator, a limit), "text" (a word of text on it) or "blank"."""
+    formula: a numerator, a limit), "mixed" (words of text and of mathematics), "text" (words of
+    text and no mathematics) or "blank"."""
     words = _words(glyphs)
     if not words:
         return "blank"
     size, baseline = _body(glyphs)
     kinds = [_kind(w, size, baseline) for w in words]
     if any(k == "text" and any(g.c.isalnum() for g in w) for k, w in zip(kinds, words, strict=True)):
-        return "text"
+        return "mixed" if "math" in kinds else "text"
     return "formula" if "math" in kinds else "part" if "weak" in kinds else "blank"
 
 
@@ -137,6 +138,11 @@ def _strong(g: Glyph, size: float, baseline: float) -> bool:
     if mc.MATH_ONLY.search(g.font) or g.c in mc.GREEK or (g.c in mc.SYMBOLS and not g.c.isascii()):
         return True
     return g.size < 0.9 * size and abs(g.baseline - baseline) > 0.12 * size
+
+
+def is_words(glyphs: list[Glyph]) -> bool:
+    """A line of text words and no mathematics, a real word among them (a heading, a label)."""
+    return row_kind(glyphs) == "text" and _has_real_word([g for g in glyphs if not g.c.isspace()])
 
 
 def _has_real_word(marks: list[Glyph]) -> bool:

@@ -118,7 +118,8 @@ def region_latex(lines: list[tuple[tuple, list[Glyph]]], rules: list[Rule], clip
     glyphs = []
     for _, line in lines:
         inside = _inside(line, clip)
-        if inside and not geo.is_prose("".join(g.c for g in inside)):
+        # A sentence in the box, or a line of words with no mathematics (a heading above it).
+        if inside and not geo.is_prose("".join(g.c for g in inside)) and not inline_math.is_words(inside):
             glyphs += inside
     glyphs = sorted(glyphs, key=lambda g: g.bbox[2])
     while glyphs and glyphs[-1].c in ".,;":  # sentence punctuation after a display formula

@@ -88,3 +88,10 @@ def test_glyphs_that_draw_nothing_make_no_empty_script():
     """A zero-width space (KaTeX's strut) raised after a letter is no `x^{}`."""
     glyphs = [g("d", 0, italic=True), g("x", 6, italic=True), g("\u200b", 12, 96, 1)]
     assert to_latex(glyphs) == "dx"
+
+
+def test_prime_of_a_limit_stays_in_the_limit():
+    """`\\sum_{s'}`: the prime after the limit's `s` belongs to the limit, not to the operator."""
+    glyphs = [Glyph("∑", (0, 88, 12, 108), 104, 14, "KaTeX_Size2"), g("s", 3, 116, 7, italic=True)]
+    glyphs += [g("′", 7.5, 114, 5, "KaTeX_Main"), g("P", 15, 102, italic=True)]
+    assert to_latex(glyphs) == "\\sum_{s^{\\prime}}P"

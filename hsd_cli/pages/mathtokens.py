@@ -1,0 +1,84 @@
+"""A formula row's atoms (LaTeX tokens, left to right) joined into its LaTeX: fences and spacing.
+
+- A bracket pair is `\\left(`..`\\right)` when it holds scripts or built pieces (TeX sizes it
+  to them) or when the opener stands a thin space after an ordinary atom (what TeX puts before
+  an inner atom: `f\\left(x\\right)` shows a gap `f(x)` does not).
+- `∥` opening a group (first, or after an operator) and the next one closing it are the norm
+  bars `\\|`, not the relation `\\parallel` (`P\\parallel Q`).
+- `(mod p)` is `\\pmod{p}`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hsd_cli.pages.mathchars import GREEK
+
+_FENCES = {"(": ")", "[": "]", "\\{": "\\}", "\\|": "\\|"}
+_CLOSERS = (")", "]", "\\}", "\\|")
+_INSIDE = re.compile(r"[_^]\{|\\frac|\\sqrt|\\left|\\begin|\\binom")
+_NOT_ORDINARY = re.compile(r"^(=|\+|-|<|>|,|\(|\[|\\\{|\\[a-z]*(eq|leq|geq|neq|approx|equiv|sim|times|cdot|pm|to|in)$)")
+_GREEK = frozenset(GREEK.values())
+_STYLES = frozenset(["mathbf", "mathbb", "mathcal", "mathrm", "mathfrak", "boldsymbol", "hat", "bar", "vec", "dot"])
+_PMOD = re.compile(r"(?:\\left)?\(\\operatorname\{mod\}\s*([^()]+?)(?:\\right)?\)")
+
+
+def joined(tokens: list[str], apart: list[bool]) -> str:
+    """The row's LaTeX; `apart[i]`: token i stands a thin space or more after the one before."""
+    tokens = _norms(tokens)
+    latex = _join(_fenced(tokens, apart))
+    return _PMOD.sub(r"\\pmod{\1}", _balanced(latex))
+
+
+def _norms(tokens: list[str]) -> list[str]:
+    out, open_ = list(tokens), False
+    for i, t in enumerate(tokens):
+        if not re.match(r"\\parallel(?![a-z])", t):
+            continue
+        if open_ or i == 0 or _NOT_ORDINARY.match(tokens[i - 1]):
+            out[i] = "\\|" + t[len("\\parallel") :]
+            open_ = not open_
+    return out
+
+
+def _fenced(tokens: list[str], apart: list[bool]) -> list[str]:
+    out, stack = list(tokens), []
+    for i, t in enumerate(tokens):
+        closes = _closer(t)
+        if stack and closes and closes == _FENCES[tokens[stack[-1]]]:
+            j = stack.pop()
+            spaced = apart[j] and j > 0 and _ordinary(tokens[j - 1])
+            if spaced or any(_INSIDE.search(x) for x in tokens[j + 1 : i]):
+                out[j], out[i] = "\\left" + tokens[j], "\\right" + t
+        elif t in _FENCES:
+            stack.append(i)
+    return out
+
+
+def _ordinary(token: str) -> bool:
+    """A letter, digit, Greek letter or styled letter: an ordinary atom (an operator, `\\int`, is not)."""
+    command = re.match(r"\\([A-Za-z]+)", token)
+    return token[:1].isalnum() or (command is not None and (command[0] in _GREEK or command[1] in _STYLES))
+
+
+def _closer(token: str) -> str:
+    """The bracket a token closes with, its scripts aside (`)^{\\times}` closes `)`); "" if none."""
+    return next((c for c in _CLOSERS if token.startswith(c)), "")
+
+
+def _join(tokens: list[str]) -> str:
+    """Tokens side by side, a space only where a command name would run into a letter."""
+    out = ""
+    for t in tokens:
+        if out and re.search(r"\\[A-Za-z]+$", out) and t[:1].isalnum():
+            out += " "
+        out += t
+    return out
+
+
+def _balanced(latex: str) -> str:
+    """`\\left`/`\\right` kept only when they pair up in this row (an unpaired one breaks KaTeX)."""
+    opened = len(re.findall(r"\\left(?![a-z])", latex))
+    if opened == len(re.findall(r"\\right(?![a-z])", latex)):
+        return latex
+    return re.sub(r"\\(left|right)(?![a-z])", "", latex)

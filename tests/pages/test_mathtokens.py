@@ -1,0 +1,32 @@
+"""A row's atoms joined into LaTeX (pages/mathtokens.py): fences, norm bars, \\pmod."""
+
+from __future__ import annotations
+
+from hsd_cli.pages.mathtokens import joined
+from tests.pages.test_pdfmath import latex, page_with
+
+
+def test_brackets_around_scripts_or_set_apart_are_left_right():
+    tokens = ["f", "(", "x_{i}", ")"]
+    assert joined(tokens, [False] * 4) == "f\\left(x_{i}\\right)"
+    plain = ["f", "(", "x", ")"]
+    assert joined(plain, [False] * 4) == "f(x)"
+    assert joined(plain, [False, True, False, False]) == "f\\left(x\\right)"  # a thin space before it
+    assert joined(["\\int_{S}", "(", "x", ")"], [False, True, False, False]) == "\\int_{S}(x)"  # after an operator
+
+
+def test_norm_bars_and_the_parallel_relation():
+    """`∥x∥` opening after `=` is a norm; `P∥Q` between two letters is the relation."""
+    tokens = ["\\parallel", "\\mathbf{x}_{n}", "\\parallel_{2}", "\\leq", "1"]
+    assert joined(tokens, [False] * 5) == "\\left\\|\\mathbf{x}_{n}\\right\\|_{2}\\leq 1"
+    assert joined(["P", "\\parallel", "Q"], [False] * 3) == "P\\parallel Q"
+
+
+def test_mod_in_parentheses_is_pmod():
+    assert joined(["a", "(", "\\operatorname{mod}", "p", ")"], [False] * 5) == "a\\pmod{p}"
+
+
+def test_a_bracket_a_thin_space_after_a_letter_on_a_page():
+    """`f` then `(` a thin space apart (TeX's \\left): drawn from real glyph boxes."""
+    page = page_with([("E", 100, 100, 12, "tiro"), ("[x]", 110, 100, 12, "tiro")])
+    assert latex(page) == "E\\left[x\\right]"
