@@ -21,11 +21,15 @@ class NgramIndex:
     table: dict[Ngram, list[tuple[int, int]]] = field(default_factory=dict)  # -> [(draft, pos)]
     started: set[int] = field(default_factory=set)  # drafts whose start was already offered
     ids: list[int] = field(default_factory=list)  # index.drafts[i] is drafts[ids[i]] (empties dropped)
+    where: dict[int, int] = field(default_factory=dict)  # drafts[d] is index.drafts[where[d]]
+    span: int = 1  # max(ids) + 1: how far apart drafts can be, in draft order
 
 
 def build_index(drafts: list[list[int]], n: int, min_n: int = 1) -> NgramIndex:
     """Index all drafts once per call, so a step costs O(matches), not O(draft length)."""
     index = NgramIndex([list(d) for d in drafts if d], n, min_n, ids=[i for i, d in enumerate(drafts) if d])
+    index.where = {d: i for i, d in enumerate(index.ids)}
+    index.span = max(index.ids, default=0) + 1
     for d, toks in enumerate(index.drafts):
         for k in range(min_n, n + 1):
             for j in range(len(toks) - k):  # a match at the very end has no continuation
@@ -47,20 +51,26 @@ def align_origins(
         hits = index.table.get(tuple(prefix[-k:]))
         if hits:
             if near is not None and len(hits) > 1:
-                hits = sorted(hits, key=lambda hit: _distance(index, hit, near))
+                hits = sorted(hits, key=_distance(index, near))
             found = ((index.drafts[d][j : j + max_depth], (index.ids[d], j)) for d, j in hits)
             cands, origins = _agreeing(found, max_candidates)
             return cands, origins, k
     return [], [], 0
 
 
-def _distance(index: NgramIndex, hit: tuple[int, int], near: Origin) -> tuple[int, int]:
-    """How far a hit lies from `near`: its own draft by positions, then the drafts after it in order."""
-    d, j = hit
-    draft = index.ids[d]
-    if draft == near[0]:
-        return (0, abs(j - near[1]))
-    return (1, (draft - near[0]) % (max(index.ids) + 1))
+def _distance(index: NgramIndex, near: Origin):
+    """A hit's sort key, how far it lies from `near`: in its own draft by positions, then the
+    drafts after it in order (one int: FAR past every position of near's own draft)."""
+    ids, span, (draft, pos) = index.ids, index.span, near
+
+    def key(hit: tuple[int, int]) -> int:
+        d, j = hit
+        return abs(j - pos) if ids[d] == draft else FAR + (ids[d] - draft) % span
+
+    return key
+
+
+FAR = 1 << 48  # beyond any position in a draft
 
 
 def starts_origins(index: NgramIndex, max_depth: int, max_candidates: int) -> tuple[list[list[int]], list[Origin]]:
@@ -99,9 +109,9 @@ def resync_origins(
     index: NgramIndex, near: Origin, max_depth: int, have: list[list[int]]
 ) -> tuple[list[list[int]], list[Origin]]:
     """Continuations at the expected draft position `near` and beside it (RESYNC), not in `have`."""
-    if near[0] not in index.ids:
+    if near[0] not in index.where:
         return [], []
-    draft = index.drafts[index.ids.index(near[0])]
+    draft = index.drafts[index.where[near[0]]]
     seen = {tuple(c) for c in have}
     cands, origins = [], []
     for j in (near[1] + delta for delta in RESYNC):

@@ -64,6 +64,13 @@ class CostModel:
         slots = rows * (self.context if context is None else context)
         return self(rows * width) + _interpolate(self.rows, rows) + self.slot * max(slots - self.base, 0)
 
+    def steps(self, rows: int, widths: int, context: int | None = None) -> list[float]:
+        """`step(rows, width, context)` for every width 1 .. `widths`, each the same float (the
+        same sum); the tokens' part, the same every pass of a batch's size, priced once."""
+        slots = rows * (self.context if context is None else context)
+        extra, slot = _interpolate(self.rows, rows), self.slot * max(slots - self.base, 0)
+        return [tokens + extra + slot for tokens in _token_prices(self, rows, widths)]
+
 
 def _interpolate(points: tuple[tuple[int, float], ...], x: int) -> float:
     """Piecewise linear through `points`, extended linearly past the last; never below the first."""
@@ -200,15 +207,19 @@ def best_size(
         run = list(accumulate(g[:longest], initial=0.0))  # E_b(n) for n = 0 .. len(g)
         cum = list(map(add, cum, run + [run[-1]] * (longest + 1 - len(run))))
     scale = prices.factor if prices is not None and cost.measured else lambda _rows, _width: 1.0
-    try:
-        costs = _step_costs(cost, rows, longest, context)
-    except TypeError:  # a cost model built with lists is not hashable: priced afresh
-        costs = _step_costs.__wrapped__(cost, rows, longest, context)
+    costs = cost.steps(rows, longest + 1, context)
     rates = [(rows + cum[n]) / (costs[n] * scale(rows, n + 1)) for n in range(longest + 1)]
     return max(range(longest + 1), key=lambda n: (rates[n], -n))
 
 
+def _token_prices(cost: CostModel, rows: int, widths: int) -> tuple[float, ...]:
+    """cost(rows * width) for width 1 .. `widths` (cached where the model is hashable)."""
+    try:
+        return _cached_token_prices(cost, rows, widths)
+    except TypeError:  # a cost model built with lists
+        return _cached_token_prices.__wrapped__(cost, rows, widths)
+
+
 @functools.lru_cache(maxsize=1024)
-def _step_costs(cost: CostModel, rows: int, longest: int, context: int | None) -> tuple[float, ...]:
-    """cost.step(rows, n + 1, context) for n = 0 .. longest: the same few shapes every pass."""
-    return tuple(cost.step(rows, n + 1, context) for n in range(longest + 1))
+def _cached_token_prices(cost: CostModel, rows: int, widths: int) -> tuple[float, ...]:
+    return tuple(cost(rows * width) for width in range(1, widths + 1))

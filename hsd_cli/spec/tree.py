@@ -6,6 +6,7 @@ node i (or i itself) iff j <= i < j + size[j]: the whole ancestry mask is one co
 
 from __future__ import annotations
 
+import functools
 from array import array
 from dataclasses import dataclass, field
 
@@ -186,7 +187,13 @@ def long_tensor(values: list[int], shape: tuple[int, ...]) -> torch.Tensor:
 
 
 def _mask(size: torch.Tensor) -> torch.Tensor:
-    """[B, K] DFS subtree sizes -> [B, K, K] ancestry: j <= i < j + size[j]."""
-    pos = torch.arange(size.shape[1])
-    i, j = pos[:, None], pos[None, :]
-    return (j <= i) & (i < (j + size[:, None, :]))
+    """[B, K] DFS subtree sizes -> [B, K, K] ancestry: j <= i < j + size[j], one comparison."""
+    return _offsets(size.shape[1]) < size[:, None, :]
+
+
+@functools.lru_cache(maxsize=256)
+def _offsets(k: int) -> torch.Tensor:
+    """[K, K] i - j where j <= i, else K (no subtree is that large); read only."""
+    pos = torch.arange(k)
+    diff = pos[:, None] - pos[None, :]
+    return diff.masked_fill(diff < 0, k)

@@ -100,3 +100,12 @@ def test_the_summary_names_each_shape_seen_by_its_smallest_rows_and_width():
     (cell,) = _prices(cost, {(6, 5): 1.2}, times=3).summary()
     assert (cell["rows"], cell["width"], cell["passes"]) == (4, 4, 3)
     assert cell["measured_over_priced"] == approx(1.2) == cell["factor"]
+
+
+def test_steps_price_every_width_as_step_does():
+    """best_size prices all widths of a pass at once: each the float step() gives."""
+    cost = CostModel(CURVE, PER_ROW, slot=25e-6, base=256, context=1024)
+    for rows, context in ((1, None), (8, 700), (32, 2000)):
+        assert cost.steps(rows, 40, context) == [cost.step(rows, w, context) for w in range(1, 41)]
+    listed = CostModel([[1, 1.0], [8, 2.0]])  # not hashable: priced without the cache
+    assert listed.steps(2, 3) == [listed.step(2, w) for w in (1, 2, 3)]
