@@ -17,7 +17,7 @@ from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages import mathgrid, mathtokens
 from hsd_cli.pages.mathglyph import Glyph, Rule, bottom, extent, top, union
 
-__all__ = ["Glyph", "Rule", "split_tag", "tagged", "to_latex"]
+__all__ = ["Glyph", "Rule", "is_tag", "split_tag", "tagged", "to_latex"]
 
 _PRIMES = frozenset("′″")
 # An opening bracket this many ems after the atom before it is TeX's \\left: an inner atom takes
@@ -42,6 +42,11 @@ def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
 def tagged(latex: str, tag: str) -> str:
     """A display formula's LaTeX with its equation number, if any, as `\\tag{n}`."""
     return f"{latex} \\tag{{{tag}}}" if tag else latex
+
+
+def is_tag(glyphs: list[Glyph]) -> bool:
+    """Whether the glyphs read as an equation number alone, like `(12)`."""
+    return bool(_TAG.match("".join(g.c for g in glyphs if g.c.strip())))
 
 
 def split_tag(glyphs: list[Glyph]) -> tuple[list[Glyph], str]:

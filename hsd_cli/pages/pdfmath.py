@@ -16,8 +16,9 @@ from hsd_cli.datatypes import Region, RegionKind, TextSpan
 from hsd_cli.pages import display_math, inline_math, misread
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import mathchars as mc
-from hsd_cli.pages.formula import Glyph, Rule, to_latex
+from hsd_cli.pages.formula import Glyph, Rule, is_tag, to_latex
 
+_PROSE = (RegionKind.TEXT, RegionKind.TITLE, RegionKind.LIST)
 _RULE_HEIGHT = 1.5  # points: thicker "rules" are boxes, not fraction bars
 # Two lines this many ems apart, each at least GUTTER_LINE ems wide, stand in two columns: LaTeX's
 # and CSS's column gaps are about 1 em, a formula split at a shifted baseline leaves ~0.3 em.
@@ -25,11 +26,9 @@ GUTTER_GAP, GUTTER_LINE = 0.5, 3.0
 
 
 def has_math_fonts(page: pymupdf.Page) -> bool:
-    """A page that may hold formulas: a math font by its name, or, in any font, a sign only
-    mathematics writes (`=`, Greek, an operator): reading its glyphs costs ~0.1 s a page."""
-    if any(mc.MATH_ONLY.search(f[3]) for f in page.get_fonts()):
-        return True
-    return any(c == "=" or c in mc.GREEK or (c in mc.SYMBOLS and not c.isascii()) for c in page.get_text("text"))
+    """A page with a font that only sets mathematics; others are left as they read (a sign like
+    `=` alone opened chemistry's TiO2 and footnote marks `1)` in prose to the formula rules)."""
+    return any(mc.MATH_ONLY.search(f[3]) for f in page.get_fonts())
 
 
 def page_glyph_lines(page: pymupdf.Page) -> list[tuple[tuple, list[Glyph]]]:
@@ -90,17 +89,43 @@ def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Reg
         if r.kind is RegionKind.EQUATION and _holds_math(lines, clip):  # else its text, as it reads
             r = replace(r, text=region_latex(lines, rules, clip))
         out.append(r)
-    # Displays the layout model missed (it reads browser-printed math as text or headings); last,
-    # so that their lines go to them and not to a text box around them (geometry.assign_lines).
-    taken = [tuple(pymupdf.Rect(r.bbox) * to_pt) for r in regions if r.kind is RegionKind.EQUATION]
-    for box in display_math.display_boxes(
-        [(geo.union_box([b for b, _ in row]), [g for _, gs in row for g in gs]) for row in _rows(lines)], taken
-    ):
-        clip = pymupdf.Rect(box) + (-1, -1, 1, 1)
-        text = region_latex(lines, rules, clip)
+    displays, dropped = _displays(lines, rules, to_px, out)
+    return tuple(r for r in out if id(r) not in dropped) + displays
+
+
+def _displays(
+    lines: list, rules: list[Rule], to_px: pymupdf.Matrix, regions: list[Region]
+) -> tuple[tuple[Region, ...], set[int]]:
+    """Displays the layout model missed (it reads browser-printed math as text, a heading, even a
+    table or a figure). Put last, their lines go to them, not to a text box around them
+    (geometry.assign_lines); a non-text region the display fills is dropped (its id returned),
+    one it holds with other text level with it (a table row with a `2.25 ± 0.01` cell) keeps
+    its lines and no display is made."""
+    to_pt = ~to_px
+    boxes = {id(r): tuple(pymupdf.Rect(r.bbox) * to_pt) for r in regions}
+    rows = [(geo.union_box([b for b, _ in row]), [g for _, gs in row for g in gs]) for row in _rows(lines)]
+    found = display_math.display_boxes(rows, [boxes[id(r)] for r in regions if r.kind is RegionKind.EQUATION])
+    dropped, out = set(), []
+    for box in found:
+        filled = [r for r in regions if r.kind is not RegionKind.EQUATION and _filled(boxes[id(r)], box)]
+        beside = [b for b, gs in rows if geo.intersection(b, box) < 0.5 * geo.area(b) and _level(b, box)]
+        beside = [b for b, gs in rows if b in beside and not is_tag(gs)]  # its number stands apart
+        held = [r for r in regions if r.kind not in _PROSE and r not in filled and geo.intersection(boxes[id(r)], box)]
+        if any(geo.intersection(boxes[id(r)], b) > 0 for r in held for b in beside):
+            continue  # a cell of a table row (text beside it in the region), not a display
+        text = region_latex(lines, rules, pymupdf.Rect(box) + (-1, -1, 1, 1))
         if text:
-            out.append(Region(tuple(pymupdf.Rect(box) * to_px), RegionKind.EQUATION, len(out), text))
-    return tuple(out)
+            dropped |= {id(r) for r in filled if r.kind not in _PROSE}
+            out.append(Region(tuple(pymupdf.Rect(box) * to_px), RegionKind.EQUATION, len(regions) + len(out), text))
+    return tuple(out), dropped
+
+
+def _level(a: tuple, b: tuple) -> bool:
+    return min(a[3], b[3]) - max(a[1], b[1]) > 0.3 * min(a[3] - a[1], b[3] - b[1])
+
+
+def _filled(region: tuple, display: tuple) -> bool:
+    return geo.intersection(region, display) >= 0.5 * max(geo.area(region), 1e-6)
 
 
 def _holds_math(lines: list[tuple[tuple, list[Glyph]]], clip: pymupdf.Rect) -> bool:

@@ -9,7 +9,7 @@ from hsd_cli.pages import pdfmath
 from tests.pages.test_pdfmath import page_with
 
 
-def test_a_formula_row_set_apart_is_a_display_with_its_fraction_parts():
+def test_a_formula_row_set_apart_is_a_display_with_its_fraction_parts(monkeypatch):
     """A row of mathematics alone between paragraphs, its fraction's numerator and denominator
     (lines of their own in MuPDF) beside it, is one display formula; prose stays text."""
     pieces = [("Some words of a paragraph run here.", 50, 60, 11, "tiro")]
@@ -17,10 +17,22 @@ def test_a_formula_row_set_apart_is_a_display_with_its_fraction_parts():
     pieces += [("1", 143, 94, 12, "tiro"), ("2", 143, 110, 12, "tiro")]
     pieces += [("Then more words of the next paragraph.", 50, 140, 11, "tiro")]
     page = page_with(pieces, [(141, 151, 98)])
+    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)  # base-14 fonts stand in for math fonts
     found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), ())
     assert [(r.kind, r.text) for r in found] == [(RegionKind.EQUATION, "E_{k}=mv\\frac{1}{2}")]
 
 
-def test_a_formula_inside_a_line_of_prose_stays_inline():
+def test_a_formula_inside_a_line_of_prose_stays_inline(monkeypatch):
+    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
     page = page_with([("We set x", 50, 60, 11, "tiro"), ("2", 94, 56, 8, "tiro"), ("= y here.", 100, 60, 11, "tiro")])
     assert pdfmath.with_equations(page, pymupdf.Matrix(1, 1), ()) == ()
+
+
+def test_no_display_inside_a_table(monkeypatch):
+    """A cell holding `2.25 ± 0.01`, other cells level with it, stays in its table."""
+    from hsd_cli.datatypes import Region
+
+    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
+    page = page_with([("Steel", 40, 100, 12, "tiro"), ("2.25 \u00b1 0.01", 100, 100, 12, "tiro")])
+    table = Region((30, 80, 200, 120), RegionKind.TABLE, 0, "")
+    assert pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (table,)) == (table,)
