@@ -142,7 +142,12 @@ class OutputIndex:
 
     def _update(self, tokens: list[int]) -> None:
         """Index the n-grams ending before the last token (a match needs a token after it)."""
-        for end in range(max(self.size, 1), len(tokens)):
-            for k in range(1, min(self.n, end) + 1):
-                self.table.setdefault(tuple(tokens[end - k : end]), []).append(end)
-        self.size = max(self.size, len(tokens))
+        lo, hi, table = max(self.size, 1), len(tokens), self.table
+        for k in range(1, self.n + 1):  # a key's positions still come in order: each key has one k
+            first = max(lo, k)  # the first end of a k-gram not indexed yet
+            if first >= hi:
+                continue
+            grams = zip(*(tokens[first - k + i : hi - k + i] for i in range(k)), strict=True)  # tokens[end - k : end]
+            for end, gram in zip(range(first, hi), grams, strict=True):
+                table.setdefault(gram, []).append(end)
+        self.size = max(self.size, hi)

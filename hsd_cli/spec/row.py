@@ -69,15 +69,10 @@ class Row:
         self.last, self.since = (accepted, 1) if ok else (self.last, self.since + written)
 
     def push(self, new: list[int], rule: StopRule) -> None:
+        # Seen before the stop: a stopped row leaves the batch, so its penalty context is not read again.
+        self.seen.update(new)
         # Token by token, so every method stops at exactly the same place.
-        for tok in new:
-            self.tokens.append(tok)
-            self.seen.update((tok,))
-            self.stop = rule.check(self.tokens)
-            if self.stop is StopReason.NONE and self.limit is not None and len(self.tokens) >= self.limit:
-                self.stop = StopReason.BUDGET
-            if self.stop is not StopReason.NONE:
-                return
+        self.stop = rule.extend(self.tokens, new, self.limit)
 
 
 @dataclass(frozen=True, slots=True)

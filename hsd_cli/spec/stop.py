@@ -30,13 +30,38 @@ class StopRule:
             return StopReason.REPEAT
         return StopReason.NONE
 
+    def extend(self, tokens: list[int], new: list[int], limit: int | None = None) -> StopReason:
+        """Append `new` to `tokens` up to the first token `check` stops after (or that makes
+        `limit` tokens: BUDGET, after the rule's own reasons); the reason, NONE if none."""
+        # check()'s tests after each token in one frame (a pass appends a row's accepted tokens
+        # here), the loop's only where the token occurred among the last periods.
+        eos, span, budget = self.eos_ids, self.repeat_guard, self.max_new_tokens
+        periods = span // 8
+        for tok in new:
+            tokens.append(tok)
+            n = len(tokens)
+            if tok in eos:
+                return StopReason.EOS
+            if n >= budget:
+                return StopReason.BUDGET
+            if span and n > span and tok in tokens[-1 - periods : -1] and _is_looping(tokens, span):
+                return StopReason.REPEAT
+            if limit is not None and n >= limit:
+                return StopReason.BUDGET
+        return StopReason.NONE
+
 
 def _is_looping(tokens: list[int], span: int) -> bool:
     """True if the last `span` tokens repeat with a period of at most span // 8."""
     if len(tokens) < span + 1:
         return False
     last, periods = tokens[-1], span // 8
-    if last not in tokens[-1 - periods : -1]:  # no period p with tokens[-1 - p] == last: one C-level scan
-        return False
-    tail = tokens[-span:]
-    return any(tokens[-1 - p] == last and tail == tokens[-span - p : -p] for p in range(1, periods + 1))
+    recent = tokens[-1 - periods : -1]  # recent[j] is tokens[-1 - p] for the period p = periods - j
+    head = min(8, span)  # a few tokens first: most periods fail there, before a slice of `span`
+    j = -1
+    for _ in range(recent.count(last)):  # only periods p with tokens[-1 - p] == last can hold
+        j = recent.index(last, j + 1)
+        p = periods - j
+        if tokens[-head:] == tokens[-head - p : -p] and tokens[-span:] == tokens[-span - p : -p]:
+            return True
+    return False
