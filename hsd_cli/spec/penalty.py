@@ -63,7 +63,10 @@ def penalize(
     fill = seen[:, :1, None].expand(b, k, k)  # a seen token: rewriting it changes nothing more
     not_root = torch.arange(k) > 0
     path = torch.where(ancestry & not_root, ids[:, None, :].expand(b, k, k), fill)
-    idx = torch.cat((seen[:, None, :].expand(b, k, seen.shape[1]), path), dim=-1).to(device, non_blocking=True)
+    idx = torch.cat((seen[:, None, :].expand(b, k, seen.shape[1]), path), dim=-1)
+    if device.type == "cuda" and idx.device.type == "cpu":  # from pinned memory: the copy does not wait
+        idx = idx.pin_memory()
+    idx = idx.to(device, non_blocking=True)
     scores = logits.gather(-1, idx)
     scores = torch.where(scores < 0, scores * penalty, scores / penalty)
     return logits.scatter_(-1, idx, scores)
