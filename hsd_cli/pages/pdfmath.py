@@ -64,6 +64,39 @@ def _hangs_below(span: dict) -> bool:
     return bool(chars) and all(ch["bbox"][1] >= ch["origin"][1] - 0.25 * span["size"] for ch in chars)
 
 
+def _with_surds(page: pymupdf.Page, lines: list, rules: list[Rule]) -> tuple[list, list[Rule]]:
+    """Lines and rules with each radical drawn as a path (a browser's KaTeX draws `√` and its bar
+    as one SVG shape) added as a `√` glyph and the bar's rule."""
+    glyphs = [g for _, line in lines for g in line if g.c.strip()]
+    for sign, bar in page_surds(page):
+        under = pymupdf.Rect(bar.x0, bar.y, bar.x1, sign.bbox[3])
+        if any(under.contains(pymupdf.Point(g.cx, (g.bbox[1] + g.bbox[3]) / 2)) for g in glyphs):  # a radicand
+            lines, rules = [*lines, (sign.bbox, [sign])], [*rules, bar]
+    return lines, rules
+
+
+def page_surds(page: pymupdf.Page) -> list[tuple[Glyph, Rule]]:
+    """Radical signs drawn as filled paths: many curved or slanted pieces in a box wider than
+    tall, cut to the clip it is drawn in (the path itself runs on far to the right)."""
+    out, clips = [], {}
+    for path in page.get_drawings(extended=True):
+        level = path.get("level", 0)
+        clips = {k: v for k, v in clips.items() if k < level}
+        if path["type"] == "clip":
+            clips[level] = pymupdf.Rect(path["scissor"])
+            continue
+        if "f" not in path["type"] or len(path.get("items", ())) < 8:
+            continue
+        box = pymupdf.Rect(path["rect"])
+        for clip in clips.values():
+            box &= clip
+        h = box.height
+        if 4 <= h <= 60 and box.width >= 1.2 * h:
+            sign = Glyph("√", (box.x0, box.y0, box.x0 + 0.6 * h, box.y1), box.y1 - 0.2 * h, h, big=True)
+            out.append((sign, Rule(box.x0 + 0.5 * h, box.x1, box.y0 + 0.03 * h)))
+    return out
+
+
 def page_rules(page: pymupdf.Page) -> list[Rule]:
     """Thin horizontal lines and filled bars: candidate fraction bars and radical vincula."""
     rules = []
@@ -81,7 +114,7 @@ def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Reg
     """Formula regions with their LaTeX as text (no delimiters: the markup adds them)."""
     if not has_math_fonts(page):
         return regions
-    lines, rules = page_glyph_lines(page), page_rules(page)
+    lines, rules = _with_surds(page, page_glyph_lines(page), page_rules(page))
     to_pt = ~to_px
     out = []
     for r in regions:
@@ -160,9 +193,9 @@ def with_inline_math(page: pymupdf.Page, to_px: pymupdf.Matrix, spans: tuple[Tex
     formula's shifted baseline (a sum's limits) are joined back into one."""
     if not spans or not has_math_fonts(page):
         return spans
-    rules = page_rules(page)
+    lines, rules = _with_surds(page, page_glyph_lines(page), page_rules(page))
     out: list[TextSpan | None] = list(spans)
-    for row in _rows(page_glyph_lines(page)):
+    for row in _rows(lines):
         segments = inline_math.line_segments([g for _, glyphs in row for g in glyphs], rules)
         found = [_same_line(out, pymupdf.Rect(box) * to_px) for box, _ in row] if segments else []
         found = [i for i in dict.fromkeys(found) if i is not None]

@@ -40,3 +40,15 @@ def test_extension_font_told_by_its_boxes():
     assert pdfmath._hangs_below(span)
     span["chars"][0]["bbox"] = (0, 92.0, 7, 102.0)  # a text font's box rises above its baseline
     assert not pdfmath._hangs_below(span)
+
+
+def test_radical_drawn_as_one_path():
+    """A browser's KaTeX draws `√` and its bar as one filled shape: read as a sign and a bar."""
+    page = page_with([("x+1", 112, 100, 12, "tiit")])
+    shape = page.new_shape()
+    points = [(100, 96), (103, 95), (106, 103), (110, 87), (140, 87), (140, 88), (111, 88), (107, 104), (105, 104)]
+    shape.draw_polyline(points + [(102, 97), (100, 97)])
+    shape.finish(fill=(0, 0, 0), color=None, closePath=True)
+    shape.commit()
+    lines, rules = pdfmath._with_surds(page, pdfmath.page_glyph_lines(page), pdfmath.page_rules(page))
+    assert pdfmath.region_latex(lines, rules, page.rect) == "\\sqrt{x+1}"
