@@ -90,7 +90,7 @@ _ITALIC = re.compile(r"ital|oblique|cmmi|cmti|mathit|-it\b|-bi\b|it$", re.I)
 _BOLD = re.compile(r"bold|cmbx|cmmib|cmbsy|black|heavy|-bd|-b$", re.I)
 # Fonts that only set mathematics (not CMR: LaTeX's body text is Computer Modern Roman too).
 MATH_ONLY = re.compile(r"cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|math|euclid|mtmi|mtsy|mtex|"
-                       r"txsy|txex|pxsy|pxex|xits|esint|wasy|stix.*(math|integrals|sizes)", re.I)  # fmt: skip
+                       r"txmi|txsy|txex|pxmi|pxsy|pxex|xits|esint|wasy|stix.*(math|integrals|sizes)", re.I)  # fmt: skip
 
 
 def is_italic(font: str, flags: int) -> bool:
