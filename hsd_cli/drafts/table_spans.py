@@ -10,6 +10,7 @@ group rows and columns under one label, and set that label centred on what it sp
   the gutter between them, nearer the group's centre than any one column's.
 A label set at the top of its group (no centring) shows it in the table's first body row
 (nothing above it in its column, an empty run below): such a column keeps its labels in place.
+A cell's text wrapped over lines (`join_wrapped`) is one line again before any of this.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from statistics import median
 
 from hsd_cli.datatypes import TextSpan
 
+# Lines of one cell stand at most this many line heights apart (rows of a LaTeX table as close).
+WRAP_GAP = 0.35
 # A label is centred on rows or columns when its centre is this many line heights from theirs.
 CENTRED = 0.3
 GROUP_CENTRED = 1.0
@@ -37,6 +40,48 @@ class Placed:
     @property
     def cols(self) -> range:
         return range(self.col, self.col + self.col_span)
+
+
+def join_wrapped(lines: list[TextSpan]) -> list[TextSpan]:
+    """Lines stacked close in one column that are one cell's wrapped text, joined into one line.
+
+    Stacked lines are rows of the table when another column has a line level with each of them
+    ("Early gradient" 0.602 / "Approximate condition" 269), and one cell when the other columns
+    hold one line at most beside the whole stack (the cell's figures, centred or at its top).
+    """
+    out: list[TextSpan] = []
+    for line in sorted(lines, key=lambda s: (s.bbox[1], s.bbox[0])):
+        above = next((k for k in range(len(out) - 1, -1, -1) if _continues(out[k], line)), None)
+        if above is not None and _one_cell(out[above], line, lines):
+            a = out[above]
+            box = (min(a.bbox[0], line.bbox[0]), a.bbox[1], max(a.bbox[2], line.bbox[2]), line.bbox[3])
+            out[above] = replace(a, bbox=box, text=f"{a.text} {line.text}")
+        else:
+            out.append(line)
+    return out
+
+
+def _continues(upper: TextSpan, lower: TextSpan) -> bool:
+    """`lower` starts under `upper`, at most a small gap below it."""
+    (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = upper.bbox, lower.bbox
+    height = min(ay1 - ay0, by1 - by0)
+    return min(ax1, bx1) > max(ax0, bx0) and -0.5 * height < by0 - ay1 <= WRAP_GAP * height
+
+
+def _one_cell(upper: TextSpan, lower: TextSpan, lines: list[TextSpan]) -> bool:
+    """No other column holds two lines beside the stack of `upper` and `lower`."""
+    x0, x1 = min(upper.bbox[0], lower.bbox[0]), max(upper.bbox[2], lower.bbox[2])
+    top, bottom = upper.bbox[1], lower.bbox[3]
+    beside = [s for s in lines if (s.bbox[2] <= x0 or s.bbox[0] >= x1) and top <= _mid(s) <= bottom]
+    return not any(min(a.bbox[2], b.bbox[2]) > max(a.bbox[0], b.bbox[0]) for a, b in _pairs(beside))
+
+
+def _mid(line: TextSpan) -> float:
+    return (line.bbox[1] + line.bbox[3]) / 2
+
+
+def _pairs(items: list) -> list[tuple]:
+    return [(a, b) for i, a in enumerate(items) for b in items[i + 1 :]]
 
 
 def group_columns(line: TextSpan, columns: list[tuple[float, float]], free: list[int]) -> list[int] | None:
@@ -75,18 +120,30 @@ def span_rows(placed: list[Placed], body_start: int) -> list[Placed]:
         if not lone and any(k in top_aligned for k in p.cols):
             out.append(p)
             continue
-        for k in range(min(up, down), 0, -1):
-            a, b = p.row - k, p.row + k
-            centre = (p.line.bbox[1] + p.line.bbox[3]) / 2
-            if abs((tops[a] + bottoms[b]) / 2 - centre) <= CENTRED * em:
-                filled |= {(r, c) for r in range(a, b + 1) for c in p.cols}
-                if lone:
-                    moved.add(p.row)
-                p = replace(p, row=a, row_span=2 * k + 1 - lone)
-                break
+        span = _centred_span(p, up, down, lone, tops, bottoms, CENTRED * em)
+        if span:
+            a, b = span
+            filled |= {(r, c) for r in range(a, b + 1) for c in p.cols}
+            if lone:
+                moved.add(p.row)
+            p = replace(p, row=a, row_span=b - a + 1 - lone)
         out.append(p)
     gone = {r for r in moved if all(p.row != r for p in out)}
     return _renumber(out, gone)
+
+
+def _centred_span(
+    p: Placed, up: int, down: int, lone: bool, tops: dict, bottoms: dict, tolerance: float
+) -> tuple[int, int] | None:
+    """The widest run of rows around `p`'s whose centre is its centre: as many rows above as
+    below where it shares its row with cells of other columns; any split for a row of its own,
+    whose neighbours may be rows of several lines."""
+    centre = (p.line.bbox[1] + p.line.bbox[3]) / 2
+    spans = [(p.row - k, p.row + k) for k in range(1, min(up, down) + 1)]
+    if lone:
+        spans = [(p.row - i, p.row + j) for i in range(1, up + 1) for j in range(1, down + 1)]
+    fits = [(a, b) for a, b in spans if abs((tops[a] + bottoms[b]) / 2 - centre) <= tolerance]
+    return max(fits, key=lambda ab: ab[1] - ab[0], default=None)
 
 
 def _run(filled: set, p: Placed, step: int, lo: int, hi: int) -> int:

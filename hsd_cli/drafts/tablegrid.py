@@ -31,7 +31,7 @@ _FRACTION = re.compile(r"^\$\\frac\{(\d{1,4})\}\{(\d{1,4})\}\$$")  # drafts/frac
 
 def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
     """Rows of lines sharing a height; columns from the fullest row; spans from overlaps and centring."""
-    rows = table_rows(_unstacked(lines))
+    rows = table_rows(table_spans.join_wrapped(_unstacked(lines)))
     if not rows:
         return ()
     widest = max(rows, key=len)

@@ -60,3 +60,33 @@ def test_figures_of_two_rows_read_as_a_fraction_are_two_cells() -> None:
     lines = rows_of(table) + [TextSpan((120, 0, 160, 35), "$\\frac{20}{193}$")]
     out = spans(lines)
     assert out["20"] == (0, 2, 1, 1) and out["193"] == (1, 2, 1, 1)
+
+
+def test_wrapped_cell_text_is_one_cell_and_its_label_spans_the_rows() -> None:
+    """A cell's two lines with its figures centred beside them are one cell; a label level with
+    no row but centred on three, the middle one of two lines, spans the three."""
+    h = 22
+    lines = rows_of([[("Group", 0), ("Name", 100), ("Cost", 300)]], step=45)
+    for y, name, cost in [(45, "Large region", "212"), (140, "Linear model", "0.506")]:
+        lines += [TextSpan((100, y, 200, y + h), name), TextSpan((300, y, 340, y + h), cost)]
+    lines += [
+        TextSpan((100, 78, 190, 78 + h), "Asymmetric"),
+        TextSpan((100, 78 + h + 4, 190, 78 + 2 * h + 4), "constraint"),
+    ]
+    lines += [TextSpan((300, 91, 340, 91 + h), "227"), TextSpan((0, 92.5, 40, 92.5 + h), "Winter")]
+    out = spans(lines)
+    assert out["Asymmetric constraint"] == (2, 1, 1, 1) and out["227"] == (2, 2, 1, 1)
+    assert out["Winter"] == (1, 0, 3, 1)
+
+
+def test_rows_of_a_group_beside_its_label_stay_rows() -> None:
+    """Lines stacked as closely as wrapped text, each with its own figure level with it: rows."""
+    table = [[("Group", 0), ("Name", 100), ("Cost", 300), ("Mass", 400)]]
+    table += [
+        [("Early gradient", 100), ("0.602", 300), ("26.0", 400)],
+        [("Approximate", 100), ("269", 300), ("976", 400)],
+    ]
+    lines = rows_of(table, step=19) + [TextSpan((0, 28, 40, 43), "Large")]
+    out = spans(lines)
+    assert out["Early gradient"][0] != out["Approximate"][0]
+    assert out["Large"][2] == 2
