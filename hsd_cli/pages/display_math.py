@@ -17,7 +17,7 @@ from hsd_cli.pages.mathglyph import Glyph
 
 JOIN_GAP = 0.25  # ems between the line boxes of one formula's stacked parts (MuPDF's boxes touch)
 SIDE_GAP = 1.0  # ems between two parts of one formula side by side (MuPDF split it at a shifted baseline)
-APART = 0.3  # ems at least between a display and a line of text above or below it
+APART = 0.15  # ems at least between a display and a line of text above or below it (tight leading)
 Row = tuple[BBox, list[Glyph]]
 _PARTS = ("formula", "part", "blank")
 

@@ -119,7 +119,7 @@ def extension_depth(c: str) -> float:
 def family(font: str) -> str:
     """The LaTeX alphabet command a letter of this font is written with ("" for the default)."""
     low = font.lower()
-    if "msbm" in low or "bbold" in low or "doublestruck" in low:
+    if "msbm" in low or "bbold" in low or "doublestruck" in low or "_ams" in low:  # KaTeX_AMS: its letters
         return "\\mathbb"
     if "eufm" in low or "fraktur" in low:
         return "\\mathfrak"
