@@ -6,7 +6,9 @@
    columns, each holding a block of the section above (a block off every column, a page
    number in the margin, does not join). A block that spans a gutter (a title above two columns,
    a full-width figure or table between column blocks) starts a section of its own, and so
-   does the strip after it. Sections are read top to bottom.
+   does the strip after it; a strip nearer to such a block below than to the columns above
+   (a heading over a full-width paragraph) starts the block's section. Sections are read
+   top to bottom.
 2. Columns or rows of cards. A section of several columns is read column by column (down,
    then across; right to left in right-to-left script) unless its strips are the rows of a
    grid of cards, read row by row (across, then down). The candidate rows are the strips
@@ -44,7 +46,7 @@ def _order(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
     if len(ids) <= 1:
         return ids
     strips, bands = split_gaps(ids, boxes, 1)
-    sections = _sections(strips, boxes)
+    sections = _sections(strips, bands, boxes)
     if len(sections) > 1:
         return [i for part in sections for i in _order(part, boxes, rtl)]
     columns, _ = split_gaps(ids, boxes, 0)
@@ -54,17 +56,25 @@ def _order(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
     return sorted(ids, key=lambda i: (boxes[i][1], -boxes[i][2] if rtl else boxes[i][0]))
 
 
-def _sections(strips: list[list[int]], boxes: list[BBox]) -> list[list[int]]:
+def _sections(strips: list[list[int]], bands: list[float], boxes: list[BBox]) -> list[list[int]]:
     """Consecutive strips joined while their blocks stand in the same columns (rule 1)."""
     sections = [list(strips[0])]
-    for strip in strips[1:]:
-        joined = sections[-1] + strip
-        columns, _ = split_gaps(joined, boxes, 0)
-        if len(columns) >= 2 and all(set(col) & set(sections[-1]) for col in columns):
-            sections[-1] = joined
+    for k, strip in enumerate(strips[1:], 1):
+        after = strips[k + 1] if k + 1 < len(strips) else []
+        # A strip nearer to a spanning block below than to the columns above (a heading over a
+        # full-width paragraph) goes with that block.
+        heads = after and bands[k + 1] < bands[k] and not _in_columns(sections[-1] + strip, after, boxes)
+        if not heads and _in_columns(sections[-1], strip, boxes):
+            sections[-1] += strip
         else:
             sections.append(list(strip))
     return sections
+
+
+def _in_columns(section: list[int], strip: list[int], boxes: list[BBox]) -> bool:
+    """True when `strip` joins `section` in two columns or more, each holding some of `section`."""
+    columns, _ = split_gaps(section + strip, boxes, 0)
+    return len(columns) >= 2 and all(set(col) & set(section) for col in columns)
 
 
 def _rows(strips: list[list[int]], bands: list[float], columns: list[list[int]]) -> list[list[int]]:

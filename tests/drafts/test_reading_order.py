@@ -102,3 +102,13 @@ def test_right_to_left_columns_start_at_the_right() -> None:
     left = column_text(COLUMNS2[0], [100, 400], [280, 280])
     right = column_text(COLUMNS2[1], [100, 420], [300, 260])
     assert reading_order(left + right, rtl=True) == [2, 3, 0, 1]
+
+
+def test_a_heading_under_columns_goes_with_the_paragraph_it_heads() -> None:
+    """A heading in the first column's place, nearer to the full-width paragraph below it than
+    to the columns above, is read after both columns."""
+    left = column_text(COLUMNS2[0], [100], [300])
+    right = column_text(COLUMNS2[1], [100], [300])
+    heading = [(100, 450, 300, 480)]
+    paragraph = [(100, 500, 900, 700)]
+    assert reading_order(heading + paragraph + left + right) == [2, 3, 0, 1]
