@@ -37,14 +37,15 @@ def _counts(tests: list[dict]) -> dict[str, str]:
 
 
 def summarize(bench: Path, outcomes: dict, headline: dict, seconds: dict, pdfs: list[Path]) -> dict:
-    """Per system: tests.jsonl tests passed (the baseline checks apart), per type, per template."""
+    """Per system: tests.jsonl tests passed (the scorer's own baseline checks apart), per type, per template."""
     template = templates(bench, pdfs)
+    listed = {json.loads(line)["id"] for f in bench.glob("*.jsonl") for line in f.read_text().splitlines() if line}
     systems = {}
     for system, tests in outcomes.items():
         by_template = defaultdict(list)
         for t in tests:
             by_template[template.get(t["pdf"], "?")].append(t)
-        jsonl = [t for t in tests if t["type"] != "baseline"]
+        jsonl = [t for t in tests if t["id"] in listed]
         systems[system] = {
             "tests_jsonl": f"{sum(t['passed'] for t in jsonl)}/{len(jsonl)}",
             "types": _counts(tests),

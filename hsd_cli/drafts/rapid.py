@@ -11,7 +11,7 @@ from dataclasses import replace
 from PIL import Image
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
-from hsd_cli.drafts import eqtags, figure_body, furniture, overlay, rapid_engines, tablegrid
+from hsd_cli.drafts import eqtags, figure_body, furniture, headings, overlay, rapid_engines, tablegrid
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.fractions import stacked_fractions
 from hsd_cli.drafts.paragraphs import paragraphs
@@ -160,6 +160,7 @@ class RapidOcrSource:
             for g in groups
             for block in geo.group_lines(g)
         ]
+        regions = headings.page_levels(regions, lines, image.width)
         rtl = geo.is_rtl(" ".join(s.text for s in lines))
         order = reading_order([r.bbox for r in regions], rtl=rtl)
         return [replace(regions[i], order=n) for n, i in enumerate(order)]

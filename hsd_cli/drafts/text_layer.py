@@ -82,7 +82,8 @@ class TextLayerSource:
         found = [r for r in found if r.text or r.cells or r.kind is RegionKind.FIGURE]
         blocks = [b for g in groups for b in geo.group_lines(g)]
         extra = [_typed(_block_region(b, body, height), b, body, height) for b in blocks]
-        return _in_reading_order(found + extra + [replace(r, source=self.name) for r in running])
+        typed = headings.page_levels(found + extra, lines, page.image.width)
+        return _in_reading_order(typed + [replace(r, source=self.name) for r in running])
 
 
 def body_size(lines: list[TextSpan]) -> float:

@@ -88,7 +88,7 @@ def test_summary_counts_per_type_and_template_and_compare_names_what_moved(tmp_p
     pdfs = olmocr_bench.select(bench, None)
     old = olmocr_report.summarize(bench, _outcomes({"c1_present": True, "c2_absent": False}), {}, {}, pdfs)
     s = old["systems"]["hsd_draft"]
-    assert s["tests_jsonl"] == "1/2"  # the baseline check apart
+    assert s["tests_jsonl"] == "1/2"  # the scorer's baseline check apart
     assert s["types"] == {"present": "1/1", "absent": "0/1", "baseline": "1/1"}
     assert s["templates"] == {"html_cards": {"present": "1/1", "absent": "0/1", "baseline": "1/1"}}
     assert "html_cards" in olmocr_report.text(old)
