@@ -49,6 +49,7 @@ BLOCKS: dict[str, tuple[Callable[[list[dict]], str], tuple[str, ...]]] = {
     "draft-quality": (quality.draft_quality, ("draft-quality.json", "draft-speed-cpu.json")),
     "olmocr-bench": (quality.olmocr, ("olmocr-bench-dev.json", "olmocr-bench-generated.json")),
     "acceptance-flat": (quality.acceptance, ("acceptance-flat.json",)),
+    "host-step": (speed.host_step, ("host-step-cpu.json",)),
     "attention-fold": (
         quality.attention_fold,
         tuple(f"attention-fold-cpu-{f}.json" for f in ("hunyuan_vl", "qwen2_5_vl")),

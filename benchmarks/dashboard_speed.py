@@ -138,3 +138,25 @@ def _ms(point: dict) -> str:
 
 def _ppm(pages_per_min: float) -> str:
     return f"{pages_per_min:.1f}" if pages_per_min >= 10 else f"{pages_per_min:.2f}"
+
+
+def host_step(runs: list[dict]) -> str:
+    """Per batch size: hsd's host ms a pass by phase, per row, and what the penalty adds to a pass."""
+    run = runs[0]
+    cases = {(c["rows"], c["penalty"] != 1.0): c for c in run["cases"]}
+    columns = ("rows", "tree width", "tokens a pass", "propose ms: align / trie / probs / sizing / linearize")
+    columns += ("pack", "read", "accept", "commit", "host ms", "host ms a row", "forward + argmax ms")
+    columns += ("penalty ms (share of a pass)",)
+    rows = []
+    for n in sorted({rows for rows, _ in cases}):
+        off, on = cases[(n, False)], cases[(n, True)]
+        ms = off["phases_ms"]
+        propose = " / ".join(f"{ms[p]:.2f}" for p in ("align", "trie", "probs", "sizing", "linearize"))
+        phases = [f"{ms[p]:.2f}" for p in ("pack", "readback", "accept", "commit")]
+        device = ms["forward"] + ms["argmax"]
+        rows.append([str(n), f"{off['tree_width']:.0f}", f"{off['tokens_per_pass']:.0f}", propose, *phases])
+        rows[-1] += [f"{off['host_ms']:.2f}", f"{off['host_ms_per_row']:.3f}", f"{device:.0f}"]
+        # The penalty adds its own phase to a pass (the loops build the same trees): against the pass without it.
+        penalty = on["phases_ms"]["penalty"]
+        rows[-1].append(f"{penalty:.1f} ({100 * penalty / off['pass_ms']:.1f}%)")
+    return block(runs, table(columns, rows))

@@ -20,9 +20,9 @@ def _script():
 
 def test_a_short_run_reports_each_phase_with_and_without_the_penalty(tmp_path, monkeypatch):
     script = _script()
-    monkeypatch.setattr(script, "REFERENCE", 400)  # rows of 400 tokens: enough for the passes
+    monkeypatch.setattr(script, "REFERENCE", 800)  # rows of 800 tokens: enough for the passes
     out = tmp_path / "host.json"
-    argv = ["--rows", "1", "3", "--passes", "2", "--warmup", "1", "--layers", "2", "--vocab", "3000"]
+    argv = ["--rows", "1", "3", "--passes", "2", "--rounds", "2", "--warmup", "1", "--layers", "2", "--vocab", "3000"]
     assert script.main([*argv, "--out-json", str(out)]) == 0
     cases = json.loads(out.read_text())["cases"]
     assert [(c["rows"], c["penalty"]) for c in cases] == [(1, 1.0), (1, 1.05), (3, 1.0), (3, 1.05)]
