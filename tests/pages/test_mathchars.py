@@ -1,0 +1,25 @@
+"""Characters of math fonts as LaTeX (pages/mathchars.py)."""
+
+from __future__ import annotations
+
+from hsd_cli.pages import mathchars as mc
+
+
+def test_raw_extension_codes_decoded_only_in_an_extension_font():
+    """CMEX's raw `X` is the display sum wherever the font hangs below the baseline, any name."""
+    assert mc.glyph_char("X", extension=True) == "∑"
+    assert mc.glyph_char("X", extension=False) == "X"
+    assert mc.glyph_char("\U0001d400", extension=False) == "A"  # math alphanumerics as letters
+
+
+def test_extension_glyph_depth_by_its_size():
+    """A big bracket reaches 1.2 ems below its origin, a Bigg one 3: matrices span their rows."""
+    assert mc.extension_depth("\x00") == 1.2
+    assert mc.extension_depth("\x14") == 2.4
+    assert mc.extension_depth("\x20") == 3.0
+
+
+def test_alphabets_and_symbols():
+    assert mc.family("MSBM10") == mc.family("KaTeX_AMS-Regular") == "\\mathbb"
+    assert mc.family("CMSY10") == "\\mathcal"
+    assert mc.symbol("µ") == "\\mu" and mc.symbol("≤") == "\\leq"
