@@ -36,6 +36,7 @@ _PAGE_NUMBER = re.compile(
     re.I,
 )
 _FOOTNOTE = re.compile(r"^(?:\d{1,3}|[*†‡§¶])\s*\S")
+_LIST_ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\(\d{1,3}\)|[•·▪\-–]\s)")  # a reference or list item
 KEPT_KINDS = (RegionKind.TABLE, RegionKind.FIGURE, RegionKind.EQUATION, RegionKind.CODE)
 MAX_PIECES = 3  # a running row has left, centre and right slots; a table row has more cells
 MAX_WORDS = 10
@@ -159,9 +160,12 @@ def _large(line: TextSpan, scale: tuple[str, float]) -> bool:
 
 
 def _body_piece(text: str) -> bool:
-    """A footnote (a marker, then text), a sentence, or a line too long for a running slot."""
+    """A footnote (a marker, then text), a list or reference entry, a sentence, or a line too long
+    for a running slot."""
     words = text.split()
     if len(text) > MAX_CHARS or len(words) > MAX_WORDS:
+        return True
+    if _LIST_ENTRY.match(text):
         return True
     if is_page_number(text) or _running_piece(text):
         return False

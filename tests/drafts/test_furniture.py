@@ -160,8 +160,8 @@ def test_nothing_of_the_body_goes() -> None:
     ]
     for lines in kept:
         assert split(lines + body())[0] == [], lines[0].text
-    reference = row(("[12] A. Smith, Journal of X, vol. 3, 2005.", 100), y0=930)
-    found, rest = split(body() + reference + row(("7", 450), y0=965))
+    reference = row(("[12] A. Smith, Journal of X 3 (2005)", 100), y0=930)
+    found, rest = split(body(200, 25) + reference + row(("7", 450), y0=965))
     assert found == [("FOOTER", "7")] and reference[0] in rest
     middle = row(("12", 450), y0=500)
     assert split(body(600, 10) + middle)[0] == []  # not in a band
