@@ -1,0 +1,20 @@
+"""Which words of a line are mathematics (pages/inline_math.py): rows of a page told apart."""
+
+from __future__ import annotations
+
+from hsd_cli.pages.inline_math import is_words, row_kind
+from tests.pages.test_formula import g
+
+
+def _word(text: str, x: float, **kw) -> list:
+    return [g(c, x + 6 * i, font="Times-Roman", **kw) for i, c in enumerate(text)]
+
+
+def test_row_kinds():
+    """A formula row (a math glyph, operator names and bold vectors beside it), a part (a digit
+    alone: a denominator), words of text, and words with a formula among them."""
+    formula = [g("θ", 0), *_word(" cos ", 6), g("F", 40, bold=True), g("=", 48, font="Times-Roman")]
+    assert row_kind(formula) == "formula"
+    assert row_kind([g("2", 0, font="Times-Roman")]) == "part"
+    assert row_kind(_word("Bellman equation", 0)) == "text" and is_words(_word("Bellman equation", 0))
+    assert row_kind([*_word("where ", 0), g("θ", 40)]) == "mixed"
