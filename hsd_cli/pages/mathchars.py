@@ -86,7 +86,7 @@ _CMEX_DEPTHS += [(0x70, 0x70, 1.2), (0x71, 0x71, 1.8), (0x72, 0x72, 2.4), (0x73,
 # Delimiters in Unicode keep their meaning when a ToUnicode map names them.
 _UNICODE_KEEP = frozenset("()[]{}|/\\⟨⟩⌊⌋⌈⌉‖∑∏∫√")
 
-_ITALIC = re.compile(r"ital|oblique|cmmi|cmti|mathit|-it\b|-bi\b|it$", re.I)
+_ITALIC = re.compile(r"ital|oblique|cmmi|cmti|mathit|txmi|pxmi|-it\b|-bi\b|it$", re.I)
 _BOLD = re.compile(r"bold|cmbx|cmmib|cmbsy|black|heavy|-bd|-b$", re.I)
 # Fonts that only set mathematics (not CMR: LaTeX's body text is Computer Modern Roman too).
 MATH_ONLY = re.compile(r"cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|math|euclid|mtmi|mtsy|mtex|"
@@ -99,6 +99,15 @@ def is_italic(font: str, flags: int) -> bool:
 
 def is_bold(font: str, flags: int) -> bool:
     return bool(flags & 16) or bool(_BOLD.search(font))
+
+
+def alphanumeric_style(c: str) -> tuple[bool, bool]:
+    """(italic, bold) of a Mathematical Alphanumeric Symbol (U+1D400...) by its Unicode name:
+    a Unicode math font's letters carry their style in the code point, not in the font."""
+    if not "\U0001d400" <= c <= "\U0001d7ff":
+        return False, False
+    name = unicodedata.name(c, "")
+    return "ITALIC" in name, "BOLD" in name
 
 
 def glyph_char(c: str, extension: bool) -> str:

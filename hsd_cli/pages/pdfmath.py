@@ -53,7 +53,8 @@ def _span_glyphs(span: dict, level: bool = True) -> list[Glyph]:
         bbox, base = tuple(ch["bbox"]), ch["origin"][1]
         if is_ext:  # extension glyphs hang below their origin; MuPDF's box is the font's, not theirs
             bbox = (bbox[0], base - 0.1 * size, bbox[2], base + mc.extension_depth(ch["c"]) * size)
-        out.append(Glyph(c, bbox, base, size, font, italic, bold, big=is_ext))
+        slanted, heavy = mc.alphanumeric_style(ch["c"])
+        out.append(Glyph(c, bbox, base, size, font, italic or slanted, bold or heavy, big=is_ext))
     return out
 
 

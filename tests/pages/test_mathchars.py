@@ -23,3 +23,10 @@ def test_alphabets_and_symbols():
     assert mc.family("MSBM10") == mc.family("KaTeX_AMS-Regular") == "\\mathbb"
     assert mc.family("CMSY10") == "\\mathcal"
     assert mc.symbol("µ") == "\\mu" and mc.symbol("≤") == "\\leq"
+
+
+def test_style_of_unicode_math_letters():
+    """𝑥 (MATHEMATICAL ITALIC SMALL X) is an italic x, 𝐅 a bold F: the code point says it."""
+    assert mc.alphanumeric_style("\U0001d465") == (True, False)
+    assert mc.alphanumeric_style("\U0001d405") == (False, True)
+    assert mc.alphanumeric_style("x") == (False, False)
