@@ -11,7 +11,7 @@ from dataclasses import replace
 from PIL import Image
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
-from hsd_cli.drafts import eqtags, figure_body, furniture, headings, overlay, rapid_engines, tablegrid
+from hsd_cli.drafts import eqtags, figure_body, furniture, headings, ocr_columns, overlay, rapid_engines, tablegrid
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.fractions import stacked_fractions
 from hsd_cli.drafts.paragraphs import paragraphs
@@ -102,11 +102,10 @@ class RapidOcrSource:
         result = self._engines()[0](image, use_det=True, use_cls=False, use_rec=True)
         if not result or result.boxes is None:
             return []
-        return [
-            TextSpan(_aabb(box), text.strip(), score=float(score))
-            for box, text, score in zip(result.boxes, result.txts, result.scores, strict=False)
-            if text.strip()
-        ]  # noqa: E501
+        found = [(b, t, s) for b, t, s in zip(result.boxes, result.txts, result.scores, strict=False) if t.strip()]
+        lines = [TextSpan(_aabb(box), text.strip(), score=float(score)) for box, text, score in found]
+        quads = [tuple((float(p[0]), float(p[1])) for p in box) for box, _, _ in found]
+        return ocr_columns.split_crossing(lines, quads)  # lines stay in their column
 
     def orientation(self, image: Image.Image, lines: list[TextSpan]) -> int:
         """Counter-clockwise turn (0/90/180/270) that makes the text upright.

@@ -1,0 +1,106 @@
+"""OCR lines that run across a column gutter, cut at it into two lines.
+
+The text detector boxes words that share a baseline as one line when the gutter between two
+columns is narrow (a degraded scan blurs it further): the line's text then joins the end of
+a sentence of one column to the middle of one in the next, and no later step can put the
+pieces back in their columns. A line crosses a gutter when, among the lines around it (NEAR
+line heights above and below), hardly any cover some x well inside it (the gutter), it
+starts where the lines left of that x start, and lines wholly on each side of that x stand
+above it and on one side at least below it, or the other way round. Lines at the top or
+bottom of the columns (a full-width title, caption or footnote) have no column lines on
+either side and are kept whole. The text is cut at the space nearest to where the gutter
+falls in proportion to the line's width (reading the halves again reads a turned line worse),
+and each piece gets the box of its part of the detector's quadrilateral.
+"""
+
+from __future__ import annotations
+
+from statistics import median
+
+import numpy as np
+
+from hsd_cli.datatypes import BBox, TextSpan
+
+Quad = tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]]
+
+NEAR = 8  # line heights above and below that make a line's neighbourhood
+REACH = 2.0  # line heights a line must reach past each side of the gutter
+TRIM = 0.2  # line heights trimmed off each end of a line box before it covers an x
+MAX_CROSSING = 1  # other lines around that may cross a gutter (merged like this one)
+
+
+def split_crossing(lines: list[TextSpan], quads: list[Quad] | None = None) -> list[TextSpan]:
+    """`lines` with every line crossing a gutter replaced by its two pieces. `quads`, the
+    detector's corners of each line (top left, top right, bottom right, bottom left), place
+    the pieces of a turned line at their own heights; without them each keeps the line's."""
+    if len(lines) < 5:
+        return lines
+    height = median(s.bbox[3] - s.bbox[1] for s in lines)  # a turned line's box is taller
+    out = []
+    for k, line in enumerate(lines):
+        cut = gutter_in(line, lines, height)
+        out += [line] if cut is None else _pieces(line, cut, quads[k] if quads else None)
+    return out
+
+
+def _pieces(line: TextSpan, cut: float, quad: Quad | None) -> list[TextSpan]:
+    """The line's text cut at the space nearest to where `cut` falls, in proportion to width."""
+    x0, y0, x1, y1 = line.bbox
+    at = len(line.text) * (cut - x0) / (x1 - x0)
+    spaces = [k for k, c in enumerate(line.text) if c == " "]
+    if not spaces:
+        return [line]
+    k = min(spaces, key=lambda k: abs(k - at))
+    left, right = line.text[:k].strip(), line.text[k + 1 :].strip()
+    boxes = ((x0, y0, cut, y1), (cut, y0, x1, y1)) if quad is None else _cut_quad(quad, cut)
+    return [
+        TextSpan(boxes[0], left, line.size, line.bold, line.score),
+        TextSpan(boxes[1], right, line.size, line.bold, line.score),
+    ]
+
+
+def _cut_quad(quad: Quad, cut: float) -> tuple[BBox, BBox]:
+    """The boxes of a quadrilateral's two parts left and right of x = `cut`."""
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = quad
+    top = ay + (by - ay) * (cut - ax) / ((bx - ax) or 1.0)
+    bottom = dy + (cy - dy) * (cut - dx) / ((cx - dx) or 1.0)
+    left = (min(ax, dx), min(ay, top), cut, max(dy, bottom))
+    right = (cut, min(by, top), max(bx, cx), max(cy, bottom))
+    return left, right
+
+
+def gutter_in(line: TextSpan, lines: list[TextSpan], height: float) -> float | None:
+    """The x of the gutter `line` runs across, or None (`height`: the page's usual line height)."""
+    x0, y0, x1, y1 = line.bbox
+    if x1 - x0 < 4 * REACH * height:
+        return None  # too short to reach into two columns
+    near = [s for s in lines if s is not line and abs(s.bbox[1] - y0) < NEAR * height]
+    lo, hi = int(x0 + REACH * height), int(x1 - REACH * height)
+    if len(near) < 4 or hi <= lo:
+        return None
+    # How many of the lines around cover each x inside the line (their ends trimmed a little:
+    # the boxes of a slightly turned scan overlap the gutter by a pixel or two).
+    cover = np.zeros(hi - lo, dtype=np.int32)
+    for s in near:
+        a, b = int(s.bbox[0] + TRIM * height) - lo, int(s.bbox[2] - TRIM * height) - lo
+        cover[max(a, 0) : max(b, 0)] += 1
+    x = int(np.argmin(cover))
+    if cover[x] > MAX_CROSSING:
+        return None
+    run = cover[x:] != cover[x]  # the gutter: the middle of the least covered run
+    gutter = lo + x + (int(np.argmax(run)) if run.any() else len(run)) / 2
+    left = [s for s in near if s.bbox[2] - TRIM * height <= gutter]
+    right = [s for s in near if s.bbox[0] + TRIM * height >= gutter]
+    # The line starts where the left column's lines start (a centred title does not), and the
+    # columns hold lines above and below it: on both sides one way, on one side at least the other.
+    if not left or not right or x0 > min(s.bbox[0] for s in left) + REACH * height:
+        return None
+    (above_l, below_l), (above_r, below_r) = _around(line, left), _around(line, right)
+    beside = (above_l and above_r and (below_l or below_r)) or (below_l and below_r and (above_l or above_r))
+    return float(gutter) if beside else None
+
+
+def _around(line: TextSpan, column: list[TextSpan]) -> tuple[bool, bool]:
+    """Whether lines of `column` stand above and below `line`'s middle."""
+    middle = (line.bbox[1] + line.bbox[3]) / 2
+    return any(s.bbox[3] <= middle for s in column), any(s.bbox[1] >= middle for s in column)

@@ -1,0 +1,48 @@
+"""OCR lines across a column gutter (drafts/ocr_columns.py): cut into their columns' lines."""
+
+from __future__ import annotations
+
+from hsd_cli.datatypes import TextSpan
+from hsd_cli.drafts.ocr_columns import split_crossing
+
+LEFT, RIGHT = (70, 595), (610, 1135)  # two columns, a 15 px gutter
+
+
+def column(x: tuple[int, int], top: int, n: int) -> list[TextSpan]:
+    return [
+        TextSpan((x[0], top + 30 * k, x[1], top + 30 * k + 28), f"line {k} of a column at {x[0]}") for k in range(n)
+    ]
+
+
+def merged(top: int) -> TextSpan:
+    """The detector's box over a left-column line and the right-column line beside it."""
+    text = "the end of a sentence in the left column and the middle of one in the right"
+    return TextSpan((LEFT[0], top, RIGHT[1], top + 28), text)
+
+
+def test_a_line_across_the_gutter_is_cut_into_its_columns() -> None:
+    lines = column(LEFT, 100, 4) + column(RIGHT, 100, 4) + [merged(220)]
+    lines += column(LEFT, 250, 3) + column(RIGHT, 250, 3)
+    out = split_crossing(lines)
+    pieces = [s for s in out if s.bbox[1] == 220]
+    assert len(out) == len(lines) + 1
+    assert " ".join(s.text for s in pieces) == merged(220).text  # cut at a space near the gutter
+    assert pieces[0].bbox[2] <= RIGHT[0] and pieces[1].bbox[0] >= LEFT[1]
+
+
+def test_the_last_lines_of_a_column_merged_with_the_next_are_cut() -> None:
+    """The right column ends in merged lines: lines on its side stand above them only."""
+    lines = column(LEFT, 100, 10) + column(RIGHT, 100, 6) + [merged(280), merged(310)]
+    assert len(split_crossing(lines)) == len(lines) + 2
+
+
+def test_full_width_lines_above_and_below_columns_stay_whole() -> None:
+    title = TextSpan((250, 40, 950, 70), "A title centred over both columns of the page")
+    footnote = TextSpan((LEFT[0], 400, RIGHT[1], 428), "a footnote that runs across the whole width of the page")
+    lines = [title, *column(LEFT, 100, 9), *column(RIGHT, 100, 9), footnote]
+    assert split_crossing(lines) == lines
+
+
+def test_one_column_of_text_is_left_alone() -> None:
+    lines = [TextSpan((70, 100 + 30 * k, 1135, 128 + 30 * k), "a full line of a single column page") for k in range(10)]
+    assert split_crossing(lines) == lines
