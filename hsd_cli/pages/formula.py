@@ -160,7 +160,8 @@ def _is_base(g: Glyph, baseline: float, size: float) -> bool:
     if _is_big(g) or g.latex:
         return True
     shift = abs(g.baseline - baseline)
-    return shift <= 0.08 * size or (g.size >= 0.85 * size and shift <= 0.3 * size)
+    # A much smaller glyph is a script even when barely shifted (KaTeX's subscript in a superscript).
+    return (shift <= 0.08 * size and g.size >= 0.8 * size) or (g.size >= 0.85 * size and shift <= 0.3 * size)
 
 
 def _limits(box: BBox, satellites: list[Glyph]) -> tuple[list[Glyph], list[Glyph]]:

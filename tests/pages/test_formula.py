@@ -95,3 +95,9 @@ def test_prime_of_a_limit_stays_in_the_limit():
     glyphs = [Glyph("∑", (0, 88, 12, 108), 104, 14, "KaTeX_Size2"), g("s", 3, 116, 7, italic=True)]
     glyphs += [g("′", 7.5, 114, 5, "KaTeX_Main"), g("P", 15, 102, italic=True)]
     assert to_latex(glyphs) == "\\sum_{s^{\\prime}}P"
+
+
+def test_a_much_smaller_glyph_barely_lowered_is_a_subscript():
+    """KaTeX sets a subscript inside a superscript 0.08 em low: its size still says it is a script."""
+    glyphs = [g("ε", 0, 100, 9.5, italic=True), g("j", 5, 100.7, 6.8, italic=True), g("/", 9, 100, 9.5, "Main")]
+    assert to_latex(glyphs) == "\\varepsilon_{j}/"
