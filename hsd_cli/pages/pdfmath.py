@@ -143,7 +143,7 @@ def _displays(
     for box in found:
         filled = [r for r in regions if r.kind is not RegionKind.EQUATION and _filled(boxes[id(r)], box)]
         beside = [b for b, gs in rows if geo.intersection(b, box) < 0.5 * geo.area(b) and _level(b, box)]
-        beside = [b for b, gs in rows if b in beside and not is_tag(gs)]  # its number stands apart
+        beside = [b for b, gs in rows if b in beside and not is_tag(gs) and _near(b, box, gs)]  # not its number
         held = [r for r in regions if r.kind not in _PROSE and r not in filled and geo.intersection(boxes[id(r)], box)]
         if any(geo.intersection(boxes[id(r)], b) > 0 for r in held for b in beside):
             continue  # a cell of a table row (text beside it in the region), not a display
@@ -152,6 +152,12 @@ def _displays(
             dropped |= {id(r) for r in filled if r.kind not in _PROSE}
             out.append(Region(tuple(pymupdf.Rect(box) * to_px), RegionKind.EQUATION, len(regions) + len(out), text))
     return tuple(out), dropped
+
+
+def _near(a: tuple, b: tuple, glyphs: list[Glyph]) -> bool:
+    """Within four ems side by side: a table's next cell, not a column beside (a layout box can
+    span both columns of a page)."""
+    return max(a[0] - b[2], b[0] - a[2]) <= 4 * max(g.size for g in glyphs)
 
 
 def _level(a: tuple, b: tuple) -> bool:

@@ -36,3 +36,16 @@ def test_no_display_inside_a_table(monkeypatch):
     page = page_with([("Steel", 40, 100, 12, "tiro"), ("2.25 \u00b1 0.01", 100, 100, 12, "tiro")])
     table = Region((30, 80, 200, 120), RegionKind.TABLE, 0, "")
     assert pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (table,)) == (table,)
+
+
+def test_a_display_in_a_layout_box_spanning_two_columns(monkeypatch):
+    """A formula alone in its column stays a display though the layout model's table box also
+    covers the table in the next column (its cells are far to the right, not beside it)."""
+    from hsd_cli.datatypes import Region
+
+    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
+    pieces = [("x", 100, 100, 12, "tiit"), ("2", 106, 95, 8, "tiro"), ("= y", 112, 100, 12, "tiit")]
+    page = page_with([*pieces, ("Steel 2.5", 330, 100, 12, "tiro")])
+    table = Region((30, 80, 400, 120), RegionKind.TABLE, 0, "")
+    found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (table,))
+    assert [r.text for r in found if r.kind is RegionKind.EQUATION] == ["x^{2}=y"]
