@@ -137,6 +137,8 @@ def _strong(g: Glyph, size: float, baseline: float) -> bool:
         return False
     if mc.MATH_ONLY.search(g.font) or g.c in mc.GREEK or (g.c in mc.SYMBOLS and not g.c.isascii()):
         return True
+    if g.c.isalpha() and mc.family(g.font):  # a blackboard, calligraphic or fraktur letter
+        return True
     return g.size < 0.9 * size and abs(g.baseline - baseline) > 0.12 * size
 
 

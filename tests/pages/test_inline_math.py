@@ -18,3 +18,5 @@ def test_row_kinds():
     assert row_kind([g("2", 0, font="Times-Roman")]) == "part"
     assert row_kind(_word("Bellman equation", 0)) == "text" and is_words(_word("Bellman equation", 0))
     assert row_kind([*_word("where ", 0), g("θ", 40)]) == "mixed"
+    blackboard = [g("E", 0, font="MSBM10"), g("[", 8, font="Times-Roman"), g("X", 12, italic=True)]
+    assert row_kind(blackboard) == "formula"  # a blackboard letter is mathematics by itself
