@@ -15,6 +15,7 @@ from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import Glyph, Rule, to_latex
 
 _WEAK = frozenset("=+-−<>/|()[],.'*0123456789")
+_NAMES = mc.FUNCTIONS | {"mod"}  # operator names, weak like an italic letter
 _TRAIL = frozenset(".,;:")  # sentence punctuation after a formula stays in the text
 _NOT_MATH = frozenset("•◦▪▸►–—·")  # bullets and dashes in symbol fonts
 # `$..$` (not `$$`) holding LaTeX markup (a price like "$5 and $10" holds none, so it is left alone).
@@ -124,7 +125,7 @@ def _kind(word: list[Glyph], size: float, baseline: float) -> str:
         return "text"
     if any(_strong(g, size, baseline) for g in marks):
         return "math"
-    if "".join(g.c for g in marks).strip(".,;:") in mc.FUNCTIONS:  # `cos`, `log` beside a formula
+    if "".join(g.c for g in marks).strip(".,;:()") in _NAMES:  # `cos`, `log`, `(mod` beside a formula
         return "weak"
     italic = [g for g in marks if g.c.isalpha()]  # italic letters, or bold ones (vectors: F = ma)
     if all(g.c in _WEAK or ((g.italic or g.bold) and g.c.isalpha()) for g in marks) and len(italic) <= 2:
