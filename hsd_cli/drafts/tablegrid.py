@@ -26,12 +26,13 @@ from hsd_cli.pages.table_check import NUMBER
 PROSE_CELL_CHARS = 60
 # Lines of one row have centres within this share of a line's height of each other.
 ROW_CENTRED = 0.35
+TALL = 1.8  # a line this many times the table's line height is a slanted or turned label
 _FRACTION = re.compile(r"^\$\\frac\{(\d{1,4})\}\{(\d{1,4})\}\$$")  # drafts/fractions.py's
 
 
 def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
     """Rows of lines sharing a height; columns from the fullest row; spans from overlaps and centring."""
-    rows = table_rows(table_spans.join_wrapped(_unstacked(lines)))
+    rows = table_rows(table_spans.join_wrapped(_set_on_baselines(_unstacked(lines))))
     if not rows:
         return ()
     widest = max(rows, key=len)
@@ -71,6 +72,20 @@ def table_rows(lines: list[TextSpan]) -> list[list[TextSpan]]:
 
 def _centre(line: TextSpan) -> float:
     return (line.bbox[1] + line.bbox[3]) / 2
+
+
+def _set_on_baselines(lines: list[TextSpan]) -> list[TextSpan]:
+    """Lines far taller than the table's (heading labels set slanted or turned) cut to one line's
+    height at their foot, where they stand on their row: their centre is above it."""
+    if not lines:
+        return lines
+    height = median(s.bbox[3] - s.bbox[1] for s in lines)
+    return [
+        replace(s, bbox=(s.bbox[0], s.bbox[3] - height, s.bbox[2], s.bbox[3]))
+        if s.bbox[3] - s.bbox[1] > TALL * height
+        else s
+        for s in lines
+    ]
 
 
 def _unstacked(lines: list[TextSpan]) -> list[TextSpan]:

@@ -8,7 +8,9 @@ sub-headings under it. A grid built from such rules puts several table rows in o
 table's relations are lost. Such a grid is recognized by what its cells hold:
 - two lines side by side on one text row, a column gap apart: the cell holds two columns;
 - figures stacked on two text rows or more, in two cells of one grid row: figures do not wrap,
-  so each text row is a row of the table.
+  so each text row is a row of the table;
+- a row without figures whose text goes on, at a line's leading, from the cell above it in a
+  row of figures: one cell's wrapped text cut in two, its figures left beside the first half.
 The text's own lines then make the better grid (drafts/tablegrid.cells_from_lines).
 """
 
@@ -25,24 +27,56 @@ NUMBER = re.compile(r"^[(\-+\u2212]?[$€£¥]?\s?\d[\d,.\s]*%?\)?$|^[-\u2013\u2
 # Lines on one text row this many line heights apart stand in different columns: words of one
 # cell are a space apart (a third of an em), columns a gutter (two or more ems in LaTeX and HTML).
 COLUMN_GAP = 1.0
+# A cell's wrapped lines stand at most this many line heights apart (its leading).
+WRAP_GAP = 0.35
 
 Line = tuple[BBox, str]
 
 
 def misses_rows_or_columns(cells: tuple[TableCell, ...], boxes: list, words: list) -> bool:
-    """True when a cell holds two columns, or two cells of a grid row hold figures stacked in rows.
+    """True when a cell holds two columns, two cells of a grid row hold figures stacked in rows,
+    or a grid row cuts a cell's wrapped text from its figures.
 
     `boxes` are the cells' boxes in the order of `cells`; `words` PyMuPDF's words
     (x0, y0, x1, y1, text, block, line, word) in and around the table.
     """
     stacked: dict[int, int] = defaultdict(int)
+    held: dict[tuple[int, int], list[list[Line]]] = {}
     for cell, box in zip(cells, boxes, strict=False):
         rows = text_rows(_words_in(words, box))
+        held[cell.row, cell.col] = rows
         if any(_side_by_side(row) for row in rows):
             return True
         if len(rows) >= 2 and all(NUMBER.match(text) for row in rows for _, text in row):
             stacked[cell.row] += 1
-    return any(n >= 2 for n in stacked.values())
+    return any(n >= 2 for n in stacked.values()) or _cuts_wrapped_text(cells, held)
+
+
+def _cuts_wrapped_text(cells: tuple[TableCell, ...], held: dict) -> bool:
+    """A grid row without figures whose cell goes on, a line's leading below, with the text of
+    the cell above it, in a row of figures: the figures are centred beside a cell of two lines,
+    which the grid (its rows cut from the text between rules) split in two."""
+    figures = {c.row for c in cells if NUMBER.match(c.text.strip())}
+    for (r, k), rows in held.items():
+        above = held.get((r - 1, k))
+        if r in figures or r - 1 not in figures or not rows or not above:
+            continue
+        (upper, *_), (lower, *_) = above[-1], rows[0]
+        height = min(upper[0][3] - upper[0][1], lower[0][3] - lower[0][1])
+        if 0 <= lower[0][1] - upper[0][3] <= WRAP_GAP * height and _between(held, r - 1, upper[0], lower[0]):
+            return True
+    return False
+
+
+def _between(held: dict, row: int, upper: BBox, lower: BBox) -> bool:
+    """A figure of grid row `row` set between the two lines, not level with the upper one (a
+    section heading's row right under a row of figures, as closely set, has them level)."""
+    top, bottom = (upper[1] + upper[3]) / 2, (lower[1] + lower[3]) / 2
+    margin = (bottom - top) / 4
+    figures = [
+        box for (r, _), rows in held.items() if r == row for line in rows for box, text in line if NUMBER.match(text)
+    ]
+    return any(top + margin < (b[1] + b[3]) / 2 < bottom - margin for b in figures)
 
 
 def text_rows(lines: list[Line]) -> list[list[Line]]:

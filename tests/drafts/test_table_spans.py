@@ -90,3 +90,11 @@ def test_rows_of_a_group_beside_its_label_stay_rows() -> None:
     out = spans(lines)
     assert out["Early gradient"][0] != out["Approximate"][0]
     assert out["Large"][2] == 2
+
+
+def test_slanted_heading_labels_stand_on_their_row() -> None:
+    """Labels set at a slant have tall boxes ending on the heading row: they belong to it."""
+    lines = rows_of([[("#", 0), ("Topic", 60)], [("1", 0), ("Easy", 60), ("0.87", 140), ("0.20", 200)]], y0=60)
+    lines += [TextSpan((130, 20, 180, 75), "Procedure"), TextSpan((190, 20, 240, 75), "Completion")]
+    out = spans(lines)
+    assert out["Procedure"][0] == out["#"][0] == 0 and out["0.87"][0] == 1

@@ -60,3 +60,16 @@ def test_two_columns_in_one_cell_miss_columns() -> None:
     assert table_check.misses_rows_or_columns(cells, [(0, 0, 140, 20)], words)
     words = [word(5, 5, "Accurate"), word(56, 5, "galaxy")]  # a space apart: one cell
     assert not table_check.misses_rows_or_columns(cells, [(0, 0, 140, 20)], words)
+
+
+def test_a_row_cutting_a_wrapped_cell_from_its_figures_misses_rows() -> None:
+    """Grid rows "Statistical | 353" and "structure |": one cell's two lines, its figure beside them."""
+    cells = (TableCell(0, 0, "Statistical"), TableCell(0, 1, "353"), TableCell(1, 0, "structure"), TableCell(1, 1, ""))
+    boxes = [(0, 0, 90, 14), (100, 0, 140, 14), (0, 14, 90, 30), (100, 14, 140, 30)]
+    words = [word(5, 2, "Statistical"), word(105, 6, "353"), word(5, 14, "structure")]
+    assert table_check.misses_rows_or_columns(cells, boxes, words)
+    # A row of its own a row's spacing below (a section heading): the grid holds.
+    words = [word(5, 2, "Statistical"), word(105, 2, "353"), word(5, 22, "Totals")]
+    assert not table_check.misses_rows_or_columns(
+        cells, [(0, 0, 90, 18), (100, 0, 140, 18), (0, 18, 90, 34), (100, 18, 140, 34)], words
+    )
