@@ -116,12 +116,17 @@ def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Reg
     if not has_math_fonts(page):
         return regions
     lines, rules = _with_surds(page, page_glyph_lines(page), page_rules(page))
+    rows = [(geo.union_box([b for b, _ in row]), [g for _, gs in row for g in gs]) for row in _rows(lines)]
     to_pt = ~to_px
     out = []
     for r in regions:
         clip = pymupdf.Rect(r.bbox) * to_pt + (-1, -1, 1, 1)
         if r.kind is RegionKind.EQUATION and _holds_math(lines, clip):  # else its text, as it reads
-            r = replace(r, text=region_latex(lines, rules, clip))
+            parts = _columns(display_math.display_boxes(rows, []), tuple(clip), rows)
+            for box in parts or [tuple(clip)]:
+                text = region_latex(lines, rules, pymupdf.Rect(box) + (-1, -1, 1, 1))
+                out.append(replace(r, bbox=tuple(pymupdf.Rect(box) * to_px) if parts else r.bbox, text=text))
+            continue
         out.append(r)
     displays, dropped = _displays(lines, rules, to_px, out)
     return tuple(r for r in out if id(r) not in dropped) + displays
@@ -158,6 +163,17 @@ def _near(a: tuple, b: tuple, glyphs: list[Glyph]) -> bool:
     """Within four ems side by side: a table's next cell, not a column beside (a layout box can
     span both columns of a page)."""
     return max(a[0] - b[2], b[0] - a[2]) <= 4 * max(g.size for g in glyphs)
+
+
+def _columns(displays: list[tuple], box: tuple, rows: list) -> list[tuple]:
+    """Displays in one formula box that stand in two columns, a column gap (2 ems) apart: the
+    layout model boxed formulas of both columns as one; [] when the box holds one formula."""
+    inside = sorted((d for d in displays if geo.intersection(d, box) >= 0.5 * geo.area(d)), key=lambda d: d[0])
+    if len(inside) < 2:
+        return []
+    size = max(g.size for b, gs in rows for g in gs if geo.intersection(b, box) > 0)
+    apart = all(b[0] - a[2] >= 2 * size for a, b in zip(inside, inside[1:], strict=False))
+    return inside if apart else []
 
 
 def _level(a: tuple, b: tuple) -> bool:

@@ -49,3 +49,16 @@ def test_a_display_in_a_layout_box_spanning_two_columns(monkeypatch):
     table = Region((30, 80, 400, 120), RegionKind.TABLE, 0, "")
     found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (table,))
     assert [r.text for r in found if r.kind is RegionKind.EQUATION] == ["x^{2}=y"]
+
+
+def test_a_formula_box_over_two_columns_is_split(monkeypatch):
+    """The layout model's one formula box over two columns' displays gives two displays."""
+    from hsd_cli.datatypes import Region
+
+    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
+    left = [("x", 60, 100, 12, "tiit"), ("2", 66, 95, 8, "tiro"), ("= y", 72, 100, 12, "tiit")]
+    right = [("z", 300, 100, 12, "tiit"), ("3", 306, 95, 8, "tiro"), ("= w", 312, 100, 12, "tiit")]
+    page = page_with(left + right)
+    box = Region((50, 80, 350, 110), RegionKind.EQUATION, 0, "")
+    found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (box,))
+    assert [r.text for r in found] == ["x^{2}=y", "z^{3}=w"]
