@@ -47,7 +47,7 @@ def join_wrapped(lines: list[TextSpan]) -> list[TextSpan]:
 
     Stacked lines are rows of the table when another column has a line level with each of them
     ("Early gradient" 0.602 / "Approximate condition" 269), and one cell when the other columns
-    hold one line at most beside the whole stack (the cell's figures, centred or at its top).
+    hold one line each beside the whole stack, centred on it (cells set middle, as in HTML).
     """
     out: list[TextSpan] = []
     for line in sorted(lines, key=lambda s: (s.bbox[1], s.bbox[0])):
@@ -69,11 +69,22 @@ def _continues(upper: TextSpan, lower: TextSpan) -> bool:
 
 
 def _one_cell(upper: TextSpan, lower: TextSpan, lines: list[TextSpan]) -> bool:
-    """No other column holds two lines beside the stack of `upper` and `lower`."""
+    """Lines beside the stack of `upper` and `lower`, one a column, some centred between the two.
+
+    Figures level with the upper line could be a top-aligned cell's or a row's whose next row
+    is empty there: that stays two rows, as does a stack with nothing beside it. (A label level
+    with the lower line is one spanning this row and the next.)"""
     x0, x1 = min(upper.bbox[0], lower.bbox[0]), max(upper.bbox[2], lower.bbox[2])
-    top, bottom = upper.bbox[1], lower.bbox[3]
-    beside = [s for s in lines if (s.bbox[2] <= x0 or s.bbox[0] >= x1) and top <= _mid(s) <= bottom]
-    return not any(min(a.bbox[2], b.bbox[2]) > max(a.bbox[0], b.bbox[0]) for a, b in _pairs(beside))
+    top, bottom = _mid(upper), _mid(lower)
+    margin = (bottom - top) / 4
+    beside = [s for s in lines if (s.bbox[2] <= x0 or s.bbox[0] >= x1) and upper.bbox[1] <= _mid(s) <= lower.bbox[3]]
+    centred = any(top + margin < _mid(s) < bottom - margin for s in beside)
+    level_above = any(_mid(s) <= top + margin for s in beside)
+    return centred and not level_above and not any(_overlap_x(a, b) for a, b in _pairs(beside))
+
+
+def _overlap_x(a: TextSpan, b: TextSpan) -> bool:
+    return min(a.bbox[2], b.bbox[2]) > max(a.bbox[0], b.bbox[0])
 
 
 def _mid(line: TextSpan) -> float:
