@@ -2,25 +2,28 @@
 
 1. Sections. The blocks are cut into strips at every band that is empty across all of them.
    Consecutive strips stay one section while their blocks stand in the section's columns:
-   together they split at vertical gutters that no block crosses into at least two
-   columns, each holding a block of the section above (a block off every column, a page
-   number in the margin, does not join). A block that spans a gutter (a title above two columns,
-   a full-width figure or table between column blocks) starts a section of its own, and so
-   does the strip after it; a strip nearer to such a block below than to the columns above
-   (a heading over a full-width paragraph) starts the block's section. Sections are read
-   top to bottom.
+   together they split at vertical gutters that no block crosses into at least two columns,
+   each holding a block of the section above (a block off every column, a page number in
+   the margin, does not join). A block that spans a gutter (a title above two columns, a
+   full-width figure or table between column blocks) starts a section of its own, and so
+   does the strip after it; a strip in one column nearer to such a block below than to the
+   columns above (a heading over a full-width paragraph) starts the block's section. Sections are read top
+   to bottom.
 2. Columns or rows of cards. A section of several columns is read column by column (down,
-   then across; right to left in right-to-left script) unless its strips are the rows of a
-   grid of cards, read row by row (across, then down). The candidate rows are the strips
-   joined across all but the widest bands (at least 1/GRID_GAP of the widest between strips
-   that fill every column): cards side by side line up their titles and formulas too. They
-   are a grid's rows when at least two consecutive rows hold a cell in every column (rows
-   above them, a heading, or below, the last cards or a footer, may not), the cells of each
-   such row start at one height, and the bands between them are wider than any gap between
-   blocks inside a cell. Where every
-   cell is one block there is no inner gap to compare: the cells must then also end at one
-   height (equal panels), as the entries of two reference columns side by side need not.
-3. Each section, column, row or cell is read by the same rule; blocks that overlap both
+   then across; right to left in right-to-left script) unless it is a grid of cards, read
+   row by row (across, then down). The candidate rows are the strips joined across all but
+   the widest bands (at least 1/GRID_GAP of the widest between the strips that fill every
+   column): cards side by side line up their titles and formulas too. They are a grid's
+   rows when at least two consecutive rows hold a cell in every column (rows above them, a
+   heading, or below, the last cards or a footer, may not), the cells of each such row
+   start at one height, and the bands between them are wider than any gap between blocks
+   inside a cell. Where every cell is one block there is no inner gap to compare: the cells
+   must then also end at one height (equal panels), as the entries of two reference columns
+   side by side need not.
+3. Bridges. Where a strip holds no gutter only because one or two wide blocks bridge it (a
+   box drawn over blocks of two columns), those are set aside, the rest is read by the rule,
+   and each goes before the first block read that starts below its top.
+4. Each section, column, row or cell is read by the same rule; blocks that overlap both
    ways read top to bottom, then in script direction.
 
 Columns of running text break into paragraphs at their own heights: a band across all
@@ -35,6 +38,7 @@ from hsd_cli.datatypes import BBox
 
 GRID_ALIGN = 0.5  # cells of one grid row start within this share of the narrowest band between rows
 GRID_GAP = 1.5  # a grid's bands between rows are this many times wider than any gap inside a cell
+MAX_BRIDGES = 2  # wide blocks set aside to find the columns they bridge
 
 
 def reading_order(boxes: list[BBox], rtl: bool = False) -> list[int]:
@@ -46,6 +50,12 @@ def _order(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
     if len(ids) <= 1:
         return ids
     strips, bands = split_gaps(ids, boxes, 1)
+    bridges = [i for strip in strips for i in _bridges(strip, boxes)]
+    if bridges:  # read the rest, then each bridge before the first block starting below it
+        order = _order([i for i in ids if i not in bridges], boxes, rtl)
+        for b in sorted(bridges, key=lambda i: boxes[i][1]):
+            order.insert(next((k for k, i in enumerate(order) if boxes[i][1] >= boxes[b][1]), len(order)), b)
+        return order
     sections = _sections(strips, bands, boxes)
     if len(sections) > 1:
         return [i for part in sections for i in _order(part, boxes, rtl)]
@@ -56,14 +66,30 @@ def _order(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
     return sorted(ids, key=lambda i: (boxes[i][1], -boxes[i][2] if rtl else boxes[i][0]))
 
 
+def _bridges(strip: list[int], boxes: list[BBox]) -> list[int]:
+    """The one or two widest blocks of `strip` without which it splits into columns (rule 3)."""
+    if len(strip) < 3 or len(split_gaps(strip, boxes, 0)[0]) > 1:
+        return []
+    widest = sorted(strip, key=lambda i: boxes[i][0] - boxes[i][2])
+    for n in range(1, min(MAX_BRIDGES, len(strip) - 2) + 1):
+        if len(split_gaps(widest[n:], boxes, 0)[0]) > 1:
+            return widest[:n]
+    return []
+
+
 def _sections(strips: list[list[int]], bands: list[float], boxes: list[BBox]) -> list[list[int]]:
     """Consecutive strips joined while their blocks stand in the same columns (rule 1)."""
     sections = [list(strips[0])]
     for k, strip in enumerate(strips[1:], 1):
         after = strips[k + 1] if k + 1 < len(strips) else []
-        # A strip nearer to a spanning block below than to the columns above (a heading over a
-        # full-width paragraph) goes with that block.
-        heads = after and bands[k + 1] < bands[k] and not _in_columns(sections[-1] + strip, after, boxes)
+        # A strip of one column nearer to a spanning block below than to the columns above (a
+        # heading over a full-width paragraph) goes with that block.
+        heads = (
+            after
+            and bands[k + 1] < bands[k]
+            and len(split_gaps(strip, boxes, 0)[0]) == 1
+            and not _in_columns(sections[-1] + strip, after, boxes)
+        )
         if not heads and _in_columns(sections[-1], strip, boxes):
             sections[-1] += strip
         else:

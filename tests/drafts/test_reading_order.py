@@ -112,3 +112,12 @@ def test_a_heading_under_columns_goes_with_the_paragraph_it_heads() -> None:
     heading = [(100, 450, 300, 480)]
     paragraph = [(100, 500, 900, 700)]
     assert reading_order(heading + paragraph + left + right) == [2, 3, 0, 1]
+
+
+def test_a_box_drawn_across_two_columns_does_not_merge_them() -> None:
+    """A table box reaching from the end of the first column into the second (the layout drew
+    it over a formula and the table beside it) leaves the columns columns."""
+    left = column_text(COLUMNS2[0], [100, 400, 740], [280, 260, 160])
+    right = column_text(COLUMNS2[1], [100, 450], [330, 150])
+    bridge = [(200, 640, 850, 720)]  # read where it starts in the order of the rest
+    assert reading_order(left + right + bridge) == [0, 1, 5, 2, 3, 4]
