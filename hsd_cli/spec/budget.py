@@ -22,6 +22,25 @@ from hsd_cli.spec.tree import DraftTree, Trie
 PRIOR_WEIGHT = 4.0  # a prior weighs as this many observations
 
 
+def bucket(n: int, ladder: tuple[int, ...]) -> int:
+    """The smallest bucket >= n; past the ladder, n rounded up to a multiple of its last step."""
+    for b in ladder:
+        if b >= n:
+            return b
+    step = ladder[-1] - ladder[-2]
+    return -(-n // step) * step
+
+
+@dataclass(frozen=True, slots=True)
+class Buckets:
+    """The shapes an engine runs a step at: rows, tree widths and cache slots each padded up to
+    one of these (targets/runtime/static_cache.py), so a step costs what its bucket costs."""
+
+    rows: tuple[int, ...]
+    widths: tuple[int, ...]
+    slots: tuple[int, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class AcceptPrior:
     """Prior acceptance of a candidate's first token by window length (0: a region start), and of a continuation."""
@@ -54,6 +73,9 @@ class CostModel:
     # Measured on this device: the run's own passes then correct its shape (PassPrices). A
     # made-up model (flat, a test's) prices every run the same.
     measured: bool = False
+    # The engine pads a step to these shapes (None: it runs each step at its own): a tree is
+    # priced at its bucket, so the sizing fills a bucket it pays for anyway.
+    buckets: Buckets | None = None
 
     def __call__(self, tokens: int) -> float:
         return _interpolate(self.points, tokens)
@@ -61,14 +83,21 @@ class CostModel:
     def step(self, rows: int, width: int, context: int | None = None) -> float:
         """Seconds of one forward over `rows` rows padded to trees of `width` tokens, each row's
         cache holding `context` slots (padding included; default: `self.context`)."""
-        slots = rows * (self.context if context is None else context)
-        return self(rows * width) + _interpolate(self.rows, rows) + self.slot * max(slots - self.base, 0)
+        rows, context = self._padded(rows, self.context if context is None else context)
+        width = width if self.buckets is None else bucket(width, self.buckets.widths)
+        return self(rows * width) + _interpolate(self.rows, rows) + self.slot * max(rows * context - self.base, 0)
+
+    def _padded(self, rows: int, context: int) -> tuple[int, int]:
+        """(rows, slots a row) as the engine runs them."""
+        if self.buckets is None:
+            return rows, context
+        return bucket(rows, self.buckets.rows), bucket(context, self.buckets.slots) if context else 0
 
     def steps(self, rows: int, widths: int, context: int | None = None) -> list[float]:
         """`step(rows, width, context)` for every width 1 .. `widths`, each the same float (the
         same sum); the tokens' part, the same every pass of a batch's size, priced once."""
-        slots = rows * (self.context if context is None else context)
-        extra, slot = _interpolate(self.rows, rows), self.slot * max(slots - self.base, 0)
+        padded, context = self._padded(rows, self.context if context is None else context)
+        extra, slot = _interpolate(self.rows, padded), self.slot * max(padded * context - self.base, 0)
         return [tokens + extra + slot for tokens in _token_prices(self, rows, widths)]
 
 
@@ -222,4 +251,7 @@ def _token_prices(cost: CostModel, rows: int, widths: int) -> tuple[float, ...]:
 
 @functools.lru_cache(maxsize=1024)
 def _cached_token_prices(cost: CostModel, rows: int, widths: int) -> tuple[float, ...]:
-    return tuple(cost(rows * width) for width in range(1, widths + 1))
+    if cost.buckets is None:
+        return tuple(cost(rows * width) for width in range(1, widths + 1))
+    rows, ladder = bucket(rows, cost.buckets.rows), cost.buckets.widths
+    return tuple(cost(rows * bucket(width, ladder)) for width in range(1, widths + 1))

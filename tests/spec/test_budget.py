@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest import approx
 
-from hsd_cli.spec.budget import CostModel, PassPrices, best_size
+from hsd_cli.spec.budget import Buckets, CostModel, PassPrices, best_size
 
 CURVE = ((1, 0.15), (16, 0.45), (32, 0.73), (64, 1.26), (128, 2.35))  # full-size HunyuanOCR, CPU (s)
 PER_ROW = ((1, 0.0), (4, 0.2), (16, 0.64))  # 1024-token rows: 16 one-token rows 1.09 s, not 0.45
@@ -109,3 +109,26 @@ def test_steps_price_every_width_as_step_does():
         assert cost.steps(rows, 40, context) == [cost.step(rows, w, context) for w in range(1, 41)]
     listed = CostModel([[1, 1.0], [8, 2.0]])  # not hashable: priced without the cache
     assert listed.steps(2, 3) == [listed.step(2, w) for w in (1, 2, 3)]
+
+
+BUCKETS = Buckets(rows=(1, 2, 4, 8), widths=(1, 8, 16, 32), slots=(256, 512, 1024))
+
+
+def test_an_engine_that_pads_to_buckets_is_priced_at_its_bucket():
+    """A static engine runs 3 rows of 9-token trees over 300 slots as 4 x 16 over 512: that is
+    what the step costs, and steps() prices every width the same way."""
+    cost = CostModel(CURVE, PER_ROW, slot=25e-6, base=256, context=1024, buckets=BUCKETS)
+    plain = CostModel(CURVE, PER_ROW, slot=25e-6, base=256, context=1024)
+    assert cost.step(3, 9, 300) == plain.step(4, 16, 512)
+    assert cost.step(3, 9, 300) == cost.step(4, 16, 500)
+    for rows, context in ((1, None), (3, 300), (5, 700)):
+        assert cost.steps(rows, 30, context) == [cost.step(rows, w, context) for w in range(1, 31)]
+
+
+def test_trees_fill_the_bucket_they_pay_for():
+    """Sized against bucket prices, a batch's trees (root + nodes) end on a bucket: nodes past the
+    unpadded optimum cost nothing more up to the bucket's edge, and each adds gain."""
+    gains = [[0.85**i for i in range(1, 31)] for _ in range(3)]
+    padded = best_size(gains, CostModel(CURVE, PER_ROW, buckets=BUCKETS), 30)
+    assert padded + 1 in BUCKETS.widths
+    assert padded + 1 >= best_size(gains, CostModel(CURVE, PER_ROW), 30) + 1

@@ -33,6 +33,7 @@ from hsd_cli.targets.runtime.curve import (
 )
 from hsd_cli.targets.runtime.gemm import weight_layout
 from hsd_cli.targets.runtime.session import HFSession
+from hsd_cli.targets.runtime.static_cache import BUCKETS
 
 SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 # A batch's prices (CostModel.rows, .slot): one-token steps of this many rows, each row's cache
@@ -63,7 +64,7 @@ def cost_model(model, n_axes: int, engine=None) -> CostModel:
         lambda: measure(model, n_axes, sizes=CHECK_SIZES, reps=CHECK_REPS, engine=engine),
         lambda curve: batch_price(model, n_axes, curve, engine=engine),
     )
-    return replace(curve, measured=True)
+    return replace(curve, measured=True, buckets=None if engine is None else BUCKETS)
 
 
 def prefill_model(target) -> CostModel:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import torch
 
+from hsd_cli.spec.budget import Buckets, bucket
+
 # Bucket ladders (each value is a shape a step is compiled and captured for). Rows and slots grow
 # by about 1.5x so that padding wastes at most a third of a step; tree widths are powers of two.
 ROW_BUCKETS = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256)
@@ -21,13 +23,8 @@ WIDTH_BUCKETS = (1, 8, 16, 32, 64, 128, 256, 512)
 SLOT_BUCKETS = tuple(b for p in range(6, 17) for b in (2**p, 3 * 2 ** (p - 1)))  # 64, 96, 128, 192, ...
 
 
-def bucket(n: int, ladder: tuple[int, ...]) -> int:
-    """The smallest bucket >= n; past the ladder, n rounded up to a multiple of its last step."""
-    for b in ladder:
-        if b >= n:
-            return b
-    step = ladder[-1] - ladder[-2]
-    return -(-n // step) * step
+# The cost model prices a step at these shapes (spec/budget.CostModel.buckets).
+BUCKETS = Buckets(ROW_BUCKETS, WIDTH_BUCKETS, SLOT_BUCKETS)
 
 
 class StaticKV:
