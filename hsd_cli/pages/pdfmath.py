@@ -118,22 +118,23 @@ def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Reg
     lines, rules = _with_surds(page, page_glyph_lines(page), page_rules(page))
     rows = [(geo.union_box([b for b, _ in row]), [g for _, gs in row for g in gs]) for row in _rows(lines)]
     to_pt = ~to_px
+    found = display_math.display_boxes(rows, [])
     out = []
     for r in regions:
         clip = pymupdf.Rect(r.bbox) * to_pt + (-1, -1, 1, 1)
         if r.kind is RegionKind.EQUATION and _holds_math(lines, clip):  # else its text, as it reads
-            parts = _columns(display_math.display_boxes(rows, []), tuple(clip), rows)
+            parts = _columns(found, tuple(clip), rows)
             for box in parts or [tuple(clip)]:
                 text = region_latex(lines, rules, pymupdf.Rect(box) + (-1, -1, 1, 1))
                 out.append(replace(r, bbox=tuple(pymupdf.Rect(box) * to_px) if parts else r.bbox, text=text))
             continue
         out.append(r)
-    displays, dropped = _displays(lines, rules, to_px, out)
+    displays, dropped = _displays(lines, rules, to_px, out, (rows, found))
     return tuple(r for r in out if id(r) not in dropped) + displays
 
 
 def _displays(
-    lines: list, rules: list[Rule], to_px: pymupdf.Matrix, regions: list[Region]
+    lines: list, rules: list[Rule], to_px: pymupdf.Matrix, regions: list[Region], found: tuple[list, list]
 ) -> tuple[tuple[Region, ...], set[int]]:
     """Displays the layout model missed (it reads browser-printed math as text, a heading, even a
     table or a figure). Put last, their lines go to them, not to a text box around them
@@ -142,10 +143,10 @@ def _displays(
     its lines and no display is made."""
     to_pt = ~to_px
     boxes = {id(r): tuple(pymupdf.Rect(r.bbox) * to_pt) for r in regions}
-    rows = [(geo.union_box([b for b, _ in row]), [g for _, gs in row for g in gs]) for row in _rows(lines)]
-    found = display_math.display_boxes(rows, [boxes[id(r)] for r in regions if r.kind is RegionKind.EQUATION])
+    rows, displays = found
+    taken = [boxes[id(r)] for r in regions if r.kind is RegionKind.EQUATION]
     dropped, out = set(), []
-    for box in found:
+    for box in (d for d in displays if not any(geo.intersection(d, t) > 0 for t in taken)):
         filled = [r for r in regions if r.kind is not RegionKind.EQUATION and _filled(boxes[id(r)], box)]
         beside = [b for b, gs in rows if geo.intersection(b, box) < 0.5 * geo.area(b) and _level(b, box)]
         beside = [b for b, gs in rows if b in beside and not is_tag(gs) and _near(b, box, gs)]  # not its number
@@ -191,14 +192,15 @@ def _holds_math(lines: list[tuple[tuple, list[Glyph]]], clip: pymupdf.Rect) -> b
 
 
 def _inside(line: list[Glyph], clip: pymupdf.Rect) -> list[Glyph]:
-    return [g for g in line if clip.contains(pymupdf.Point(g.cx, (g.bbox[1] + g.bbox[3]) / 2))]
+    x0, y0, x1, y1 = clip  # plain comparisons: a Rect.contains per glyph cost most of a page's time
+    return [g for g in line if x0 <= g.cx <= x1 and y0 <= (g.bbox[1] + g.bbox[3]) / 2 <= y1]
 
 
 def region_latex(lines: list[tuple[tuple, list[Glyph]]], rules: list[Rule], clip: pymupdf.Rect) -> str:
     """LaTeX of the glyphs inside `clip`, prose lines (a sentence in the box) left out."""
     glyphs = []
-    for _, line in lines:
-        inside = _inside(line, clip)
+    for box, line in lines:
+        inside = _inside(line, clip) if clip.intersects(box) else []
         # A sentence in the box, or a line of words with no mathematics (a heading above it).
         if inside and not geo.is_prose("".join(g.c for g in inside)) and not inline_math.is_words(inside):
             glyphs += inside
