@@ -11,7 +11,9 @@ Two passes, neither needing other pages (drafts/running.py finds lines repeated 
   page number beside one of these. The other pieces of that row go with it ("476 ... Bauer and
   Larsen"). A row holding a footnote (a marker then text) or a sentence stays body, and so does
   the second row unless it reads as furniture itself: a section heading under a running head,
-  a references entry above a page number, are body.
+  a references entry above a page number, are body. A top row without a pattern (a site name,
+  a short title) is a running head when it is a few words, no larger than the body, unnumbered,
+  and set a line's height or more above the rest of the page (`_set_apart`).
 * Regions (`relabel`): a region wholly in a band that reads as a page number ("12", "- 12 -",
   "Page 3 of 9", "xiv") or is one short line set smaller than the body text that is no
   footnote ("1 See...", "* Corresponding author").
@@ -25,6 +27,7 @@ import re
 from dataclasses import replace
 
 from hsd_cli.datatypes import Region, RegionKind, TextSpan
+from hsd_cli.drafts.headings import SECTION, size_ratio
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.bands import BAND
 
@@ -44,6 +47,10 @@ MAX_ROWS = 2  # rows looked at from each edge
 ROW_OVERLAP = 0.25  # a line shares a row with the edge line when it overlaps this much of its height
 LARGE = 1.15  # a running row is set no larger than this times the body size
 TALL = 1.4  # OCR lines (no font size): no taller than this times the median line height
+LONE_WORDS = 5  # a top row without a pattern: this many words at most,
+LONE_SIZE = 1.1  # no larger than this times the body (drafts/headings.size_ratio),
+LONE_GAP = 1.0  # and this many of its heights above the rest of the page
+MIN_BODY_LINES = 3
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _CHAPTER = re.compile(r"\bch(?:ap)?\.\s*[ivxlc\d]|\bchapter\s+[ivxlc\d]+\b", re.I)
 _RUNNING = re.compile(
@@ -55,8 +62,8 @@ _RUNNING = re.compile(
             r"https?://|\bwww\.|\bdoi\b|\b10\.\d{4,}/|\S@\S+\.\w|\b[\w-]+\.(?:com|org|net|edu|gov|io)\b",
             r"©|\(c\)\s*\d{4}|\bcopyright\b|\ball rights reserved\b",
             r"\bvol(?:ume)?\.?\s*\d|\bno\.\s*\d|\bissue\s+\d|\bpp?\.\s*\d|\b\d+\s*\((?:1[5-9]|20)\d\d\)",
-            r"\b(?:preprint|confidential|draft|proprietary|for review|under review|submitted to|proceedings|journal"
-            r"|transactions)\b",
+            r"\b(?:preprint|confidential|draft|proprietary|internal use|do not distribute|for review|under review"
+            r"|submitted to|proceedings|journal|transactions|annals|bulletin|quarterly)\b|\bet al\.",
         )
     ),
     re.I,
@@ -101,14 +108,16 @@ def split_lines(lines: list[TextSpan], page_height: float) -> tuple[list[Region]
     lines left for the body."""
     if not lines:
         return [], lines
-    scale = _scale(lines)
+    scale, ratio = _scale(lines), size_ratio(lines)
     found: list[Region] = []
     rest = list(lines)
     for kind in (RegionKind.HEADER, RegionKind.FOOTER):
         for _ in range(MAX_ROWS):
             row = _edge_row(rest, kind)
-            if len(row) == len(rest) or not _in_band(row, kind, page_height) or not _is_running_row(row, scale):
+            if len(row) == len(rest) or not _in_band(row, kind, page_height):
                 break  # (a page of nothing else keeps its lines: the region pass still tells them)
+            if not _is_running_row(row, scale) and not (kind is RegionKind.HEADER and _set_apart(row, rest, ratio)):
+                break
             found.append(_row_region(row, kind))
             rest = [s for s in rest if s not in row]
     return found, rest
@@ -150,6 +159,19 @@ def _is_running_row(row: list[TextSpan], scale: tuple[str, float]) -> bool:
     if any(_body_piece(t) for t in texts):
         return False
     return any(is_page_number(t) or _running_piece(t) for t in texts)
+
+
+def _set_apart(row: list[TextSpan], rest: list[TextSpan], ratio) -> bool:
+    """A top row of a few short words (a site name, a short title), set no larger than the body
+    and a line's height or more above everything else: a running head without a pattern."""
+    if ratio is None or len(row) > MAX_PIECES or len(rest) - len(row) < MIN_BODY_LINES:
+        return False
+    texts = [s.text.strip() for s in row]
+    if any(len(t.split()) > LONE_WORDS or _body_piece(t) or SECTION.match(t) for t in texts) or ratio(row) > LONE_SIZE:
+        return False
+    bottom, height = max(s.bbox[3] for s in row), max(s.bbox[3] - s.bbox[1] for s in row)
+    below = min(s.bbox[1] for s in rest if s not in row)
+    return below - bottom >= LONE_GAP * height
 
 
 def _large(line: TextSpan, scale: tuple[str, float]) -> bool:

@@ -28,7 +28,7 @@ SEPARATE = 1.15
 ALIGNED = 0.05  # the title block: regions centred on a centred title within this share of the page width
 BYLINE_CHARS = 120  # or the topmost heading over a byline this short (authors, a date)
 _WORD = re.compile(r"[^\W\d_]{3,}")
-_SECTION = re.compile(r"(?:\d+(?:\.\d+)*|[IVXLC]+\.|(?:sect(?:ion)?|chapter|part)\.?\s)", re.I)
+SECTION = re.compile(r"(?:\d+(?:\.\d+)*|[IVXLC]+\.|(?:sect(?:ion)?|chapter|part)\.?\s)", re.I)
 MIN_LINE_CHARS = 20  # OCR lines this long set the body's height (short ones are padded more)
 
 
@@ -67,7 +67,7 @@ def page_levels(regions: list[Region], lines: list[TextSpan], page_width: float)
     TITLE regions centred under a centred title (authors, affiliation, date) are the title block:
     text.
     """
-    ratio = _size_ratio(lines)
+    ratio = size_ratio(lines)
     if ratio is None:
         return regions
     held = [(r, _lines_in(r, lines)) for r in regions]
@@ -88,7 +88,7 @@ def page_levels(regions: list[Region], lines: list[TextSpan], page_width: float)
     return out
 
 
-def _size_ratio(lines: list[TextSpan]):
+def size_ratio(lines: list[TextSpan]):
     """A function from a region's lines to their type size over the body's; None without body text."""
     if lines and all(s.size > 0 for s in lines):
         sizes: dict[float, int] = {}
@@ -147,7 +147,7 @@ def _names(text: str) -> bool:
     """Words, no section number ("2.1", "XIV.", "Sect. IX."): what a title is made of."""
     words = _WORD.findall(text)
     letters = sum(c.isalpha() for c in text)
-    return bool(words) and letters >= 0.6 * len(text.replace(" ", "")) and not _SECTION.match(text.strip())
+    return bool(words) and letters >= 0.6 * len(text.replace(" ", "")) and not SECTION.match(text.strip())
 
 
 def _byline_under(title: Region, regions: list[Region]) -> bool:
@@ -170,7 +170,7 @@ def _title_block(title: Region, regions: list[Region], page_width: float) -> set
     block = set()
     for r in below:
         text = r.text.strip()
-        byline = len(text) <= BYLINE_CHARS and not text.endswith(".") and not _SECTION.match(text)
+        byline = len(text) <= BYLINE_CHARS and not text.endswith(".") and not SECTION.match(text)
         off = abs((r.bbox[0] + r.bbox[2]) / 2 - centre) > near
         if r.kind not in (RegionKind.TITLE, RegionKind.TEXT) or off or not byline:
             break  # a paragraph or a numbered heading ends the title block
