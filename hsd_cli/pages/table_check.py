@@ -16,6 +16,7 @@ The text's own lines then make the better grid (drafts/tablegrid.cells_from_line
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 
@@ -42,8 +43,11 @@ def misses_rows_or_columns(cells: tuple[TableCell, ...], boxes: list, words: lis
     """
     stacked: dict[int, int] = defaultdict(int)
     held: dict[tuple[int, int], list[list[Line]]] = {}
+    by_height = sorted(words, key=_mid_y)  # each cell looks only at the words of its height
+    mids = [_mid_y(w) for w in by_height]
     for cell, box in zip(cells, boxes, strict=False):
-        rows = text_rows(_words_in(words, box))
+        band = by_height[bisect.bisect_left(mids, box[1]) : bisect.bisect_right(mids, box[3])]
+        rows = text_rows(_words_in(band, box))
         held[cell.row, cell.col] = rows
         if any(_side_by_side(row) for row in rows):
             return True
@@ -88,6 +92,10 @@ def text_rows(lines: list[Line]) -> list[list[Line]]:
         else:
             rows.append([line])
     return [sorted(row, key=lambda ln: ln[0][0]) for row in rows]
+
+
+def _mid_y(word) -> float:
+    return (word[1] + word[3]) / 2
 
 
 def _words_in(words: list, box) -> list[Line]:
