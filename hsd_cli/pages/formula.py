@@ -21,9 +21,9 @@ __all__ = ["Glyph", "Rule", "is_tag", "split_tag", "tagged", "to_latex"]
 
 _PRIMES = frozenset("′″")
 # An opening bracket this many ems after the atom before it is TeX's \\left: an inner atom takes
-# a thin space (0.17 em); after an italic letter, on top of its italic correction (f: 0.11 em,
-# V: 0.22 em), after an upright one alone.
-SPACED, SPACED_ITALIC = 0.12, 0.25
+# a thin space (0.17 em); after an italic letter, on top of its italic correction (lower case at
+# most f's 0.11 em, capitals up to V's 0.22 em), after an upright one alone.
+SPACED, SPACED_LOWER, SPACED_CAPITAL = 0.12, 0.19, 0.25
 _TAG = re.compile(r"^\(([A-Z]?\d+(\.\d+)*[a-z]?)\)$")  # (12), (2.4a), an appendix's (A3)
 
 
@@ -84,8 +84,14 @@ def _row(items: list[Glyph], rules: list[Rule]) -> str:
         tokens.append(_atom(run) + _scripted(lo + attached[0], hi + attached[1], rules))
         apart.append(run[0].bbox[0] - right >= spaced * run[0].size)
         right = max(g.bbox[2] for g in run + lo + hi + attached[0] + attached[1])
-        spaced = SPACED_ITALIC if run[-1].italic and not (attached[0] or attached[1]) else SPACED
+        spaced = _spacing(run[-1]) if not (attached[0] or attached[1]) else SPACED
     return mathtokens.joined(tokens, apart)
+
+
+def _spacing(g: Glyph) -> float:
+    if not g.italic:
+        return SPACED
+    return SPACED_LOWER if g.c.islower() else SPACED_CAPITAL
 
 
 def _fractions(items: list[Glyph], rules: list[Rule], all_rules: list[Rule]) -> list[Glyph]:

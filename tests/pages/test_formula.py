@@ -101,3 +101,12 @@ def test_a_much_smaller_glyph_barely_lowered_is_a_subscript():
     """KaTeX sets a subscript inside a superscript 0.08 em low: its size still says it is a script."""
     glyphs = [g("ε", 0, 100, 9.5, italic=True), g("j", 5, 100.7, 6.8, italic=True), g("/", 9, 100, 9.5, "Main")]
     assert to_latex(glyphs) == "\\varepsilon_{j}/"
+
+
+def test_left_bracket_by_the_space_before_it():
+    """After an italic q, a thin space more than its italic correction marks TeX's \\left(;
+    after f its own correction alone leaves no \\left."""
+    spaced = [g("q", 0, italic=True), g("(", 8.4, font="CMR10"), g("x", 13, italic=True), g(")", 19, font="CMR10")]
+    assert to_latex(spaced) == "q\\left(x\\right)"
+    tight = [g("f", 0, italic=True), g("(", 7.1, font="CMR10"), g("x", 12, italic=True), g(")", 18, font="CMR10")]
+    assert to_latex(tight) == "f(x)"
