@@ -1,8 +1,11 @@
 """Table grids from positioned lines: columns by x-extent, group headings spanning their columns.
 
-`cells_from_lines` builds a table where no ruling tells the grid: the row with the most lines
-defines the columns, and every other row's line takes the column nearest it, or all the columns
-whose centres it covers (a heading set over sub-columns), instead of being packed to the left. `spread_centred_headings`
+`cells_from_lines` builds a table where no ruling tells the grid (or the rulings bound only
+groups, pages/table_check.py): rows are lines whose centres stand level (OCR's padded boxes
+overlap the next row's), the row with the most lines defines the columns, and every other
+row's line takes the column nearest it, or all the columns whose centres it covers, instead of
+being packed to the left; labels centred on several rows or columns span them, and a cell's
+wrapped lines are one cell (drafts/table_spans.py). `spread_centred_headings`
 widens a heading in the rows above the body ("Year Ended" over three year columns) that a
 grid finder put in one column: set centred, it has as many empty cells left as right.
 `heading_rows` tells how many rows at the top are the table's heading; `missed_share` how much
