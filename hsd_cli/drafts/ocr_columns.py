@@ -6,11 +6,12 @@ a sentence of one column to the middle of one in the next, and no later step can
 pieces back in their columns. A line crosses a gutter when, among the lines around it (NEAR
 line heights above and below), hardly any cover some x well inside it (the gutter), it
 starts where the lines left of that x start, and lines wholly on each side of that x stand
-above it and on one side at least below it, or the other way round. Lines at the top or
-bottom of the columns (a full-width title, caption or footnote) have no column lines on
-either side and are kept whole. The text is cut at the space nearest to where the gutter
-falls in proportion to the line's width (reading the halves again reads a turned line worse),
-and each piece gets the box of its part of the detector's quadrilateral.
+both above and below it. Lines at the top or bottom of a column (a full-width title,
+caption or footnote, a question over a table, the last line of a column) are kept whole;
+so is a line with a single line above it on a side (a running head's end). The text is cut
+at the space nearest to where the gutter falls in proportion to the line's width (reading
+the halves again reads a turned line worse), and each piece gets the box of its part of
+the detector's quadrilateral.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ Quad = tuple[tuple[float, float], tuple[float, float], tuple[float, float], tupl
 NEAR = 8  # line heights above and below that make a line's neighbourhood
 REACH = 2.0  # line heights a line must reach past each side of the gutter
 TRIM = 0.2  # line heights trimmed off each end of a line box before it covers an x
+MIN_SIDE = 2  # lines of a column above and below a line that crosses its gutter
 MAX_CROSSING = 1  # other lines around that may cross a gutter (merged like this one)
 
 
@@ -91,16 +93,17 @@ def gutter_in(line: TextSpan, lines: list[TextSpan], height: float) -> float | N
     gutter = lo + x + (int(np.argmax(run)) if run.any() else len(run)) / 2
     left = [s for s in near if s.bbox[2] - TRIM * height <= gutter]
     right = [s for s in near if s.bbox[0] + TRIM * height >= gutter]
-    # The line starts where the left column's lines start (a centred title does not), and the
-    # columns hold lines above and below it: on both sides one way, on one side at least the other.
+    # The line starts where the left column's lines start (a centred title does not), and
+    # both columns go on above and below it: a title over columns, a footnote under them or
+    # a question over a table do not.
     if not left or not right or x0 > min(s.bbox[0] for s in left) + REACH * height:
         return None
-    (above_l, below_l), (above_r, below_r) = _around(line, left), _around(line, right)
-    beside = (above_l and above_r and (below_l or below_r)) or (below_l and below_r and (above_l or above_r))
-    return float(gutter) if beside else None
+    return float(gutter) if all(_around(line, left)) and all(_around(line, right)) else None
 
 
 def _around(line: TextSpan, column: list[TextSpan]) -> tuple[bool, bool]:
     """Whether lines of `column` stand above and below `line`'s middle."""
     middle = (line.bbox[1] + line.bbox[3]) / 2
-    return any(s.bbox[3] <= middle for s in column), any(s.bbox[1] >= middle for s in column)
+    above = sum(s.bbox[3] <= middle for s in column)
+    below = sum(s.bbox[1] >= middle for s in column)
+    return above >= MIN_SIDE, below >= MIN_SIDE

@@ -30,10 +30,13 @@ def test_a_line_across_the_gutter_is_cut_into_its_columns() -> None:
     assert pieces[0].bbox[2] <= RIGHT[0] and pieces[1].bbox[0] >= LEFT[1]
 
 
-def test_the_last_lines_of_a_column_merged_with_the_next_are_cut() -> None:
-    """The right column ends in merged lines: lines on its side stand above them only."""
-    lines = column(LEFT, 100, 10) + column(RIGHT, 100, 6) + [merged(280), merged(310)]
-    assert len(split_crossing(lines)) == len(lines) + 2
+def test_a_line_over_columns_with_running_heads_above_stays_whole() -> None:
+    """A title with the running head's two ends above it and the columns below: not a line of
+    the columns, though lines stand above it on both sides."""
+    heads = [TextSpan((70, 20, 300, 45), "Doc. No. TR-1234"), TextSpan((900, 20, 1135, 45), "Revision: 2.4")]
+    title = TextSpan((70, 70, 1135, 98), "a long title that runs over both of the columns below it")
+    lines = [*heads, title, *column(LEFT, 130, 6), *column(RIGHT, 130, 6)]
+    assert split_crossing(lines) == lines
 
 
 def test_full_width_lines_above_and_below_columns_stay_whole() -> None:
