@@ -378,7 +378,7 @@ def test_a_pages_noise_does_not_depend_on_the_pages_before_it():
     from hsd_cli.bench.run import Bench
     from hsd_cli.datatypes import PageImage
 
-    target = SimpleNamespace(family=SimpleNamespace(style=MARKDOWN), eos_ids=(0,))
+    target = SimpleNamespace(family=SimpleNamespace(style=MARKDOWN), eos_ids=(0,), repetition_penalty=1.0)
     cfg = BenchConfig(inputs=(Path("x.pdf"),), oracle=True, noise=0.3)
     text = "\n\n".join(" ".join(f"w{p}{i}" for i in range(40)) for p in range(4))
 
