@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+import scripts
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("engine_step", REPO / "benchmarks" / "engine_step.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("engine_step")
 
 
 def test_dry_run_reports_each_engines_step_times(capsys, monkeypatch):

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+import scripts
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("host_step", REPO / "benchmarks" / "host_step.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("host_step")
 
 
 def test_a_short_run_reports_each_phase_with_and_without_the_penalty(tmp_path, monkeypatch):
