@@ -54,13 +54,14 @@ class Feed:
         finally:
             queue.close()
 
-    def _own(self, made: PreparedPage, own: PreparedPage) -> PreparedPage:
-        """The bench's copy of a page the workers made, with their seconds; counted if they differ."""
+    def _own(self, made: PreparedPage, own: PreparedPage, rendered: bool = False) -> PreparedPage:
+        """The bench's copy of a page the workers made, with their seconds; counted if they differ.
+        `rendered`: the page was rendered here and charged then (a late page): its drafts only."""
         self.differ += self.uses_drafts and made.regions != own.regions
-        return self._charge(replace(own, t_render=made.t_render, t_draft=made.t_draft))
+        return self._charge(replace(own, t_render=made.t_render, t_draft=made.t_draft), not rendered)
 
-    def _charge(self, prepared: PreparedPage) -> PreparedPage:
-        self.prepare_s += prepared.t_render + (prepared.t_draft if self.uses_drafts else 0.0)
+    def _charge(self, prepared: PreparedPage, render: bool = True) -> PreparedPage:
+        self.prepare_s += (prepared.t_render if render else 0.0) + (prepared.t_draft if self.uses_drafts else 0.0)
         return prepared
 
 
@@ -82,6 +83,4 @@ class _BenchDrafts:
         self.later.drop()
 
     def _arrived(self, made: PreparedPage) -> PreparedPage:
-        page = self.feed._own(made, self.own)
-        self.feed.prepare_s -= page.t_render  # charged when the page was rendered
-        return page
+        return self.feed._own(made, self.own, rendered=True)

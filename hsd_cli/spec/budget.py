@@ -83,22 +83,27 @@ class CostModel:
     def step(self, rows: int, width: int, context: int | None = None) -> float:
         """Seconds of one forward over `rows` rows padded to trees of `width` tokens, each row's
         cache holding `context` slots (padding included; default: `self.context`)."""
-        rows, context = self._padded(rows, self.context if context is None else context)
-        width = width if self.buckets is None else bucket(width, self.buckets.widths)
-        return self(rows * width) + _interpolate(self.rows, rows) + self.slot * max(rows * context - self.base, 0)
-
-    def _padded(self, rows: int, context: int) -> tuple[int, int]:
-        """(rows, slots a row) as the engine runs them."""
-        if self.buckets is None:
-            return rows, context
-        return bucket(rows, self.buckets.rows), bucket(context, self.buckets.slots) if context else 0
+        extra, slot = self._fixed(rows, context)
+        return self._tokens(rows, width) + extra + slot
 
     def steps(self, rows: int, widths: int, context: int | None = None) -> list[float]:
         """`step(rows, width, context)` for every width 1 .. `widths`, each the same float (the
         same sum); the tokens' part, the same every pass of a batch's size, priced once."""
-        padded, context = self._padded(rows, self.context if context is None else context)
-        extra, slot = _interpolate(self.rows, padded), self.slot * max(padded * context - self.base, 0)
+        extra, slot = self._fixed(rows, context)
         return [tokens + extra + slot for tokens in _token_prices(self, rows, widths)]
+
+    def _tokens(self, rows: int, width: int) -> float:
+        """The curve's price of the step's tokens, at the shapes the engine runs."""
+        if self.buckets is not None:
+            rows, width = bucket(rows, self.buckets.rows), bucket(width, self.buckets.widths)
+        return self(rows * width)
+
+    def _fixed(self, rows: int, context: int | None) -> tuple[float, float]:
+        """The step's price beyond its tokens: (its rows', its cache slots')."""
+        context = self.context if context is None else context
+        if self.buckets is not None:
+            rows, context = bucket(rows, self.buckets.rows), bucket(context, self.buckets.slots) if context else 0
+        return _interpolate(self.rows, rows), self.slot * max(rows * context - self.base, 0)
 
 
 def _interpolate(points: tuple[tuple[int, float], ...], x: int) -> float:
@@ -251,7 +256,4 @@ def _token_prices(cost: CostModel, rows: int, widths: int) -> tuple[float, ...]:
 
 @functools.lru_cache(maxsize=1024)
 def _cached_token_prices(cost: CostModel, rows: int, widths: int) -> tuple[float, ...]:
-    if cost.buckets is None:
-        return tuple(cost(rows * width) for width in range(1, widths + 1))
-    rows, ladder = bucket(rows, cost.buckets.rows), cost.buckets.widths
-    return tuple(cost(rows * bucket(width, ladder)) for width in range(1, widths + 1))
+    return tuple(cost._tokens(rows, width) for width in range(1, widths + 1))
