@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import torch
 
+from hsd_cli.spec.tree import upload
+
 
 class SeenTokens:
     """A row's distinct prompt and generated tokens, kept as a tensor grown only by new tokens."""
@@ -64,9 +66,7 @@ def penalize(
     not_root = torch.arange(k) > 0
     path = torch.where(ancestry & not_root, ids[:, None, :].expand(b, k, k), fill)
     idx = torch.cat((seen[:, None, :].expand(b, k, seen.shape[1]), path), dim=-1)
-    if device.type == "cuda" and idx.device.type == "cpu":  # from pinned memory: the copy does not wait
-        idx = idx.pin_memory()
-    idx = idx.to(device, non_blocking=True)
+    idx = upload(idx, device)
     scores = logits.gather(-1, idx)
     scores = torch.where(scores < 0, scores * penalty, scores / penalty)
     return logits.scatter_(-1, idx, scores)

@@ -186,6 +186,13 @@ def long_tensor(values: list[int], shape: tuple[int, ...]) -> torch.Tensor:
     return torch.frombuffer(array("q", values), dtype=torch.long).view(shape)
 
 
+def upload(t: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """A host tensor on `device`: on a GPU from pinned memory, so the copy does not wait."""
+    if device.type == "cpu" or t.device == device:
+        return t
+    return t.pin_memory().to(device, non_blocking=True)
+
+
 def _mask(size: torch.Tensor) -> torch.Tensor:
     """[B, K] DFS subtree sizes -> [B, K, K] ancestry: j <= i < j + size[j], one comparison."""
     return _offsets(size.shape[1]) < size[:, None, :]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from hsd_cli.spec.tree import long_tensor
+from hsd_cli.spec.tree import long_tensor, upload
 from hsd_cli.targets.runtime import threads
 from hsd_cli.targets.runtime.room import move_slots, roomy_layer
 
@@ -263,11 +263,8 @@ class HFSession:
         self.host_valid = host
 
     def _upload(self, t: torch.Tensor) -> torch.Tensor:
-        """A host tensor on the session's device: from pinned memory, without waiting, on a GPU."""
-        dev = self.valid.device
-        if dev.type == "cpu" or t.device == dev:
-            return t
-        return t.pin_memory().to(dev, non_blocking=True)
+        """A host tensor on the session's device."""
+        return upload(t, self.valid.device)
 
 
 def _settle(layer, keys: torch.Tensor, values: torch.Tensor) -> None:

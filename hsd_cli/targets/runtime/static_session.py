@@ -14,7 +14,7 @@ import weakref
 
 import torch
 
-from hsd_cli.spec.tree import long_tensor
+from hsd_cli.spec.tree import long_tensor, upload
 from hsd_cli.targets.runtime import threads
 from hsd_cli.targets.runtime.static_cache import ROW_BUCKETS, SLOT_BUCKETS, WIDTH_BUCKETS, StaticKV, bucket
 from hsd_cli.targets.runtime.static_step import StepRunner
@@ -89,9 +89,9 @@ class StaticSession:
         pad_ids = torch.zeros(rb, kb, dtype=torch.long, device=dev)
         pad_anc = torch.eye(kb, dtype=torch.bool, device=dev).expand(rb, kb, kb).clone()
         pad_depth = torch.zeros(rb, kb, dtype=torch.long, device=dev)
-        pad_ids[:, :k].index_copy_(0, idx, _upload(ids, dev))
-        pad_anc[:, :k, :k].index_copy_(0, idx, _upload(ancestry, dev))
-        pad_depth[:, :k].index_copy_(0, idx, _upload(depth, dev))
+        pad_ids[:, :k].index_copy_(0, idx, upload(ids, dev))
+        pad_anc[:, :k, :k].index_copy_(0, idx, upload(ancestry, dev))
+        pad_depth[:, :k].index_copy_(0, idx, upload(depth, dev))
         self.forward_calls += 1
         short = threads.short()
         logits = self.engine.runner(pad_ids, pad_anc, pad_depth)
@@ -110,7 +110,7 @@ class StaticSession:
             moved = moved or path != list(range(len(path)))
             kv.used[row] += len(path)
         flat = [x for line in table for x in line]
-        table = _upload(long_tensor(flat, (rb, width + 1)), kv.device)  # one copy to the device
+        table = upload(long_tensor(flat, (rb, width + 1)), kv.device)  # one copy to the device
         self.engine.runner.commit(table[:, :width], table[:, width], moved)
 
     def select_rows(self, rows: list[int]) -> None:
@@ -157,10 +157,3 @@ def engine_for(device: torch.device, graphs: bool) -> StaticEngine | None:
     """The engine a target decodes on: on CUDA the static cache with CUDA graphs unless `graphs` is
     off; elsewhere None (transformers' own cache, eager: CPU outputs and speeds as before)."""
     return StaticEngine("graphs") if graphs and torch.device(device).type == "cuda" else None
-
-
-def _upload(t: torch.Tensor, dev: torch.device) -> torch.Tensor:
-    """A host tensor on `dev`: from pinned memory, without waiting, on a GPU."""
-    if dev.type == "cpu" or t.device == dev:
-        return t
-    return t.pin_memory().to(dev, non_blocking=True)
