@@ -99,16 +99,20 @@ def test_rows_that_leave_hand_their_cache_rows_on(family, tiny_target, monkeypat
     assert placed and moved  # rows really moved down and newcomers really took room rows in place
 
 
-def _batches_equal_their_own_ar(target, rng: random.Random) -> None:
+def _batches_equal_their_own_ar(target, rng: random.Random, batched=None) -> Batcher:
+    """Random methods, drafts and batch sizes on `batched` (default `target`): every page's tokens
+    are its AR tokens alone on `target`. Returns the last run's batcher."""
+    batched = batched or target
     pages = [_page(i) for i in range(len(SIZES))]
     refs = [run_ar(target, p, replace(_random_spec(rng), max_new_tokens=BUDGET)).tokens for p in pages]
     for _ in range(3):
         order = rng.sample(range(len(pages)), len(pages))
-        works = [(i, *_work(target, pages[i], refs[i], rng)) for i in order]
-        batcher = Batcher(target, rng.randint(2, 4))
+        works = [(i, *_work(batched, pages[i], refs[i], rng)) for i in order]
+        batcher = Batcher(batched, rng.randint(2, 4))
         got = dict(batcher.run(works))
         assert {i: out.tokens for i, out in got.items()} == dict(enumerate(refs))
         assert max(batcher.rows_per_step) > 1  # pages really shared forward passes
+    return batcher
 
 
 def test_ar_batched_equals_ar_alone(tiny_target):
