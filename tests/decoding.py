@@ -1,10 +1,13 @@
 """Tests' shorthands for decoding: the speculative loop run to its end on a session (`spec_decode`,
-`ar_decode`), and one method on one page through the real driver (driver/batch.py), a batch of one."""
+`ar_decode`), one method on one page through the real driver (driver/batch.py), a batch of one,
+and a target that runs out of memory where a test says (`FaultyTarget`)."""
 
 from __future__ import annotations
 
 import torch
+from PIL import Image
 
+from hsd_cli.bench.oracle import OracleTarget, image_key
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageDecode, PageImage, Region
 from hsd_cli.driver.batch import Batcher
@@ -95,3 +98,27 @@ def rows(target, images, prompt, drafts, spec):
     """decode_rows on a batch: (rows, report)."""
     done = decode_rows(target, RowsRequest(tuple(images), prompt, None if drafts is None else tuple(drafts), spec))
     return list(done.rows), done.report
+
+
+OOM = "CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.10 GiB total capacity)"
+
+
+class FaultyTarget(OracleTarget):
+    """The tiny target with injected faults: out of memory for images of the listed sizes, or
+    for Stage-1 batches of more than `max_rows` crops; pages with an expectation are forced."""
+
+    def __init__(self, inner, oom_sizes=(), max_rows: int | None = None):
+        super().__init__(inner)
+        self.repetition_penalty = inner.repetition_penalty
+        self.oom_sizes, self.max_rows = set(oom_sizes), max_rows
+        self.batches: list[int] = []  # Stage-1 batch sizes that reached the model
+
+    def prefill(self, images: list[Image.Image], prompt: str):
+        crops = prompt != self.family.page_prompt
+        if any(im.size in self.oom_sizes for im in images) or (crops and self.max_rows and len(images) > self.max_rows):
+            raise torch.OutOfMemoryError(OOM)
+        if crops:
+            self.batches.append(len(images))
+        if all(image_key(im) in self._refs for im in images):
+            return super().prefill(images, prompt)
+        return self.inner.prefill(images, prompt)

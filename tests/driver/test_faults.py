@@ -10,12 +10,11 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from decoding import run_hsd
+from decoding import OOM, FaultyTarget, run_hsd
 from fakes import lined_image
 from PIL import Image
 from typer.testing import CliRunner
 
-from hsd_cli.bench.oracle import OracleTarget, image_key
 from hsd_cli.cli.app import app
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PageImage, Region, RegionKind
@@ -27,28 +26,6 @@ from hsd_cli.pipeline import prepare as stages
 from hsd_cli.targets.runtime.memory import is_oom, oom_line
 
 SPEC = SpecConfig(max_new_tokens=24, repeat_guard=16)
-OOM = "CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.10 GiB total capacity)"
-
-
-class FaultyTarget(OracleTarget):
-    """The tiny target with injected faults: out of memory for images of the listed sizes, or
-    for Stage-1 batches of more than `max_rows` crops; pages with an expectation are forced."""
-
-    def __init__(self, inner, oom_sizes=(), max_rows: int | None = None):
-        super().__init__(inner)
-        self.repetition_penalty = inner.repetition_penalty
-        self.oom_sizes, self.max_rows = set(oom_sizes), max_rows
-        self.batches: list[int] = []  # Stage-1 batch sizes that reached the model
-
-    def prefill(self, images: list[Image.Image], prompt: str):
-        crops = prompt != self.family.page_prompt
-        if any(im.size in self.oom_sizes for im in images) or (crops and self.max_rows and len(images) > self.max_rows):
-            raise torch.OutOfMemoryError(OOM)
-        if crops:
-            self.batches.append(len(images))
-        if all(image_key(im) in self._refs for im in images):
-            return super().prefill(images, prompt)
-        return self.inner.prefill(images, prompt)
 
 
 def _regions(width: int) -> tuple[Region, ...]:

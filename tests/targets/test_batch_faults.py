@@ -7,9 +7,8 @@ from dataclasses import replace
 
 import pytest
 import torch
-from decoding import decode_page
+from decoding import OOM, FaultyTarget, decode_page
 from test_batched import _page
-from test_faults import OOM, FaultyTarget
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.driver.batch import Batcher
