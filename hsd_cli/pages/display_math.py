@@ -25,13 +25,16 @@ _PARTS = ("formula", "part", "blank")
 def display_boxes(rows: list[Row], taken: list[BBox]) -> list[BBox]:
     """Boxes (PDF points) of display formulas among `rows`, none overlapping a box of `taken`."""
     kinds = [inline_math.row_kind(glyphs) for _, glyphs in rows]
-    used: set[int] = set()
-    out = []
+    groups: list[set[int]] = []
     for i in sorted(range(len(rows)), key=lambda i: rows[i][0][1]):
-        if kinds[i] != "formula" or i in used:
+        if kinds[i] != "formula" or any(i in g for g in groups):
             continue
+        # A numerator seeded alone (the bar's gap cuts it from its denominator) is taken again
+        # by the row beside the fraction: the two groups are one formula.
         members = _grown(i, rows, kinds)
-        used |= members
+        groups = [g for g in groups if not g & members] + [members.union(*(g for g in groups if g & members))]
+    out = []
+    for members in groups:
         box = geo.union_box([rows[j][0] for j in members])
         size = max(g.size for j in members for g in rows[j][1])
         text = [rows[j][0] for j in range(len(rows)) if kinds[j] not in _PARTS]

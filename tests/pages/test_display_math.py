@@ -62,3 +62,23 @@ def test_a_formula_box_over_two_columns_is_split(monkeypatch):
     box = Region((50, 80, 350, 110), RegionKind.EQUATION, 0, "")
     found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (box,))
     assert [r.text for r in found] == ["x^{2}=y", "z^{3}=w"]
+
+
+def test_a_numerator_seeded_alone_joins_its_formula():
+    """A fraction's numerator (the highest row, so seeded first) stands a bar's gap above its
+    denominator; the row beside the fraction takes both: one display, not a numerator box
+    inside it (which kept the layout model's box over two columns from being split)."""
+    from hsd_cli.pages import display_math
+    from hsd_cli.pages.mathglyph import Glyph
+
+    def row(text: str, x: float, base: float, size: float = 12.0) -> tuple:
+        glyphs = [
+            Glyph(c, (x + 7 * i, base - 9, x + 7 * i + 7, base + 3), base, size, "KaTeX_Math-Italic", True)
+            for i, c in enumerate(text)
+        ]
+        return (x, base - 9, x + 7 * len(text), base + 3), glyphs
+
+    numerator = row("ez", 124, 516)  # its box ends 8 pt above the denominator's: the bar between
+    lhs, denominator = row("σ=", 96, 525), row("∑e", 120, 536)  # the lhs more than an em left of it
+    boxes = display_math.display_boxes([numerator, lhs, denominator], [])
+    assert boxes == [(96, 507, 138, 539)]
