@@ -24,6 +24,7 @@ _PRIMES = frozenset("′″")
 # a thin space (0.17 em); after an italic letter, on top of its italic correction (lower case at
 # most f's 0.11 em, capitals up to V's 0.22 em), after an upright one alone.
 SPACED, SPACED_LOWER, SPACED_CAPITAL = 0.12, 0.19, 0.25
+BOX_LIFT = 0.03  # ems a box's superscript stands above a character's, at least (see _boxed)
 _TAG = re.compile(r"^\(([A-Z]?\d+(\.\d+)*[a-z]?)\)$")  # (12), (2.4a), an appendix's (A3)
 
 
@@ -79,13 +80,38 @@ def _row(items: list[Glyph], rules: list[Rule]) -> str:
     rest = [g for g in satellites if id(g) not in claimed] + primes
     scripts = _scripts(bases, rest, baseline, size, [lst for pair in limits.values() for lst in pair])
     tokens, apart, right, spaced = [], [], float("-inf"), SPACED
-    for run, attached in _words(bases, scripts):
+    words = _words(bases, scripts)
+    for run, attached in words:
         lo, hi = limits.get(id(run[0]), ([], []))
         tokens.append(_atom(run) + _scripted(lo + attached[0], hi + attached[1], rules))
         apart.append(run[0].bbox[0] - right >= spaced * run[0].size)
         right = max(g.bbox[2] for g in run + lo + hi + attached[0] + attached[1])
         spaced = _spacing(run[-1]) if not (attached[0] or attached[1]) else SPACED
-    return mathtokens.joined(tokens, apart)
+    return mathtokens.joined(tokens, apart, _boxed(words))
+
+
+def _boxed(words: list[tuple[list[Glyph], tuple[list, list]]]) -> list[bool]:
+    """Per word: a closing bracket whose superscript stands higher than one on a character of
+    the row. TeX raises a character's superscript by a fixed amount, a box's (a `\\left..\\right`
+    group) by the box's height less a drop: 0.05-0.07 em higher in Computer Modern and KaTeX."""
+    lifts = [_lift(run, sub, sup) for run, (sub, sup) in words]
+    chars = [lift for (run, _), lift in zip(words, lifts, strict=True) if lift and run[0].c not in mc.CLOSERS]
+    out = []
+    for (run, _), lift in zip(words, lifts, strict=True):
+        like = [c for c in chars if lift and abs(c[1] - lift[1]) <= 0.1 * lift[1]]  # scripts of one size
+        low = min((c[0] for c in like), default=float("inf"))
+        out.append(bool(lift) and run[0].c in mc.CLOSERS and lift[0] > low + BOX_LIFT)
+    return out
+
+
+def _lift(run: list[Glyph], sub: list[Glyph], sup: list[Glyph]) -> tuple[float, float] | None:
+    """(rise in ems, size) of a lone glyph's superscript, when it has no subscript (TeX moves a
+    superscript up to clear a subscript)."""
+    if len(run) != 1 or run[0].latex or run[0].big or sub or not sup:
+        return None
+    size = max(g.size for g in sup)
+    foot = max(g.baseline for g in sup if g.size >= 0.9 * size)
+    return (run[0].baseline - foot) / run[0].size, size
 
 
 def _spacing(g: Glyph) -> float:

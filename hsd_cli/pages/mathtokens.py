@@ -2,7 +2,8 @@
 
 - A bracket pair is `\\left(`..`\\right)` when it holds scripts or built pieces (TeX sizes it
   to them) or when the opener stands a thin space after an ordinary atom (what TeX puts before
-  an inner atom: `f\\left(x\\right)` shows a gap `f(x)` does not).
+  an inner atom: `f\\left(x\\right)` shows a gap `f(x)` does not), or when the closer's
+  superscript is raised as on a box, not a character (formula.py measures it).
 - `∥` opening a group (first, or after an operator) and the next one closing it are the norm
   bars `\\|`, not the relation `\\parallel` (`P\\parallel Q`).
 - `(mod p)` is `\\pmod{p}`.
@@ -23,10 +24,11 @@ _STYLES = frozenset(["mathbf", "mathbb", "mathcal", "mathrm", "mathfrak", "bolds
 _PMOD = re.compile(r"(?:\\left)?\(\\operatorname\{mod\}\s*([^()]+?)(?:\\right)?\)")
 
 
-def joined(tokens: list[str], apart: list[bool]) -> str:
-    """The row's LaTeX; `apart[i]`: token i stands a thin space or more after the one before."""
+def joined(tokens: list[str], apart: list[bool], boxed: list[bool] | None = None) -> str:
+    """The row's LaTeX; `apart[i]`: token i stands a thin space or more after the one before;
+    `boxed[i]`: token i's scripts are set as on a box (a `\\right)` closes there)."""
     tokens = _norms(tokens)
-    latex = _join(_fenced(tokens, apart))
+    latex = _join(_fenced(tokens, apart, boxed or [False] * len(tokens)))
     return _PMOD.sub(r"\\pmod{\1}", _balanced(latex))
 
 
@@ -41,14 +43,14 @@ def _norms(tokens: list[str]) -> list[str]:
     return out
 
 
-def _fenced(tokens: list[str], apart: list[bool]) -> list[str]:
+def _fenced(tokens: list[str], apart: list[bool], boxed: list[bool]) -> list[str]:
     out, stack = list(tokens), []
     for i, t in enumerate(tokens):
         closes = _closer(t)
         if stack and closes and closes == _FENCES[tokens[stack[-1]]]:
             j = stack.pop()
             spaced = apart[j] and j > 0 and _ordinary(tokens[j - 1])
-            if spaced or any(_INSIDE.search(x) for x in tokens[j + 1 : i]):
+            if spaced or boxed[i] or any(_INSIDE.search(x) for x in tokens[j + 1 : i]):
                 out[j], out[i] = "\\left" + tokens[j], "\\right" + t
         elif t in _FENCES:
             stack.append(i)

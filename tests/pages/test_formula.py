@@ -110,3 +110,16 @@ def test_left_bracket_by_the_space_before_it():
     assert to_latex(spaced) == "q\\left(x\\right)"
     tight = [g("f", 0, italic=True), g("(", 7.1, font="CMR10"), g("x", 12, italic=True), g(")", 18, font="CMR10")]
     assert to_latex(tight) == "f(x)"
+
+
+def test_right_bracket_by_its_superscript_raised_as_on_a_box():
+    """TeX raises a character's superscript a fixed 0.41 em; a \\right)'s by the group's height
+    less a drop (0.46 em): `X^2 - (E X)^2` from that, `(E X)^2` when both stand alike."""
+
+    def row(lift: float) -> list[Glyph]:
+        head = [g("X", 0, italic=True), g("2", 7, 100 - 4.1, 7, "CMR7"), g("−", 12, font="CMSY10")]
+        body = [g("(", 20, font="CMR10"), g("E", 24, font="MSBM10"), g("X", 30, italic=True), g(")", 36, font="CMR10")]
+        return [*head, *body, g("2", 41, 100 - lift, 7, "CMR7")]
+
+    assert to_latex(row(4.6)) == "X^{2}-\\left(\\mathbb{E}X\\right)^{2}"
+    assert to_latex(row(4.1)) == "X^{2}-(\\mathbb{E}X)^{2}"

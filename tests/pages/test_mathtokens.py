@@ -30,3 +30,9 @@ def test_a_bracket_a_thin_space_after_a_letter_on_a_page():
     """`f` then `(` a thin space apart (TeX's \\left): drawn from real glyph boxes."""
     page = page_with([("E", 100, 100, 12, "tiro"), ("[x]", 110, 100, 12, "tiro")])
     assert latex(page) == "E\\left[x\\right]"
+
+
+def test_a_closer_whose_scripts_sit_as_on_a_box_closes_a_left_right_pair():
+    tokens = ["-", "(", "\\mathbb{E}", "X", ")^{2}"]
+    assert joined(tokens, [False] * 5, [False] * 4 + [True]) == "-\\left(\\mathbb{E}X\\right)^{2}"
+    assert joined(tokens, [False] * 5) == "-(\\mathbb{E}X)^{2}"
