@@ -125,8 +125,9 @@ def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Reg
         if r.kind is RegionKind.EQUATION and _holds_math(lines, clip):  # else its text, as it reads
             parts = _columns(found, tuple(clip), rows)
             for box in parts or [tuple(clip)]:
-                text = region_latex(lines, rules, pymupdf.Rect(box) + (-1, -1, 1, 1))
-                out.append(replace(r, bbox=tuple(pymupdf.Rect(box) * to_px) if parts else r.bbox, text=text))
+                text, shrunk = region_formula(lines, rules, pymupdf.Rect(box) + (-1, -1, 1, 1))
+                bbox = tuple(pymupdf.Rect(shrunk or box) * to_px) if parts or shrunk else r.bbox
+                out.append(replace(r, bbox=bbox, text=text))
             continue
         out.append(r)
     displays, dropped = _displays(lines, rules, to_px, out, (rows, found))
@@ -198,19 +199,31 @@ def _inside(line: list[Glyph], clip: pymupdf.Rect) -> list[Glyph]:
 
 def region_latex(lines: list[tuple[tuple, list[Glyph]]], rules: list[Rule], clip: pymupdf.Rect) -> str:
     """LaTeX of the glyphs inside `clip`, prose lines (a sentence in the box) left out."""
-    glyphs = []
+    return region_formula(lines, rules, clip)[0]
+
+
+def region_formula(
+    lines: list[tuple[tuple, list[Glyph]]], rules: list[Rule], clip: pymupdf.Rect
+) -> tuple[str, tuple | None]:
+    """(LaTeX of the glyphs inside `clip`, the formula's own box when lines of words in the clip
+    were left out, else None): a layout box over a heading and its formula shrinks to the
+    formula, so the heading's line is read as text, not lost with the box."""
+    glyphs, words = [], False
     for box, line in lines:
         inside = _inside(line, clip) if clip.intersects(box) else []
         # A sentence in the box, or a line of words with no mathematics (a heading above it).
         if inside and not geo.is_prose("".join(g.c for g in inside)) and not inline_math.is_words(inside):
             glyphs += inside
+        elif inside and any(g.c.isalnum() for g in inside):
+            words = True
     glyphs = sorted(glyphs, key=lambda g: g.bbox[2])
     while glyphs and glyphs[-1].c in ".,;":  # sentence punctuation after a display formula
         glyphs.pop()
     # A bar reaches a little past its numerator and denominator: its middle in the box will do.
     inside_rules = [x for x in rules if clip.x0 <= (x.x0 + x.x1) / 2 <= clip.x1 and clip.y0 <= x.y <= clip.y1]
     inside_rules = [x for x in inside_rules if x.x1 - x.x0 <= clip.width + 4]
-    return to_latex(glyphs, inside_rules)
+    latex = to_latex(glyphs, inside_rules)
+    return latex, geo.union_box([g.bbox for g in glyphs if g.c.strip()]) if words and latex else None
 
 
 def with_inline_math(page: pymupdf.Page, to_px: pymupdf.Matrix, spans: tuple[TextSpan, ...]) -> tuple[TextSpan, ...]:

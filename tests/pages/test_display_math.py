@@ -82,3 +82,19 @@ def test_a_numerator_seeded_alone_joins_its_formula():
     lhs, denominator = row("σ=", 96, 525), row("∑e", 120, 536)  # the lhs more than an em left of it
     boxes = display_math.display_boxes([numerator, lhs, denominator], [])
     assert boxes == [(96, 507, 138, 539)]
+
+
+def test_a_formula_box_over_a_heading_shrinks_to_the_formula(monkeypatch):
+    """The layout model's formula box also covers the card's heading above the formula: its
+    LaTeX leaves the heading out, and its box shrinks to the formula so the heading's line is
+    read as text (it was lost with the box)."""
+    from hsd_cli.datatypes import Region
+
+    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
+    heading = [("1. Bellman equation", 60, 60, 12, "tibo")]
+    formula = [("V", 60, 90, 12, "tiit"), ("a", 68, 94, 8, "tiit"), ("= R", 76, 90, 12, "tiit")]
+    page = page_with([*heading, *formula])
+    box = Region((55, 48, 200, 100), RegionKind.EQUATION, 0, "")
+    (found,) = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (box,))
+    assert found.text == "V_{a}=R"
+    assert 60 < found.bbox[1] < 80 and found.bbox[3] >= 94
