@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import replace
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
-from hsd_cli.drafts import figure_body, figure_tables, furniture, headings, tablegrid
+from hsd_cli.drafts import carryover, figure_body, figure_tables, furniture, headings, tablegrid
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.reading_order import reading_order
 from hsd_cli.drafts.validity import MAX_INVALID, invalid_share, is_page_text, layer_text
@@ -83,7 +83,7 @@ class TextLayerSource:
         blocks = [b for g in groups for b in geo.group_lines(g)]
         extra = [_typed(_block_region(b, body, height), b, body, height) for b in blocks]
         typed = headings.page_levels(found + extra, lines, page.image.width)
-        return _in_reading_order(typed + [replace(r, source=self.name) for r in running])
+        return carryover.rejoined(_in_reading_order(typed + [replace(r, source=self.name) for r in running]))
 
 
 def body_size(lines: list[TextSpan]) -> float:
