@@ -10,6 +10,7 @@ the CPU always; `cuda` or `cuda:N` that GPU (docs/usage.md).
 from __future__ import annotations
 
 import os
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -27,11 +28,21 @@ def draft_device(setting: str | None = None) -> str:
         return setting
     if setting != "auto":
         raise ValueError(f"{DEVICE_ENV} must be auto, cpu, cuda or cuda:N, got {setting!r}")
-    if not torch_models.available():  # torch is not even imported on a host without the extra
+    if not (torch_models.available() and _may_have_cuda()):  # a CPU host drafts without importing torch
         return "cpu"
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _may_have_cuda() -> bool:
+    """False where no GPU can be there: on Linux no NVIDIA driver is loaded, or CUDA_VISIBLE_DEVICES
+    hides every GPU (Ray's CPU tasks); torch says the rest."""
+    if os.environ.get("CUDA_VISIBLE_DEVICES", "0").strip() in ("", "-1"):
+        return False
+    if sys.platform != "linux":
+        return True
+    return any(Path(p).exists() for p in ("/proc/driver/nvidia/version", "/dev/nvidiactl"))
 
 
 class OcrSession:

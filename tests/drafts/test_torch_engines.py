@@ -86,6 +86,9 @@ def test_the_draft_device_follows_the_setting(monkeypatch) -> None:
     with pytest.raises(ValueError, match="HSD_DRAFT_DEVICE must be"):
         torch_engines.draft_device()
     monkeypatch.delenv(torch_engines.DEVICE_ENV)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert torch_engines.draft_device() == "cpu"  # auto where every GPU is hidden: ONNX Runtime
+    monkeypatch.setattr(torch_engines, "_may_have_cuda", lambda: True)
     monkeypatch.setattr(torch_models, "available", lambda: False)
     assert torch_engines.draft_device() == "cpu"  # auto without onnx2torch: ONNX Runtime
 
