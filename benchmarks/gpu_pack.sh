@@ -4,7 +4,7 @@
 #
 # Writes .whl/ and .gpu/ (add `/.whl/` and `/.gpu/` to .git/info/exclude): siteA.tar.xz
 # (transformers, pymupdf with only the ONNX models hsd loads, small dependencies) and siteB.tar
-# (rapidocr, rapid-layout), each under the limit with the rest of the tree; corpus/ (the PAGES of
+# (rapidocr, rapid-layout, onnx2torch: drafting on the GPU), each under the limit with the rest of the tree; corpus/ (the PAGES of
 # gpu.py with their ground truth); hy-tok/ (the tokenizer directory without its weights; regen.py
 # gives it random ones there).
 # Then, on one warm machine, with SCRATCH a folder outside the repository and OUT the folder whose
@@ -26,14 +26,14 @@ pip download -q --no-deps --only-binary=:all: --python-version $PY --implementat
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_24_x86_64 \
   --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl \
   transformers==5.23.0 "pymupdf==$(python -c 'import pymupdf; print(pymupdf.__version__)')" \
-  pymupdf_layout rapid-layout rapidfuzz rapidocr pyclipper shapely omegaconf colorlog regex
+  pymupdf_layout rapid-layout rapidfuzz rapidocr pyclipper shapely omegaconf colorlog regex onnx2torch
 site=$(mktemp -d)
 for w in .whl/*.whl; do unzip -q -o "$w" -d "$site"; done
 # pymupdf.layout loads these three (checked by hooking onnxruntime.InferenceSession on the dev corpus)
 keep='feature_imf1.onnx|layout_rf2.4.1\+imf1\.(onnx|yaml)|table_grid_model_v4_ep.onnx'
 find "$site/pymupdf/layout/resources/onnx" -type f | grep -Ev "$keep" | xargs -r rm
-tar cf - -C "$site" --exclude='rapidocr*' --exclude='rapid_layout*' . | xz -T0 -6 >.gpu/siteA.tar.xz
-tar cf .gpu/siteB.tar -C "$site" $(cd "$site" && ls -d rapidocr* rapid_layout*)
+tar cf - -C "$site" --exclude='rapidocr*' --exclude='rapid_layout*' --exclude='onnx2torch*' . | xz -T0 -6 >.gpu/siteA.tar.xz
+tar cf .gpu/siteB.tar -C "$site" $(cd "$site" && ls -d rapidocr* rapid_layout* onnx2torch*)
 rm -rf "$site"
 python - <<'PY'
 import importlib.util, json, shutil, sys

@@ -42,7 +42,8 @@ def _may_have_cuda() -> bool:
         return False
     if sys.platform != "linux":
         return True
-    return any(Path(p).exists() for p in ("/proc/driver/nvidia/version", "/dev/nvidiactl"))
+    # Under gVisor (a lent GPU machine) /proc may not show the driver, but the devices are there.
+    return any(Path(p).exists() for p in ("/proc/driver/nvidia/version", "/dev/nvidiactl", "/dev/nvidia0"))
 
 
 class OcrSession:
