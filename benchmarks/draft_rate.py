@@ -168,7 +168,11 @@ def arms(opts: argparse.Namespace) -> list[Arm]:
         return found + [Arm("host-1", "cpu", workers=1)]  # the per-host path, on a CPU
     import torch
 
-    if torch.cuda.is_available():
+    from hsd_cli.pages import torch_models
+
+    if torch.cuda.is_available() and not torch_models.available():
+        print("no CUDA arms: onnx2torch is not installed (pip install --no-deps onnx2torch)", file=sys.stderr)
+    elif torch.cuda.is_available():
         found += [Arm(f"cuda-{w}", "cuda", workers=w) for w in map(int, opts.workers.split(","))]
     return found
 

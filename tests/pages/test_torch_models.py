@@ -93,3 +93,17 @@ def test_torchvision_is_not_left_importable() -> None:
     with torch_models._without_torchvision():
         import onnx2torch  # noqa: F401
     assert had or "torchvision" not in sys.modules
+
+
+def test_cuda_convolutions_run_in_full_float32_inside_only() -> None:
+    """cuDNN may round a float32 convolution's inputs to TF32: off while a draft model runs, as it
+    was after (a target in the same process keeps its setting); nothing changes for the CPU."""
+    import torch
+
+    conv = torch.backends.cudnn.conv
+    before = conv.fp32_precision
+    with torch_models._ieee_convolutions(True):
+        assert conv.fp32_precision == "ieee"
+    assert conv.fp32_precision == before
+    with torch_models._ieee_convolutions(False):
+        assert conv.fp32_precision == before
