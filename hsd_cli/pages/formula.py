@@ -106,8 +106,8 @@ def _boxed(words: list[tuple[list[Glyph], tuple[list, list]]]) -> list[bool]:
 
 def _lift(run: list[Glyph], sub: list[Glyph], sup: list[Glyph]) -> tuple[float, float] | None:
     """(rise in ems, size) of a lone glyph's superscript, when it has no subscript (TeX moves a
-    superscript up to clear a subscript)."""
-    if len(run) != 1 or run[0].latex or run[0].big or sub or not sup:
+    superscript up to clear a subscript); None for a big operator's (set as on a box)."""
+    if len(run) != 1 or run[0].latex or _is_big(run[0]) or sub or not sup:
         return None
     size = max(g.size for g in sup)
     foot = max(g.baseline for g in sup if g.size >= 0.9 * size)
