@@ -42,6 +42,8 @@ BIG_OPERATORS = frozenset("∑∏∐∫∬∭∮⋃⋂⨁⨂⋀⋁")
 OPENERS, CLOSERS = "([{⟨⌊⌈|‖", ")]}⟩⌋⌉|‖"
 ACCENTS = {"ˆ": "\\hat", "^": "\\hat", "˜": "\\tilde", "~": "\\tilde", "¯": "\\bar", "˙": "\\dot", "¨": "\\ddot"}
 ACCENTS.update({"ˇ": "\\check", "˘": "\\breve", "´": "\\acute", "`": "\\grave", "⃗": "\\vec"})
+# KaTeX sets \bar, \acute, \grave and \mathring with the modifier letters (U+02C9-02CB, U+02DA).
+ACCENTS.update({"ˉ": "\\bar", "ˊ": "\\acute", "ˋ": "\\grave", "˚": "\\mathring"})
 FUNCTIONS = frozenset(
     [
         "sin",

@@ -123,3 +123,9 @@ def test_right_bracket_by_its_superscript_raised_as_on_a_box():
 
     assert to_latex(row(4.6)) == "X^{2}-\\left(\\mathbb{E}X\\right)^{2}"
     assert to_latex(row(4.1)) == "X^{2}-(\\mathbb{E}X)^{2}"
+
+
+def test_katex_modifier_macron_is_a_bar_accent():
+    """KaTeX draws \\bar with U+02C9 (a modifier letter, not the macron U+00AF) over its letter."""
+    glyphs = [g("X", 0, italic=True), g("ˉ", 1.5, 97, font="KaTeX_Main"), g("n", 7, 101.5, 7, italic=True)]
+    assert to_latex(glyphs) == "\\bar{X}_{n}"
