@@ -12,7 +12,8 @@ without: drafting's CPU seconds are the difference, as draft_speed.py counts the
 - `torch-cpu` (--torch-cpu): the same with the models in torch on the CPU, one thread;
 - `cuda-W` (a CUDA host; one arm per --workers W): W workers with HSD_DRAFT_DEVICE=cuda, pages a
   second per host = pages / wall seconds from all workers warm to the last page prepared (render
-  included: what feeds a batch), each page --tasks times over per worker.
+  included: what feeds a batch), about --tasks pages a worker; before it `onnxruntime-W`, the same
+  W workers drafting on the host's cores (one ONNX Runtime thread each), the rate to beat.
 Every arm's drafts (kind, order and text of each region) are compared with `onnxruntime`'s.
 `--dry-run`: the repository's sample_docs, the `cuda-W` arms as one, `host-1`: a worker with torch
 on the CPU, into a temporary JSON unless --out-json is given (tests/bench/test_draft_rate.py).
@@ -172,8 +173,9 @@ def arms(opts: argparse.Namespace) -> list[Arm]:
 
     if torch.cuda.is_available() and not torch_models.available():
         print("no CUDA arms: onnx2torch is not installed (pip install --no-deps onnx2torch)", file=sys.stderr)
-    elif torch.cuda.is_available():
-        found += [Arm(f"cuda-{w}", "cuda", workers=w) for w in map(int, opts.workers.split(","))]
+    elif torch.cuda.is_available():  # the host's rate drafting on its cores, then on its GPU
+        for w in map(int, opts.workers.split(",")):
+            found += [Arm(f"onnxruntime-{w}", "onnxruntime", workers=w), Arm(f"cuda-{w}", "cuda", workers=w)]
     return found
 
 
