@@ -1,27 +1,34 @@
-"""The GPU run in one command: CUDA tests, cost curves, oracle table, batch throughput.
+"""The GPU run in one command: engine step, CUDA tests, cost curves, throughput, oracle table.
 
-On a machine with a CUDA GPU (about 20 minutes of steps on one H100: the CUDA tests 1.5, the cost
-curves 0.5, the oracle table 4.5, throughput at batch 8 and 32 4, at batch 1 over 5, the rest
-loading; a 15-minute lease takes it in two, with `--only`):
+On a machine with a CUDA GPU (about 25 minutes of steps on one H100: the engine step 1.5, the
+CUDA tests 2.5, the cost curves 1, throughput at batch 8, 32 and 64 5, at batch 1 over 5, the
+oracle table 4.5, the rest loading and Qwen), or as much of it as `--budget-s` allows:
 
     python benchmarks/gpu.py                 # or: bash benchmarks/gpu.sh
+    bash benchmarks/gpu.sh --out DIR --budget-s 520 --pack "$OUT/gpu-results.tar.gz"   # a lease
 
-1. the CUDA test subset: lossless decoding, batched verification and the session cache of every
-   tiny family, in float32 on the GPU (HSD_TEST_DEVICE=cuda);
-2. the cost curve of the full-size HunyuanOCR and Qwen2.5-VL-3B language models in bf16;
-3. the oracle table of ar / page / hsd / auto one page at a time (full-size HunyuanOCR, bf16, 16
-   dev pages of every kind, 384 tokens);
-4. the throughput table of ar and auto at batch 8, 32, 64 and 1 on up to 4 pages of each of those
-   documents (32 pages, so rows that finish are refilled), each run drafting its pages in 4
-   background processes beside the model, as `hsd convert` does (a page starts once rendered, its
-   drafts join it when made); then full-size Qwen2.5-VL-3B at batch 1 and 32 with the repetition
-   penalty its checkpoint ships (1.05), which the oracle pays on every pass.
+Steps, most wanted first (a lease that ends early keeps the first):
+1. the decode step by engine (benchmarks/engine_step.py: transformers eager, hsd's static KV
+   cache, CUDA graphs; gpu-engine.json);
+2. the CUDA test subset: lossless decoding, batched verification, the session cache and the
+   static engine of every tiny family, in float32 on the GPU (HSD_TEST_DEVICE=cuda);
+3. the cost curve of the full-size HunyuanOCR and Qwen2.5-VL-3B language models in bf16;
+4. the throughput table of ar and auto at batch 8, 32, 64 and 1 on up to 4 pages of each of
+   the 16 documents below (32 pages, so rows that finish are refilled), each run drafting its
+   pages in 4 background processes beside the model, as `hsd convert` does (a page starts once
+   rendered, its drafts join it when made);
+5. the oracle table of ar / page / hsd / auto one page at a time (full-size HunyuanOCR, bf16, 16
+   dev pages of every kind, 384 tokens), and transformers' own generate on its static cache;
+6. full-size Qwen2.5-VL-3B at batch 1 and 32 with the repetition penalty its checkpoint ships
+   (1.05), which the oracle pays on every pass.
 Each step writes one JSON into --out (default benchmarks/results/), named as the dashboard reads
-it: `cuda-tests-GPU.json`, `cost-GPU-FAMILY.json`, `oracle-GPU-hunyuan_vl.json`,
+it: `gpu-engine.json`, `cuda-tests-GPU.json`, `cost-GPU-FAMILY.json`, `oracle-GPU-hunyuan_vl.json`,
 `throughput-GPU-hunyuan_vl.json`, GPU being the card's short name (h100); then
-`python benchmarks/dashboard.py` rewrites RESULTS.md's tables. The throughput step rewrites its
-JSON after each of its runs, so a lease that ends mid-step keeps the runs it finished (batch 1 comes
-last: plain decoding of 32 pages one at a time is its longest run). `--only`, `--pages`, `--tokens`
+`python benchmarks/dashboard.py` rewrites RESULTS.md's tables. The throughput steps rewrite their
+JSON after each of their runs, so a step stopped by the budget keeps the runs it finished (batch 1
+comes last: plain decoding of 32 pages one at a time is its longest run). `--budget-s` skips a step
+whose estimate no longer fits and stops the one running when the time is up; `--pack` writes every
+JSON into one archive (a lent machine sends back at most 8 files). `--only`, `--pages`, `--tokens`
 and `--batch-sizes` fit the run to a shorter lease; `--corpus` and `--model` point at copies where
 the repository's neighbours did not travel; `--list-pages` prints the pages and exits.
 
@@ -38,8 +45,10 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -49,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, also when
 
 from record import CORPUS, REPO, commit, scrub  # noqa: E402
 
-STEPS = ("tests", "model", "cost", "oracle", "throughput")
+STEPS = ("engine", "tests", "model", "cost", "throughput", "oracle")
 CUDA_TESTS = (
     "tests/targets/test_lossless.py",
     "tests/targets/test_batched.py",
@@ -83,7 +92,7 @@ PAGES = (
 
 THROUGHPUT_PAGES = 4  # pages of each document in the throughput step: 32 of PAGES' documents
 # JSON files a GPU run writes whose dashboard table comes with their first figures (dashboard.BLOCKS).
-AWAITING = ("throughput-{tag}-qwen2_5_vl.json", "external-{tag}-hunyuan_vl.json")
+AWAITING = ("gpu-engine.json", "throughput-{tag}-qwen2_5_vl.json", "external-{tag}-hunyuan_vl.json")
 RESULTS = REPO / "benchmarks" / "results"
 
 
@@ -96,6 +105,9 @@ class Step:
     env: tuple[tuple[str, str], ...] = field(default=())
     group: str = ""  # one of STEPS, for --only
     out: Path | None = None  # the tests step's record is written by run(); the others by hsd bench
+    estimate_s: float = 60.0  # seconds on an H100, for --budget-s
+    partial: bool = False  # its JSON keeps the runs it finished: worth starting with less time left
+    optional: bool = False  # the run goes on when it fails
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,30 +150,35 @@ def plan(
     """
     s = Settings.of(dry)
     s = replace(s, tokens=tokens or s.tokens, batch_sizes=batch_sizes or s.batch_sizes)
+    engine = (sys.executable, str(REPO / "benchmarks" / "engine_step.py"), "--out", str(out))
+    engine += ("--dry-run",) if dry else ()
+    steps = [Step("engine step", engine, group="engine", out=out / "gpu-engine.json", estimate_s=90, optional=True)]
     tests = (sys.executable, "-m", "pytest", "-q", *s.tests, *CUDA_TESTS)
-    steps = [Step("CUDA tests", tests, (("HSD_TEST_DEVICE", s.device),), "tests", out / f"cuda-tests-{tag}.json")]
+    env = (("HSD_TEST_DEVICE", s.device),)
+    steps.append(Step("CUDA tests", tests, env, "tests", out / f"cuda-tests-{tag}.json", estimate_s=150))
     hy = model or (work or out) / "hy-tok"
     if model is None:
         steps.append(_tokenizer_dir(dry, hy, corpus))
     for family in ("hunyuan_vl", "qwen2_5_vl"):
         path = out / f"cost-{tag}-{family}.json"
         argv = _hsd("bench", "--full-size", family, *s.cost, *_device(s), "--out-json", str(path))
-        steps.append(Step(f"cost curve {family}", argv, s.env, "cost", path))
+        steps.append(Step(f"cost curve {family}", argv, s.env, "cost", path, estimate_s=40))
     pages = [str(REPO / "sample_docs")] if dry else [str(corpus / p) for p in PAGES[:n_pages]]
     common = (*pages, "--model", str(hy), "--max-new-tokens", str(s.tokens), *_device(s))
     common += () if dry else ("--oracle", "--full-size", "hunyuan_vl")  # no truth for sample_docs
+    path = out / f"throughput-{tag}-hunyuan_vl.json"
+    batch = ("--max-pages", str(THROUGHPUT_PAGES), "--methods", "ar,auto", "--batch-pages", s.batch_sizes)
+    batch += ("--workers", str(s.workers), "--warmup", "0", "--out-json", str(path))
+    argv = _hsd("bench", *common, *batch)
+    steps.append(Step(f"throughput, batch {s.batch_sizes}", argv, s.env, "throughput", path, 600, partial=True))
     path = out / f"oracle-{tag}-hunyuan_vl.json"
     oracle = ("--max-pages", "1", "--methods", "ar,page,hsd,auto", "--out-json", str(path))
-    steps.append(Step("oracle table, batch 1", _hsd("bench", *common, *oracle), s.env, "oracle", path))
+    steps.append(Step("oracle table, batch 1", _hsd("bench", *common, *oracle), s.env, "oracle", path, 270))
     # transformers' own generate on its static cache (compiled: a compile per prompt shape, so 4 pages)
     path = out / f"external-{tag}-hunyuan_vl.json"
     external = (*pages[:4], *common[len(pages) :])
     external += ("--max-pages", "1", "--methods", "ar,hf-static", "--out-json", str(path))
-    steps.append(Step("transformers generate, static cache", _hsd("bench", *external), s.env, "oracle", path))
-    path = out / f"throughput-{tag}-hunyuan_vl.json"
-    batch = ("--max-pages", str(THROUGHPUT_PAGES), "--methods", "ar,auto", "--batch-pages", s.batch_sizes)
-    batch += ("--workers", str(s.workers), "--warmup", "0", "--out-json", str(path))
-    steps.append(Step(f"throughput, batch {s.batch_sizes}", _hsd("bench", *common, *batch), s.env, "throughput", path))
+    steps.append(Step("transformers generate, static cache", _hsd("bench", *external), s.env, "oracle", path, 240))
     steps += _qwen_throughput(dry, s, out, tag, work or out, pages, corpus)
     return steps
 
@@ -188,7 +205,7 @@ def _qwen_throughput(dry: bool, s: Settings, out: Path, tag: str, work: Path, pa
     argv += ("--workers", str(s.workers), "--warmup", "0", "--out-json", str(path))
     return [
         Step("model directory qwen2_5_vl", (*make, str(qw)), group="model"),
-        Step(f"throughput qwen2_5_vl, batch {batch}", _hsd("bench", *argv), s.env, "throughput", path),
+        Step(f"throughput qwen2_5_vl, batch {batch}", _hsd("bench", *argv), s.env, "throughput", path, 400, True),
     ]
 
 
@@ -198,7 +215,7 @@ def _tokenizer_dir(dry: bool, hy: Path, corpus: Path) -> Step:
     if dry:  # no corpus on a CI machine: the tiny family's own tokenizer
         return Step("model directory hunyuan_vl", (*make, str(hy)), group="model")
     trained = ("--tokenizer-text", str(corpus), "--vocab", "16000", "--real-images")
-    return Step("model directory hunyuan_vl", (*make, *trained, str(hy)), group="model")
+    return Step("model directory hunyuan_vl", (*make, *trained, str(hy)), group="model", estimate_s=30)
 
 
 def _device(s: Settings) -> tuple[str, ...]:
@@ -215,27 +232,64 @@ def gpu_tag(name: str) -> str:
     return found[1].lower() if found else "cuda"
 
 
-def run(steps: list[Step], placeholders: dict[str, str], commit: str | None, log=print) -> list[tuple[str, float, int]]:
-    """Every step in order, stopping at the first failure; (name, seconds, exit status) per step run.
+def run(
+    steps: list[Step], placeholders: dict[str, str], commit: str | None, log=print, deadline: float | None = None
+) -> list[tuple[str, float, int]]:
+    """Every step in order, stopping at the first failure of a step that is not optional; (name,
+    seconds, exit status) per step run.
 
-    Each JSON a step leaves gets the commit, and `placeholders` for this machine's paths."""
+    With a `deadline` (time.monotonic()), a step whose estimate no longer fits is skipped unless
+    its JSON keeps partial runs, and a step still running at the deadline is stopped. Each JSON a
+    step leaves gets the commit, and `placeholders` for this machine's paths."""
     done = []
     for step in steps:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and (left < 5 or (left < step.estimate_s and not step.partial)):
+            log(f"== {step.name}: skipped, about {step.estimate_s:.0f} s and {max(left, 0):.0f} s left")
+            continue
         log(f"== {step.name}: {shlex.join(step.argv)}")
         t0 = time.perf_counter()
-        env = {**os.environ, **dict(step.env)}
-        capture = step.group == "tests"  # its outcome is recorded from pytest's last line
-        proc = subprocess.run(step.argv, cwd=REPO, env=env, capture_output=capture, text=True)
-        if capture:
-            print(proc.stdout + proc.stderr, end="")
-            _record_tests(step, proc.stdout, time.perf_counter() - t0, proc.returncode)
-        done.append((step.name, time.perf_counter() - t0, proc.returncode))
-        log(f"== {step.name}: exit {proc.returncode} after {done[-1][1]:.0f} s")
+        code, out, err = _run_step(step, left)
+        if step.group == "tests":  # its outcome is recorded from pytest's last line
+            print(out + err, end="")
+            _record_tests(step, out, time.perf_counter() - t0, code)
+        done.append((step.name, time.perf_counter() - t0, code))
+        log(f"== {step.name}: exit {code} after {done[-1][1]:.0f} s")
         if step.out is not None and step.out.exists():
             stamp(step.out, placeholders, commit)
-        if proc.returncode:
+        if code and not step.optional:
             break
     return done
+
+
+def _run_step(step: Step, seconds: float | None) -> tuple[int, str, str]:
+    """The step's exit status (124: stopped at the deadline) and, for the tests, its stdout and stderr.
+
+    In a session of its own, so that stopping it stops the drafting workers it started too."""
+    env = {**os.environ, **dict(step.env)}
+    capture = subprocess.PIPE if step.group == "tests" else None
+    proc = subprocess.Popen(
+        step.argv, cwd=REPO, env=env, stdout=capture, stderr=capture, text=True, start_new_session=True
+    )
+    try:
+        out, err = proc.communicate(timeout=seconds)
+        return proc.returncode, out or "", err or ""
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            out, err = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+        return 124, out or "", err or ""
+
+
+def pack(out: Path, archive: Path) -> None:
+    """Every JSON in `out` into one gzipped tar (a lent machine sends back few files)."""
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(archive, "w:gz") as tar:
+        for path in sorted(out.glob("*.json")):
+            tar.add(path, arcname=path.name)
 
 
 def _record_tests(step: Step, output: str, seconds: float, code: int) -> None:
@@ -271,6 +325,8 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--tokens", type=int, help="max new tokens per page (default 384; dry run 16)")
     p.add_argument("--batch-sizes", help="throughput batch sizes (default 8,32,64,1; dry run 1,2)")
     p.add_argument("--commit", default=commit(), help="the code's commit, for the JSON [default: git's HEAD]")
+    p.add_argument("--budget-s", type=float, help="seconds the run may take: steps that do not fit are skipped")
+    p.add_argument("--pack", type=Path, help="also write every JSON of --out into this .tar.gz")
     p.add_argument("--list-pages", action="store_true", help="print the first --pages pages under --corpus and exit")
     args = p.parse_args(argv)
     if set(args.only.split(",")) - set(STEPS):
@@ -298,7 +354,10 @@ def main(argv: list[str] | None = None) -> int:
     hy = model or work / "hy-tok"
     placeholders = {str(corpus): "CORPUS", str(hy): "HY_TOK", str(out): "benchmarks/results"}
     placeholders |= {str(REPO) + "/": "", str(REPO): "."}
-    done = run([s for s in steps if s.group in args.only.split(",")], placeholders, args.commit)
+    deadline = None if args.budget_s is None else time.monotonic() + args.budget_s
+    done = run([s for s in steps if s.group in args.only.split(",")], placeholders, args.commit, deadline=deadline)
+    if args.pack:
+        pack(out, args.pack.resolve())
     failed = [name for name, _, code in done if code]
     print(f"{len(done)} steps, {sum(s for _, s, _ in done):.0f} s" + (f"; failed: {failed[0]}" if failed else ""))
     print(f"JSON in {out}; `python benchmarks/dashboard.py` rewrites RESULTS.md's tables from benchmarks/results/")

@@ -11,11 +11,14 @@
 # files come back, call 1 carries siteA, corpus, hy-tok and regen.py and runs:
 #   mkdir -p SCRATCH/site && tar xJf .gpu/siteA.tar.xz -C SCRATCH/site && export PYTHONPATH=SCRATCH/site
 #   cp -r .gpu/corpus .gpu/hy-tok SCRATCH/ && python3 .gpu/regen.py SCRATCH/hy-tok
-#   python3 benchmarks/gpu.py --only tests,cost --out OUT
+#   python3 benchmarks/gpu.py --only engine,tests,cost --out SCRATCH/r --budget-s 240 --pack OUT/r1.tar.gz
 # and call 2 (within the machine's idle window) carries siteB and runs:
 #   tar xf .gpu/siteB.tar -C SCRATCH/site && export PYTHONPATH=SCRATCH/site
-#   python3 benchmarks/gpu.py --corpus SCRATCH/corpus --model SCRATCH/hy-tok --only oracle,throughput --out OUT
-# The JSON files in OUT go to benchmarks/results/; `python benchmarks/dashboard.py` then rewrites
+#   python3 benchmarks/gpu.py --corpus SCRATCH/corpus --model SCRATCH/hy-tok --only throughput,oracle \
+#     --out SCRATCH/r --budget-s 520 --pack OUT/r2.tar.gz
+# (--budget-s under the call's timeout: the steps that do not fit are skipped, the one running is
+# stopped in time, and the archive is written).
+# The JSON files in the archives go to benchmarks/results/; `python benchmarks/dashboard.py` then rewrites
 # RESULTS.md's tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."

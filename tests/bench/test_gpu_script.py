@@ -118,12 +118,47 @@ def test_a_short_lease_plan_takes_a_ready_model_and_the_first_pages(tmp_path):
     gpu = _gpu()
     corpus, model = tmp_path / "corpus", tmp_path / "hy"
     steps = gpu.plan(False, tmp_path, corpus, model, 10, 128, "1,10")
-    groups = ["tests", "cost", "cost", "oracle", "oracle", "throughput", "model", "throughput"]
-    assert [s.group for s in steps] == groups
-    oracle, throughput = steps[3].argv, steps[5].argv
+    groups = ["engine", "tests", "cost", "cost", "throughput", "oracle", "oracle", "model", "throughput"]
+    assert [s.group for s in steps] == groups  # most wanted first: a lease that ends early keeps them
+    throughput, oracle = steps[4].argv, steps[5].argv
     assert _option(oracle, "--model") == str(model) and _option(oracle, "--max-new-tokens") == "128"
     assert [a for a in oracle if a.startswith(str(corpus))] == [str(corpus / p) for p in gpu.PAGES[:10]]
-    assert _option(throughput, "--batch-pages") == "1,10" and _option(steps[7].argv, "--batch-pages") == "1"
+    assert _option(throughput, "--batch-pages") == "1,10" and _option(steps[8].argv, "--batch-pages") == "1"
+    assert _option(steps[0].argv, "--out") == str(tmp_path) and steps[0].optional
+
+
+def _step(gpu, name: str, seconds: float, estimate: float, partial: bool = False):
+    argv = (sys.executable, "-c", f"import time; time.sleep({seconds})")
+    return gpu.Step(name, argv, group="throughput", estimate_s=estimate, partial=partial)
+
+
+def test_a_budget_skips_what_no_longer_fits_and_stops_what_overruns():
+    """A step whose estimate exceeds the time left is skipped; one that keeps partial runs starts
+    anyway and is stopped at the deadline (exit 124); nothing starts after it."""
+    import time
+
+    gpu = _gpu()
+    steps = [
+        _step(gpu, "too long", 0, estimate=60),
+        _step(gpu, "partial", 30, estimate=60, partial=True),
+        _step(gpu, "quick", 0, estimate=0),
+    ]
+    logged: list[str] = []
+    t0 = time.monotonic()
+    done = gpu.run(steps, {}, "abc1234", log=logged.append, deadline=t0 + 8)
+    assert [(name, code) for name, _, code in done] == [("partial", 124)]
+    assert time.monotonic() - t0 < 25 and any("too long: skipped" in line for line in logged)
+    assert not any("quick" in line for line in logged)
+
+
+def test_pack_puts_every_json_in_one_archive(tmp_path):
+    import tarfile
+
+    for name in ("a.json", "b.json", "c.txt"):
+        (tmp_path / name).write_text("{}")
+    _gpu().pack(tmp_path, tmp_path / "back" / "r.tar.gz")
+    with tarfile.open(tmp_path / "back" / "r.tar.gz") as tar:
+        assert sorted(tar.getnames()) == ["a.json", "b.json"]
 
 
 def test_list_pages_prints_the_first_pages_under_the_corpus(tmp_path, capsys):
