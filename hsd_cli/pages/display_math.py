@@ -18,6 +18,8 @@ from hsd_cli.pages.mathglyph import Glyph
 JOIN_GAP = 0.25  # ems between the line boxes of one formula's stacked parts (MuPDF's boxes touch)
 SIDE_GAP = 1.0  # ems between two parts of one formula side by side (MuPDF split it at a shifted baseline)
 APART = 0.15  # ems at least between a display and a line of text above or below it (tight leading)
+WIDE_SPACE = 2.0  # ems at most between two parts of one formula level in a column (`\qquad`)
+COLUMN_LINE = 3.0  # ems at most from a formula to the text line whose width says its column
 Row = tuple[BBox, list[Glyph]]
 _PARTS = ("formula", "part", "blank")
 
@@ -33,14 +35,38 @@ def display_boxes(rows: list[Row], taken: list[BBox]) -> list[BBox]:
         # by the row beside the fraction: the two groups are one formula.
         members = _grown(i, rows, kinds)
         groups = [g for g in groups if not g & members] + [members.union(*(g for g in groups if g & members))]
+    text = [rows[j][0] for j in range(len(rows)) if kinds[j] not in _PARTS]
     out = []
-    for members in groups:
+    for members in _side_by_side(groups, rows, text):
         box = geo.union_box([rows[j][0] for j in members])
         size = max(g.size for j in members for g in rows[j][1])
-        text = [rows[j][0] for j in range(len(rows)) if kinds[j] not in _PARTS]
         if _apart(box, size, text) and not any(geo.intersection(box, t) > 0 for t in taken):
             out.append(box)
     return out
+
+
+def _side_by_side(groups: list[set[int]], rows: list[Row], text: list[BBox]) -> list[set[int]]:
+    """Groups level with each other, a wide space apart (`\\pmod`'s em, a `\\quad`) in one
+    column (a text line near them spans both), joined: one formula, not two displays."""
+    out: list[set[int]] = []
+    for members in sorted(groups, key=lambda m: geo.union_box([rows[j][0] for j in m])[0]):
+        box = geo.union_box([rows[j][0] for j in members])
+        size = max(g.size for j in members for g in rows[j][1])
+        home = next((m for m in out if _one_line(geo.union_box([rows[j][0] for j in m]), box, size, text)), None)
+        if home is None:
+            out.append(set(members))
+        else:
+            home |= members
+    return out
+
+
+def _one_line(a: BBox, b: BBox, size: float, text: list[BBox]) -> bool:
+    level = min(a[3], b[3]) - max(a[1], b[1]) > 0.5 * min(a[3] - a[1], b[3] - b[1])
+    if not level or b[0] - a[2] > WIDE_SPACE * size:
+        return False
+    top, foot, left, right = min(a[1], b[1]), max(a[3], b[3]), min(a[0], b[0]), max(a[2], b[2])
+    near = [t for t in text if max(top - t[3], t[1] - foot) < COLUMN_LINE * size]
+    return any(t[0] <= left + 1 and t[2] >= right - 1 for t in near)
 
 
 def _grown(seed: int, rows: list[Row], kinds: list[str]) -> set[int]:

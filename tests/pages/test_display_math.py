@@ -98,3 +98,22 @@ def test_a_formula_box_over_a_heading_shrinks_to_the_formula(monkeypatch):
     (found,) = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (box,))
     assert found.text == "V_{a}=R"
     assert 60 < found.bbox[1] < 80 and found.bbox[3] >= 94
+
+
+def test_parts_a_wide_space_apart_in_one_column_are_one_display():
+    """`a ≡ a  (mod p)`: \\pmod sets an em before its bracket, which split the display in two;
+    a line of the column above spans both, so they are one formula. Without such a line (two
+    formulas side by side in two cards) they stay two."""
+    from hsd_cli.pages import display_math
+    from hsd_cli.pages.mathglyph import Glyph
+
+    def row(text: str, x: float, base: float, font: str = "KaTeX_Math-Italic") -> tuple:
+        glyphs = [
+            Glyph(c, (x + 7 * i, base - 9, x + 7 * i + 7, base + 3), base, 12.0, font) for i, c in enumerate(text)
+        ]
+        return (x, base - 9, x + 7 * len(text), base + 3), glyphs
+
+    left, right = row("a≡a", 100, 100), row("(mod p)", 134, 100)  # 13 pt (1.1 em) apart
+    line = row("The column's line of text above them both", 60, 70, "Times-Roman")
+    assert display_math.display_boxes([line, left, right], []) == [(100, 91, 183, 103)]
+    assert display_math.display_boxes([left, right], []) == [(100, 91, 121, 103), (134, 91, 183, 103)]
