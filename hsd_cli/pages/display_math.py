@@ -13,6 +13,7 @@ from __future__ import annotations
 from hsd_cli.datatypes import BBox
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import inline_math
+from hsd_cli.pages.formula import is_tag
 from hsd_cli.pages.mathglyph import Glyph
 
 JOIN_GAP = 0.25  # ems between the line boxes of one formula's stacked parts (MuPDF's boxes touch)
@@ -41,8 +42,15 @@ def display_boxes(rows: list[Row], taken: list[BBox]) -> list[BBox]:
         box = geo.union_box([rows[j][0] for j in members])
         size = max(g.size for j in members for g in rows[j][1])
         if _apart(box, size, text) and not any(geo.intersection(box, t) > 0 for t in taken):
-            out.append(box)
+            out.append(_numbered(box, size, rows, text))
     return out
+
+
+def _numbered(box: BBox, size: float, rows: list[Row], text: list[BBox]) -> BBox:
+    """The display's box with its equation number, `(3.1)` level with it at its column's right
+    edge (a text line near them spans both), taken in: its LaTeX ends in `\\tag{3.1}`."""
+    tags = [b for b, glyphs in rows if b[0] > box[2] and is_tag(glyphs) and _one_line(box, b, size, text, wide=False)]
+    return geo.union_box([box, min(tags, key=lambda b: b[0])]) if tags else box
 
 
 def _side_by_side(groups: list[set[int]], rows: list[Row], text: list[BBox]) -> list[set[int]]:
@@ -60,9 +68,10 @@ def _side_by_side(groups: list[set[int]], rows: list[Row], text: list[BBox]) -> 
     return out
 
 
-def _one_line(a: BBox, b: BBox, size: float, text: list[BBox]) -> bool:
+def _one_line(a: BBox, b: BBox, size: float, text: list[BBox], wide: bool = True) -> bool:
+    """`b` level with `a` and right of it, both in one column; `wide`: at most a wide space apart."""
     level = min(a[3], b[3]) - max(a[1], b[1]) > 0.5 * min(a[3] - a[1], b[3] - b[1])
-    if not level or b[0] - a[2] > WIDE_SPACE * size:
+    if not level or (wide and b[0] - a[2] > WIDE_SPACE * size):
         return False
     top, foot, left, right = min(a[1], b[1]), max(a[3], b[3]), min(a[0], b[0]), max(a[2], b[2])
     near = [t for t in text if max(top - t[3], t[1] - foot) < COLUMN_LINE * size]

@@ -117,3 +117,21 @@ def test_parts_a_wide_space_apart_in_one_column_are_one_display():
     line = row("The column's line of text above them both", 60, 70, "Times-Roman")
     assert display_math.display_boxes([line, left, right], []) == [(100, 91, 183, 103)]
     assert display_math.display_boxes([left, right], []) == [(100, 91, 121, 103), (134, 91, 183, 103)]
+
+
+def test_an_equation_number_at_the_columns_edge_joins_its_display():
+    """A display the layout model missed takes `(3.1)` at its column's right edge (a text line
+    near them spans both) into its box; a number-like row without such a line stays out."""
+    from hsd_cli.pages import display_math
+    from hsd_cli.pages.mathglyph import Glyph
+
+    def row(text: str, x: float, base: float, font: str = "CMMI10") -> tuple:
+        glyphs = [
+            Glyph(c, (x + 7 * i, base - 9, x + 7 * i + 7, base + 3), base, 12.0, font) for i, c in enumerate(text)
+        ]
+        return (x, base - 9, x + 7 * len(text), base + 3), glyphs
+
+    formula, number = row("x=αy", 100, 100), row("(3.1)", 260, 100, "CMR10")
+    line = row("A line of the column's text above the display", 60, 70, "Times-Roman")
+    assert display_math.display_boxes([line, formula, number], []) == [(100, 91, 295, 103)]
+    assert display_math.display_boxes([formula, number], []) == [(100, 91, 128, 103)]
