@@ -1,8 +1,8 @@
 """The GPU run in one command: engine step, CUDA tests, cost curves, throughput, oracle table.
 
-On a machine with a CUDA GPU (about 25 minutes of steps on one H100: the engine step 1.5, the
-CUDA tests 2.5, the cost curves 1, throughput at batch 8, 32 and 64 5, at batch 1 over 5, the
-oracle table 4.5, the rest loading and Qwen), or as much of it as `--budget-s` allows:
+On a machine with a CUDA GPU (about 27 minutes of steps on one H100: the engine step 1.5, the
+draft rate 2, the CUDA tests 2.5, the cost curves 1, throughput at batch 8, 32 and 64 5, at batch
+1 over 5, the oracle table 4.5, the rest loading and Qwen), or as much of it as `--budget-s` allows:
 
     python benchmarks/gpu.py                 # or: bash benchmarks/gpu.sh
     bash benchmarks/gpu.sh --out DIR --budget-s 520 --pack "$OUT/gpu-results.tar.gz"   # a lease
@@ -10,6 +10,8 @@ oracle table 4.5, the rest loading and Qwen), or as much of it as `--budget-s` a
 Steps, most wanted first (a lease that ends early keeps the first):
 1. the decode step by engine (benchmarks/engine_step.py: transformers eager, hsd's static KV
    cache, CUDA graphs; gpu-engine.json);
+   then draft pages a second per core and per host, drafting on the host's cores and on its GPU
+   (benchmarks/draft_rate.py, 4 and 15 workers; draft-rate-GPU.json);
 2. the CUDA test subset: lossless decoding, batched verification, the session cache and the
    static engine of every tiny family, in float32 on the GPU (HSD_TEST_DEVICE=cuda);
 3. the cost curve of the full-size HunyuanOCR and Qwen2.5-VL-3B language models in bf16;
@@ -58,7 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, also when
 
 from record import CORPUS, REPO, commit, scrub  # noqa: E402
 
-STEPS = ("engine", "tests", "model", "cost", "throughput", "oracle")
+STEPS = ("engine", "drafts", "tests", "model", "cost", "throughput", "oracle")
 CUDA_TESTS = (
     "tests/targets/test_lossless.py",
     "tests/targets/test_batched.py",
@@ -66,6 +68,7 @@ CUDA_TESTS = (
     "tests/targets/test_generate_parity.py",
     "tests/targets/test_static_session.py",
     "tests/targets/test_static_step.py",
+    "tests/drafts/test_torch_engines.py",  # drafting's models on the GPU: ONNX Runtime's outputs and drafts
 )
 # 16 dev pages with Markdown ground truth (the oracle needs it), every kind: born-digital, scanned,
 # page images, a blurry scan.
@@ -92,7 +95,12 @@ PAGES = (
 
 THROUGHPUT_PAGES = 4  # pages of each document in the throughput step: 32 of PAGES' documents
 # JSON files a GPU run writes whose dashboard table comes with their first figures (dashboard.BLOCKS).
-AWAITING = ("gpu-engine.json", "throughput-{tag}-qwen2_5_vl.json", "external-{tag}-hunyuan_vl.json")
+AWAITING = (
+    "gpu-engine.json",
+    "draft-rate-{tag}.json",
+    "throughput-{tag}-qwen2_5_vl.json",
+    "external-{tag}-hunyuan_vl.json",
+)
 RESULTS = REPO / "benchmarks" / "results"
 
 
@@ -153,6 +161,10 @@ def plan(
     engine = (sys.executable, str(REPO / "benchmarks" / "engine_step.py"), "--out", str(out))
     engine += ("--dry-run",) if dry else ()
     steps = [Step("engine step", engine, group="engine", out=out / "gpu-engine.json", estimate_s=90, optional=True)]
+    rate = out / f"draft-rate-{tag}.json"
+    drafts = (sys.executable, str(REPO / "benchmarks" / "draft_rate.py"), "--corpus", str(corpus), "--tasks", "2")
+    drafts += ("--out-json", str(rate), *(("--dry-run",) if dry else ()))
+    steps.append(Step("draft rate", drafts, group="drafts", out=rate, estimate_s=120, optional=True))
     tests = (sys.executable, "-m", "pytest", "-q", *s.tests, *CUDA_TESTS)
     env = (("HSD_TEST_DEVICE", s.device),)
     steps.append(Step("CUDA tests", tests, env, "tests", out / f"cuda-tests-{tag}.json", estimate_s=150))

@@ -4,9 +4,9 @@
 #
 # Writes .whl/ and .gpu/ (add `/.whl/` and `/.gpu/` to .git/info/exclude): siteA.tar.xz
 # (transformers, pymupdf with only the ONNX models hsd loads, small dependencies) and siteB.tar
-# (rapidocr, rapid-layout, onnx2torch: drafting on the GPU), each under the limit with the rest of the tree; corpus/ (the PAGES of
-# gpu.py with their ground truth); hy-tok/ (the tokenizer directory without its weights; regen.py
-# gives it random ones there).
+# (rapidocr, rapid-layout, onnx2torch: drafting on the GPU), each under the limit with the rest of
+# the tree; corpus/ (the PAGES of gpu.py with their ground truth, and draft_rate.py's pages);
+# hy-tok/ (the tokenizer directory without its weights; regen.py gives it random ones there).
 # Then, on one warm machine, with SCRATCH a folder outside the repository and OUT the folder whose
 # files come back, call 1 carries siteA, corpus, hy-tok and regen.py and runs:
 #   mkdir -p SCRATCH/site && tar xJf .gpu/siteA.tar.xz -C SCRATCH/site && export PYTHONPATH=SCRATCH/site
@@ -14,7 +14,7 @@
 #   python3 benchmarks/gpu.py --only engine,tests,cost --out SCRATCH/r --budget-s 240 --pack OUT/r1.tar.gz
 # and call 2 (within the machine's idle window) carries siteB and runs:
 #   tar xf .gpu/siteB.tar -C SCRATCH/site && export PYTHONPATH=SCRATCH/site
-#   python3 benchmarks/gpu.py --corpus SCRATCH/corpus --model SCRATCH/hy-tok --only throughput,oracle \
+#   python3 benchmarks/gpu.py --corpus SCRATCH/corpus --model SCRATCH/hy-tok --only drafts,throughput,oracle \
 #     --out SCRATCH/r --budget-s 520 --pack OUT/r2.tar.gz
 # (--budget-s under the call's timeout: the steps that do not fit are skipped, the one running is
 # stopped in time, and the archive is written).
@@ -46,7 +46,8 @@ gpu = importlib.util.module_from_spec(spec); sys.modules["gpu"] = gpu; spec.load
 src, dst = gpu.CORPUS, Path(".gpu/corpus")
 manifest = json.loads((src / "manifest.json").read_text())
 items = {i["file"]: i for i in manifest["items"]}
-manifest["items"] = [items[p] for p in gpu.PAGES]
+import draft_speed  # draft_rate.py's pages too (gpu.py put benchmarks/ on sys.path)
+manifest["items"] = [items[p] for p in dict.fromkeys(gpu.PAGES + tuple(draft_speed.PAGES_KIND))]
 for item in manifest["items"]:
     for f in [item["file"], *(g["file"] for g in item.get("ground_truth", []) if g["file"].endswith(".md"))]:
         (dst / f).parent.mkdir(parents=True, exist_ok=True)
