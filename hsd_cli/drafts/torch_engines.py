@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -49,27 +48,35 @@ def _may_have_cuda() -> bool:
 class OcrSession:
     """A rapidocr InferSession (det, rec): an image batch in, the model's first output out.
 
-    `prefetch` runs batches ahead of the library's own calls (ExactWidthRecognizer): a call whose
-    input was prefetched returns the stored output."""
+    `expect` announces one-image batches the library will ask for (ExactWidthRecognizer): the
+    first call for one of a shape runs all of that shape as one batch, and the others' calls
+    take their stored outputs (one shape's at a time: a line's output is 15 MB at 200 columns)."""
 
     def __init__(self, model: torch_models.TorchModel) -> None:
         self.model = model
-        self._ready: dict[tuple, list[np.ndarray]] = {}
+        self._waiting: dict[tuple, list[np.ndarray]] = {}  # shape -> the inputs of that shape to come
+        self._ready: dict[tuple, list[np.ndarray]] = {}  # input -> its outputs (one per copy of it)
 
     def __call__(self, batch: np.ndarray) -> np.ndarray:
-        stored = self._ready.get(_key(batch))
+        if self._waiting.get(batch.shape[1:]):
+            self._run_group(self._waiting.pop(batch.shape[1:]))
+        stored = self._ready.get(_key(batch)) if self._ready else None
         if stored:
             return stored.pop()
         return self.model(batch)[0]
 
-    def prefetch(self, inputs: list[np.ndarray]) -> None:
-        """Run the one-image batches `inputs` (same shapes) as one batch; keep each one's output."""
-        outputs = self.model(np.stack(inputs))[0]
-        for x, y in zip(inputs, outputs, strict=True):
-            self._ready.setdefault(_key(x[None]), []).append(y[None])
-
-    def clear(self) -> None:
+    def expect(self, inputs: list[np.ndarray]) -> None:
+        """The library will ask for these one-image batches (each [1, C, H, W]), in any order."""
+        self._waiting.clear()
         self._ready.clear()
+        for x in inputs:
+            self._waiting.setdefault(x.shape[1:], []).append(x)
+
+    def _run_group(self, inputs: list[np.ndarray]) -> None:
+        self._ready = {k: v for k, v in self._ready.items() if v}  # the last shape's, all taken by now
+        outputs = self.model(np.concatenate(inputs))[0]
+        for x, y in zip(inputs, outputs, strict=True):
+            self._ready.setdefault(_key(x), []).append(y[None])
 
     def have_key(self, key: str = "character") -> bool:
         return key in self.model.metadata
@@ -111,17 +118,15 @@ class ExactWidthRecognizer:
     def __call__(self, args):
         images = [args.img] if isinstance(args.img, np.ndarray) else args.img
         _, height, width = self.recognizer.rec_image_shape
-        by_width: dict[int, list[np.ndarray]] = defaultdict(list)
+        inputs = []
         for image in images:  # as the library makes it for a batch of one line
             ratio = max(width / height, image.shape[1] / float(image.shape[0]))
-            tensor = self.recognizer.resize_norm_img(image, ratio).astype(np.float32)
-            by_width[tensor.shape[-1]].append(tensor)
+            inputs.append(self.recognizer.resize_norm_img(image, ratio)[None].astype(np.float32))
         try:
-            for group in by_width.values():
-                self.session.prefetch(group)
+            self.session.expect(inputs)
             return self.recognizer(args)
         finally:
-            self.session.clear()
+            self.session.expect([])
 
 
 def run_on(ocr, layout, device: str, det: Path, rec: Path, layout_model: Path) -> None:
