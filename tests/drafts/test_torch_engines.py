@@ -29,10 +29,8 @@ DEVICES = [
 # the detector's map, 1.1e-4 near 0.47 (its threshold 0.3), rec 3e-6, layout 2e-5 (CPU).
 TOLERANCE = {"cpu": 5e-4, "cuda": 2e-3}
 
-pytestmark = [
-    pytest.mark.skipif(not torch_models.available(), reason="onnx2torch is not installed"),
-    pytest.mark.skipif(not (CORPUS / SCAN).is_file(), reason="the dev corpus is not beside the checkout"),
-]
+needs_models = pytest.mark.skipif(not torch_models.available(), reason="onnx2torch is not installed")
+needs_corpus = pytest.mark.skipif(not (CORPUS / SCAN).is_file(), reason="the dev corpus is not beside the checkout")
 
 
 def page(name: str):
@@ -93,6 +91,8 @@ def test_the_draft_device_follows_the_setting(monkeypatch) -> None:
     assert torch_engines.draft_device() == "cpu"  # auto without onnx2torch: ONNX Runtime
 
 
+@needs_models
+@needs_corpus
 @pytest.mark.parametrize("name", [SCAN, PAGE_IMAGE])
 def test_outputs_and_drafts_are_onnx_runtimes(onnx_source, torch_source, name: str, monkeypatch) -> None:
     """Each model's output for each input drafting gave it on the page (detection once, every
@@ -122,6 +122,7 @@ def test_outputs_and_drafts_are_onnx_runtimes(onnx_source, torch_source, name: s
     np.testing.assert_allclose([r.bbox for r in got], [r.bbox for r in want], atol=0.5)
 
 
+@needs_models
 def test_lines_of_one_width_share_a_batch(onnx_source, torch_source, monkeypatch) -> None:
     """Three crops of one width run as one batch, the fourth alone; each reads as it reads alone."""
     from rapidocr.ch_ppocr_rec import TextRecInput
@@ -149,3 +150,29 @@ def _counting(module, batches: list[int]):
         return module(x)
 
     return run
+
+
+class FakeModel:
+    """A model whose output is its input's row sums, counting the batches it ran."""
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    def __call__(self, x: np.ndarray) -> list[np.ndarray]:
+        self.batches.append(len(x))
+        return [x.sum(axis=(2, 3))]
+
+
+def test_a_shape_runs_as_one_batch_when_its_first_input_is_asked_for() -> None:
+    """Expected inputs run by shape on first demand, one shape's outputs held at a time; an input
+    asked for twice (two identical crops) gets its output twice; an unexpected one runs alone."""
+    model = FakeModel()
+    session = torch_engines.OcrSession(model)
+    wide = [np.full((1, 1, 2, 4), v, np.float32) for v in (1, 2, 2)]
+    narrow = [np.full((1, 1, 2, 3), 5, np.float32)]
+    session.expect([wide[0], narrow[0], wide[1], wide[2]])
+    assert model.batches == []  # nothing runs before it is asked for
+    assert session(wide[1]).tolist() == [[16.0]] and model.batches == [3]
+    assert session(wide[0]).tolist() == [[8.0]] and session(wide[2]).tolist() == [[16.0]]
+    assert session(narrow[0]).tolist() == [[30.0]] and model.batches == [3, 1]
+    assert session(np.zeros((1, 1, 2, 5), np.float32)).tolist() == [[0.0]] and model.batches == [3, 1, 1]
