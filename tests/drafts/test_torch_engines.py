@@ -1,6 +1,7 @@
-"""Drafting's models in torch: on real dev pages their raw outputs are ONNX Runtime's within float
-rounding and the drafts are the same; lines of one width share a batch. The CUDA variants run
-with HSD_TEST_DEVICE=cuda (benchmarks/gpu.py's CUDA tests)."""
+"""Drafting's models in torch: on real dev pages (the repository's samples where the corpus is
+not beside the checkout) their raw outputs are ONNX Runtime's within float rounding and the
+drafts are the same; lines of one width share a batch. The CUDA variants run with
+HSD_TEST_DEVICE=cuda (benchmarks/gpu.py's CUDA tests)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from hsd_cli.drafts import rapid_engines, torch_engines
 from hsd_cli.drafts.rapid import RapidOcrSource
 from hsd_cli.pages import torch_models
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "dev"
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO.parent / "shared" / "corpus" / "dev"
 # A scan (a few long lines) and the top of a page image (a table's short cells: many share a width).
 SCAN = "docling/ocr_test.pdf"
 PAGE_IMAGE = "omnidocbench/images/notes_1ba14cb325bc448f7201b20502ecf2b5_15.jpg"
@@ -30,16 +32,19 @@ DEVICES = [
 TOLERANCE = {"cpu": 5e-4, "cuda": 2e-3}
 
 needs_models = pytest.mark.skipif(not torch_models.available(), reason="onnx2torch is not installed")
-needs_corpus = pytest.mark.skipif(not (CORPUS / SCAN).is_file(), reason="the dev corpus is not beside the checkout")
+# Where the dev corpus is not beside the checkout (a lent GPU machine), the repository's own samples.
+PAGES = (CORPUS / SCAN, CORPUS / PAGE_IMAGE)
+SAMPLES = tuple(REPO / "sample_docs" / name for name in ("scanned.pdf", "page.png"))
+PAGES = PAGES if all(p.is_file() for p in PAGES) else SAMPLES
 
 
-def page(name: str):
+def page(path: Path):
     """Page 1 of a dev file as rapid.py reads it: the OCR render of a PDF, a page image's top half."""
     from hsd_cli.pages.render import open_document, render_for_ocr, render_page
 
-    with open_document(CORPUS / name, None) as doc:
+    with open_document(path, None) as doc:
         image = render_for_ocr(doc, render_page(doc, 0, 144))
-    if name.endswith(".jpg"):
+    if path.suffix == ".jpg":
         im = image.image
         image = replace(image, image=im.crop((0, 0, im.width, im.height // 2)))
     return image
@@ -92,9 +97,8 @@ def test_the_draft_device_follows_the_setting(monkeypatch) -> None:
 
 
 @needs_models
-@needs_corpus
-@pytest.mark.parametrize("name", [SCAN, PAGE_IMAGE])
-def test_outputs_and_drafts_are_onnx_runtimes(onnx_source, torch_source, name: str, monkeypatch) -> None:
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
+def test_outputs_and_drafts_are_onnx_runtimes(onnx_source, torch_source, path: Path, monkeypatch) -> None:
     """Each model's output for each input drafting gave it on the page (detection once, every
     line, the layout), ONNX Runtime's against torch's, within float rounding; and the regions,
     kinds, order, text and boxes drafted from them the same."""
@@ -108,7 +112,7 @@ def test_outputs_and_drafts_are_onnx_runtimes(onnx_source, torch_source, name: s
     for owner, session in pairs:
         monkeypatch.setattr(owner, "session", Recorded(owner.session))
         monkeypatch.setattr(session, "model", Recorded(session.model))
-    image = page(name)
+    image = page(path)
     want, got = onnx_source.regions(image), torch_source.regions(image)
     tolerance = TOLERANCE[torch_source.device]
     for owner, session in pairs:
