@@ -11,7 +11,17 @@ from dataclasses import replace
 from PIL import Image
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
-from hsd_cli.drafts import eqtags, figure_body, furniture, headings, ocr_columns, overlay, rapid_engines, tablegrid
+from hsd_cli.drafts import (
+    eqtags,
+    figure_body,
+    furniture,
+    headings,
+    ocr_columns,
+    overlay,
+    rapid_engines,
+    second_look,
+    tablegrid,
+)
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.fractions import stacked_fractions
 from hsd_cli.drafts.paragraphs import paragraphs
@@ -176,6 +186,8 @@ class RapidOcrSource:
         if self._ocr is None:
             threads = self.threads or ort_threads()
             self._ocr, self._layout = rapid_engines.load_engines(self.layout_conf, threads)
+            # Unsure short lines are read again at the recogniser's trained width (second_look.py).
+            self._ocr.text_rec = second_look.SecondLook(self._ocr._load_rec_model())
         return self._ocr, self._layout
 
 
