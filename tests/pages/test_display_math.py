@@ -64,6 +64,25 @@ def test_a_formula_box_over_two_columns_is_split(monkeypatch):
     assert [r.text for r in found] == ["x^{2}=y", "z^{3}=w"]
 
 
+def test_a_formula_box_over_two_cards_stacked_is_split(monkeypatch):
+    """The layout model's one formula box over a card's formula, its text, the next card's
+    heading and formula gives two displays (words between them), the words left to the text."""
+    from hsd_cli.datatypes import Region
+
+    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
+    upper = [("x", 60, 60, 12, "tiit"), ("2", 66, 55, 8, "tiro"), ("= y", 72, 60, 12, "tiit")]
+    words = [
+        ("Taken together, the kernel is shifted.", 40, 90, 11, "tiro"),
+        ("5. Quadratic formula", 40, 120, 11, "tibo"),
+    ]
+    lower = [("z", 60, 150, 12, "tiit"), ("3", 66, 145, 8, "tiro"), ("= w", 72, 150, 12, "tiit")]
+    page = page_with(upper + words + lower)
+    box = Region((35, 40, 250, 160), RegionKind.EQUATION, 0, "")
+    found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (box,))
+    assert [r.text for r in found] == ["x^{2}=y", "z^{3}=w"]
+    assert found[0].bbox[3] < 80 and found[1].bbox[1] > 130
+
+
 def test_a_numerator_seeded_alone_joins_its_formula():
     """A fraction's numerator (the highest row, so seeded first) stands a bar's gap above its
     denominator; the row beside the fraction takes both: one display, not a numerator box
