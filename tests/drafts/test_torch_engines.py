@@ -65,20 +65,43 @@ class Recorded:
         return getattr(self.session, name)
 
 
+def loaded(device: str | None) -> RapidOcrSource:
+    """A source whose engines rapid.py loads (its own wrappers around them included): ONNX
+    Runtime's (None), or with the models in torch on `device`."""
+    source = RapidOcrSource(threads=1)
+    plain = rapid_engines.load_engines
+    with pytest.MonkeyPatch.context() as mp:
+        if device is not None:  # "cpu" to load_engines is ONNX Runtime: the torch models are put in here
+            moved = lambda conf, threads, _=None: rapid_engines.in_torch(plain(conf, threads, "cpu"), device)  # noqa: E731
+            mp.setattr(rapid_engines, "load_engines", moved)
+        mp.setenv(torch_engines.DEVICE_ENV, "cpu")
+        source._engines()
+    source.device = device
+    return source
+
+
 @pytest.fixture(scope="module")
 def onnx_source() -> RapidOcrSource:
-    source = RapidOcrSource(threads=1)
-    source._ocr, source._layout = rapid_engines.load_engines(source.layout_conf, 1, "cpu")
-    return source
+    return loaded(None)
 
 
 @pytest.fixture(scope="module", params=DEVICES)
 def torch_source(request) -> RapidOcrSource:
-    source = RapidOcrSource(threads=1)
-    engines = rapid_engines.load_engines(source.layout_conf, 1, "cpu")
-    source._ocr, source._layout = rapid_engines.in_torch(engines, request.param)
-    source.device = request.param
-    return source
+    return loaded(request.param)
+
+
+def recognizer(engine):
+    """rapidocr's own TextRecognizer under the wrappers hsd puts around it (ExactWidthRecognizer,
+    rapid.py's second look)."""
+    while hasattr(engine, "recognizer"):
+        engine = engine.recognizer
+    return engine
+
+
+def exact_width(engine) -> torch_engines.ExactWidthRecognizer:
+    while not isinstance(engine, torch_engines.ExactWidthRecognizer):
+        engine = engine.recognizer
+    return engine
 
 
 def test_the_draft_device_follows_the_setting(monkeypatch) -> None:
@@ -106,7 +129,7 @@ def test_outputs_and_drafts_are_onnx_runtimes(onnx_source, torch_source, path: P
     tocr, tlayout = torch_source._ocr, torch_source._layout
     pairs = (
         (ocr._load_det_model(), tocr.text_det.session),
-        (ocr._load_rec_model(), tocr.text_rec.session),
+        (recognizer(ocr.text_rec), recognizer(tocr.text_rec).session),
         (layout.model_handler.model_processors, tlayout.session),
     )
     for owner, session in pairs:
@@ -135,10 +158,10 @@ def test_lines_of_one_width_share_a_batch(onnx_source, torch_source, monkeypatch
     crops.append(np.array(Image.new("RGB", (300, 40), "white")))
     crops[0][10:30, 20:180] = 0  # not all alike: one dark bar
     batches = []
-    model = torch_source._ocr.text_rec.session.model
+    model = exact_width(torch_source._ocr.text_rec).session.model
     monkeypatch.setattr(model, "module", _counting(model.module, batches))
-    got = torch_source._ocr.text_rec(TextRecInput(img=crops))
-    want = onnx_source._ocr.text_rec(TextRecInput(img=crops))
+    got = exact_width(torch_source._ocr.text_rec)(TextRecInput(img=crops))
+    want = recognizer(onnx_source._ocr.text_rec)(TextRecInput(img=crops))
     assert sorted(batches) == [1, 3]  # Not [1, 1, 1, 1]: one run per width
     assert got.txts == want.txts
     np.testing.assert_allclose(got.scores, want.scores, atol=1e-3)
