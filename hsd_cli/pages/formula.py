@@ -15,7 +15,7 @@ from dataclasses import replace
 from hsd_cli.datatypes import BBox
 from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages import mathgrid, mathtokens
-from hsd_cli.pages.mathglyph import Glyph, Rule, bottom, extent, top, union
+from hsd_cli.pages.mathglyph import Glyph, Rule, bottom, extent, tall, top, union
 
 __all__ = ["Glyph", "Rule", "is_tag", "split_tag", "tagged", "to_latex"]
 
@@ -87,7 +87,8 @@ def _row(items: list[Glyph], rules: list[Rule]) -> str:
         apart.append(run[0].bbox[0] - right >= spaced * run[0].size)
         right = max(g.bbox[2] for g in run + lo + hi + attached[0] + attached[1])
         spaced = _spacing(run[-1]) if not (attached[0] or attached[1]) else SPACED
-    return mathtokens.joined(tokens, apart, _boxed(words))
+    stretched = [len(run) == 1 and not run[0].latex and tall(run[0]) for run, _ in words]
+    return mathtokens.joined(tokens, apart, _boxed(words), stretched)
 
 
 def _boxed(words: list[tuple[list[Glyph], tuple[list, list]]]) -> list[bool]:

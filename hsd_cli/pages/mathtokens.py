@@ -6,6 +6,8 @@
   superscript is raised as on a box, not a character (formula.py measures it).
 - `∥` opening a group (first, or after an operator) and the next one closing it are the norm
   bars `\\|`, not the relation `\\parallel` (`P\\parallel Q`).
+- A stretched `(` or `[` left open at the row's end (a display clipped at its column's edge)
+  is closed there: `\\left(`..`\\right)`.
 - `(mod p)` is `\\pmod{p}`.
 """
 
@@ -24,11 +26,14 @@ _STYLES = frozenset(["mathbf", "mathbb", "mathcal", "mathrm", "mathfrak", "bolds
 _PMOD = re.compile(r"(?:\\left)?\(\\operatorname\{mod\}\s*([^()]+?)(?:\\right)?\)")
 
 
-def joined(tokens: list[str], apart: list[bool], boxed: list[bool] | None = None) -> str:
+def joined(
+    tokens: list[str], apart: list[bool], boxed: list[bool] | None = None, tall: list[bool] | None = None
+) -> str:
     """The row's LaTeX; `apart[i]`: token i stands a thin space or more after the one before;
-    `boxed[i]`: token i's scripts are set as on a box (a `\\right)` closes there)."""
+    `boxed[i]`: token i's scripts are set as on a box (a `\\right)` closes there); `tall[i]`:
+    token i is a stretched bracket."""
     tokens = _norms(tokens)
-    latex = _join(_fenced(tokens, apart, boxed or [False] * len(tokens)))
+    latex = _join(_fenced(tokens, apart, boxed or [False] * len(tokens), tall or [False] * len(tokens)))
     return _PMOD.sub(r"\\pmod{\1}", _balanced(latex))
 
 
@@ -43,7 +48,7 @@ def _norms(tokens: list[str]) -> list[str]:
     return out
 
 
-def _fenced(tokens: list[str], apart: list[bool], boxed: list[bool]) -> list[str]:
+def _fenced(tokens: list[str], apart: list[bool], boxed: list[bool], tall: list[bool]) -> list[str]:
     out, stack = list(tokens), []
     for i, t in enumerate(tokens):
         closes = _closer(t)
@@ -54,6 +59,12 @@ def _fenced(tokens: list[str], apart: list[bool], boxed: list[bool]) -> list[str
                 out[j], out[i] = "\\left" + tokens[j], "\\right" + t
         elif t in _FENCES:
             stack.append(i)
+    # A stretched ( or [ that nothing closes (its closer cut off where a page clips a wide
+    # display) is TeX's \left: its \right closes the row, as LaTeX needs it to.
+    for j in reversed(stack):
+        if tall[j] and tokens[j] in "([":
+            out[j] = "\\left" + tokens[j]
+            out.append("\\right" + _FENCES[tokens[j]])
     return out
 
 

@@ -36,3 +36,11 @@ def test_a_closer_whose_scripts_sit_as_on_a_box_closes_a_left_right_pair():
     tokens = ["-", "(", "\\mathbb{E}", "X", ")^{2}"]
     assert joined(tokens, [False] * 5, [False] * 4 + [True]) == "-\\left(\\mathbb{E}X\\right)^{2}"
     assert joined(tokens, [False] * 5) == "-(\\mathbb{E}X)^{2}"
+
+
+def test_a_stretched_opener_left_open_is_closed_at_the_row_end():
+    """A display clipped at its column's edge lost its \\right): the stretched `(` still opens
+    a \\left group, closed at the end; a plain `[` of a half-open interval `[0, 1)` stays."""
+    tokens = ["\\exp", "(", "-", "\\frac{a}{b}"]
+    assert joined(tokens, [False] * 4, None, [False, True, False, False]) == "\\exp\\left(-\\frac{a}{b}\\right)"
+    assert joined(["[", "0", ",", "1", ")"], [False] * 5) == "[0,1)"
