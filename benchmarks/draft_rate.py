@@ -199,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
         files = [record.REPO / "sample_docs" / name for name in SAMPLES]
     else:  # a corpus copy may hold only some of them (gpu_pack.sh's)
         files = [CORPUS / p for p in PAGES_KIND if (CORPUS / p).is_file()]
+    if not files:
+        raise SystemExit(f"none of draft_speed.py's pages is under {CORPUS} (--corpus)")
     runs = [run_arm(arm, files, opts.tasks if arm.workers > 1 else 1) for arm in arms(opts)]
     tag = "dry" if opts.dry_run else _tag()
     argv = sys.argv[1:] if argv is None else argv
