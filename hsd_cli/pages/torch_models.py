@@ -107,7 +107,7 @@ class TorchModel:
     def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
         import torch
 
-        with torch.inference_mode(), _ieee_convolutions(self.device.type == "cuda"), warnings.catch_warnings():
+        with torch.inference_mode(), _full_float32(self.device.type == "cuda"), warnings.catch_warnings():
             # onnx2torch's Slice indexes with a list, which torch still reads as a tuple, warning
             # on every call that it may not some day (the outputs are checked against ONNX Runtime's).
             warnings.filterwarnings("ignore", "Using a non-tuple sequence", UserWarning)
@@ -118,27 +118,25 @@ class TorchModel:
 
 
 @contextmanager
-def _ieee_convolutions(cuda: bool):
-    """cuDNN convolutions in full float32 inside: by default they may round their inputs to TF32
-    (10-bit mantissa), which moves scores near the detector's and CTC's thresholds. Restored after,
-    so a target in the same process keeps its own setting."""
+def _full_float32(cuda: bool):
+    """cuDNN convolutions and CUDA matmuls in full float32 inside: convolutions may round their
+    inputs to TF32 by default (10-bit mantissa), and matmuls do where a process asked for "high"
+    precision, which moves scores near the detector's and CTC's thresholds. Restored after, so a
+    target in the same process keeps its own settings."""
     import torch
 
-    conv = getattr(torch.backends.cudnn, "conv", None)  # torch >= 2.9; before, the legacy flag
-    if not cuda:
+    backends = (getattr(torch.backends.cudnn, "conv", None), getattr(torch.backends.cuda, "matmul", None))
+    if not cuda or any(b is None or not hasattr(b, "fp32_precision") for b in backends):
+        yield  # before torch 2.9 only the legacy flags: convolutions as the process has them
+        return
+    before = [b.fp32_precision for b in backends]
+    try:
+        for b in backends:
+            b.fp32_precision = "ieee"
         yield
-    elif conv is not None:
-        before, conv.fp32_precision = conv.fp32_precision, "ieee"
-        try:
-            yield
-        finally:
-            conv.fp32_precision = before
-    else:
-        before, torch.backends.cudnn.allow_tf32 = torch.backends.cudnn.allow_tf32, False
-        try:
-            yield
-        finally:
-            torch.backends.cudnn.allow_tf32 = before
+    finally:
+        for b, value in zip(backends, before, strict=True):
+            b.fp32_precision = value
 
 
 @contextmanager

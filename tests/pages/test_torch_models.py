@@ -95,15 +95,15 @@ def test_torchvision_is_not_left_importable() -> None:
     assert had or "torchvision" not in sys.modules
 
 
-def test_cuda_convolutions_run_in_full_float32_inside_only() -> None:
-    """cuDNN may round a float32 convolution's inputs to TF32: off while a draft model runs, as it
-    was after (a target in the same process keeps its setting); nothing changes for the CPU."""
+def test_cuda_convolutions_and_matmuls_run_in_full_float32_inside_only() -> None:
+    """cuDNN may round a float32 convolution's inputs to TF32 (matmuls too, where a process asks
+    for it): off while a draft model runs, as they were after; nothing changes for the CPU."""
     import torch
 
-    conv = torch.backends.cudnn.conv
-    before = conv.fp32_precision
-    with torch_models._ieee_convolutions(True):
-        assert conv.fp32_precision == "ieee"
-    assert conv.fp32_precision == before
-    with torch_models._ieee_convolutions(False):
-        assert conv.fp32_precision == before
+    conv, matmul = torch.backends.cudnn.conv, torch.backends.cuda.matmul
+    before = (conv.fp32_precision, matmul.fp32_precision)
+    with torch_models._full_float32(True):
+        assert (conv.fp32_precision, matmul.fp32_precision) == ("ieee", "ieee")
+    assert (conv.fp32_precision, matmul.fp32_precision) == before
+    with torch_models._full_float32(False):
+        assert (conv.fp32_precision, matmul.fp32_precision) == before
