@@ -4,10 +4,11 @@ onnx2torch converts the graph as it is, node by node: no network is written out 
 of its gaps are closed on the ONNX graph first, by exact rewrites (`exact_graph`): SAME_UPPER /
 SAME_LOWER auto padding, which it does not implement, becomes the explicit pads it means (exact
 where the node's strides are 1, whatever the input size, which is the case in every draft model),
-and Constant nodes become initializers, the form its converters read attribute-like inputs from
-(Clip bounds, Resize scales). The weights are the flushed copies ONNX Runtime runs
-(pages/onnx_models.py). onnx2torch is optional (pip install "hsd-cli[gpu]"): `available()` says
-whether it can be imported.
+and Constant nodes become initializers, where its converters look for weights and attribute-like
+inputs (the layout model's convolution weights are Constant nodes: KeyError without it). The
+weights are the flushed copies ONNX Runtime runs (pages/onnx_models.py). onnx2torch is optional
+(pip install "hsd-cli[gpu]", or onnx2torch with --no-deps): `available()` says whether it can be
+imported.
 """
 
 from __future__ import annotations
