@@ -21,6 +21,7 @@ from hsd_cli.drafts import (
     rapid_engines,
     second_look,
     tablegrid,
+    word_gaps,
 )
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.fractions import stacked_fractions
@@ -186,8 +187,9 @@ class RapidOcrSource:
         if self._ocr is None:
             threads = self.threads or ort_threads()
             self._ocr, self._layout = rapid_engines.load_engines(self.layout_conf, threads)
-            # Unsure short lines are read again at the recogniser's trained width (second_look.py).
-            self._ocr.text_rec = second_look.SecondLook(self._ocr._load_rec_model())
+            # Unsure short lines are read again at the recogniser's trained width (second_look.py),
+            # then word gaps read as nothing become spaces (word_gaps.py).
+            self._ocr.text_rec = word_gaps.WordGaps(second_look.SecondLook(self._ocr._load_rec_model()))
         return self._ocr, self._layout
 
 

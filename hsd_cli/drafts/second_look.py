@@ -32,18 +32,19 @@ class SecondLook:
         from rapidocr.ch_ppocr_rec import TextRecInput
 
         out = self.recognizer(args)
-        if args.return_word_box or out.txts is None:  # word boxes are in the first reading's pixels
+        if out.txts is None:
             return out
         images = [args.img] if isinstance(args.img, np.ndarray) else list(args.img)
         again = unsure_short(images, out.scores)
         if not again:
             return out
-        second = self.recognizer(TextRecInput(img=[pad_to_trained(images[i]) for i in again]))
-        txts, scores = list(out.txts), list(out.scores)
-        for i, text, score in zip(again, second.txts, second.scores, strict=True):
-            if score > scores[i]:
-                txts[i], scores[i] = text, score
-        return replace(out, txts=tuple(txts), scores=tuple(scores))
+        padded = [pad_to_trained(images[i]) for i in again]
+        second = self.recognizer(TextRecInput(img=padded, return_word_box=args.return_word_box))
+        txts, scores, words = list(out.txts), list(out.scores), list(out.word_results)
+        for n, i in enumerate(again):
+            if second.scores[n] > scores[i]:  # padding is on the right: word positions hold
+                txts[i], scores[i], words[i] = second.txts[n], second.scores[n], second.word_results[n]
+        return replace(out, txts=tuple(txts), scores=tuple(scores), word_results=tuple(words))
 
 
 def unsure_short(images: list[np.ndarray], scores) -> list[int]:

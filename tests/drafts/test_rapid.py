@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from hsd_cli.datatypes import PageImage
-from hsd_cli.drafts import AutoSource, RapidOcrSource, rapid, rapid_engines, second_look
+from hsd_cli.drafts import AutoSource, RapidOcrSource, rapid, rapid_engines, second_look, word_gaps
 from hsd_cli.drafts.rapid import MAX_UPSCALE, MIN_LONG_SIDE, _unrotate, ocr_scale
 from hsd_cli.pages.onnx_models import ort_threads
 
@@ -57,12 +57,14 @@ def test_engines_load_offline(source: RapidOcrSource, monkeypatch) -> None:
 def test_lines_are_recognised_one_at_a_time_at_their_own_width(source: RapidOcrSource, monkeypatch) -> None:
     """A short line (a table cell, a number) is not padded to a longer neighbour's width or to
     rapidocr's 320 px: each line is one run of the recognizer, as wide as the line (>= 2 heights);
-    the recognizer is wrapped so that unsure short lines are read again (second_look.py)."""
+    the recognizer is wrapped so that unsure short lines are read again (second_look.py) and word
+    gaps read as nothing become spaces (word_gaps.py)."""
     from rapidocr.ch_ppocr_rec import TextRecInput
 
     ocr = source._engines()[0]
-    assert isinstance(ocr.text_rec, second_look.SecondLook)
-    rec, shapes = ocr.text_rec.recognizer, []
+    assert isinstance(ocr.text_rec, word_gaps.WordGaps)
+    assert isinstance(ocr.text_rec.recognizer, second_look.SecondLook)
+    rec, shapes = ocr.text_rec.recognizer.recognizer, []
     run = rec.session
     monkeypatch.setattr(rec, "session", lambda batch: shapes.append(batch.shape) or run(batch))
     short, long = (np.full((24, w, 3), 255, np.uint8) for w in (30, 480))

@@ -24,6 +24,7 @@ class FakeRecognizer:
             imgs=images,
             txts=tuple(f"w{image.shape[1]}" for image in images),
             scores=tuple(self.sure(image.shape[1]) for image in images),
+            word_results=tuple(f"words of w{image.shape[1]}" for image in images),
         )
 
 
@@ -59,8 +60,8 @@ def test_a_less_sure_second_reading_is_dropped() -> None:
     assert out.txts == ("w60",) and out.scores == (0.5,)
 
 
-def test_word_boxes_keep_the_first_reading() -> None:
-    """Word boxes are positions in the first reading's pixels: no second reading then."""
-    rec = FakeRecognizer(lambda w: 0.5, [])
-    out = SecondLook(rec)(TextRecInput(img=[line(60)], return_word_box=True))
-    assert rec.widths == [[60]] and out.txts == ("w60",)
+def test_word_boxes_come_with_the_reading_kept() -> None:
+    """Padding is on the right, so the kept reading's word positions hold for the line image."""
+    rec = FakeRecognizer(lambda w: 0.95 if w >= 200 else 0.5, [])
+    out = SecondLook(rec)(TextRecInput(img=[line(60), line(400)], return_word_box=True))
+    assert out.txts == ("w200", "w400") and out.word_results == ("words of w200", "words of w400")
