@@ -33,26 +33,47 @@ def has_math_fonts(page: pymupdf.Page) -> bool:
 
 def page_glyph_lines(page: pymupdf.Page) -> list[tuple[tuple, list[Glyph]]]:
     """Every visible text line of the page: (its box, its glyphs), in PDF points."""
+    blocks = page.get_text("rawdict", flags=pymupdf.TEXTFLAGS_RAWDICT)["blocks"]
+    codes = _raw_codes(page, blocks)
     lines = []
-    for block in page.get_text("rawdict", flags=pymupdf.TEXTFLAGS_RAWDICT)["blocks"]:
+    for block in blocks:
         for line in block.get("lines", ()):
             level = misread.is_level(line)
-            glyphs = [g for s in line["spans"] if s.get("alpha", 255) > 0 for g in _span_glyphs(s, level)]
-            if glyphs:
-                lines.append((tuple(line["bbox"]), glyphs))
+            glyphs = [g for s in line["spans"] if s.get("alpha", 255) > 0 for g in _span_glyphs(s, level, codes)]
+            if glyphs:  # an extension glyph's box is set from its code: the line's takes it in
+                box = geo.union_box([line["bbox"], *(g.bbox for g in glyphs if g.big)])
+                lines.append((tuple(box), glyphs))
     return lines
 
 
-def _span_glyphs(span: dict, level: bool = True) -> list[Glyph]:
+def _raw_codes(page: pymupdf.Page, blocks: list[dict]) -> dict[tuple, str]:
+    """Raw codes (by origin) of the extension-font glyphs MuPDF finds no Unicode for: a TeX
+    extension font's glyph names (`integraldisplay`) mean nothing to it, its codes are CMEX's
+    layout (mathchars.CMEX). Read only when such a glyph is on the page."""
+    spans = [s for b in blocks for line in b.get("lines", ()) for s in line["spans"]]
+    if not any(misread.UNMAPPED in (c["c"] for c in s["chars"]) and _hangs_below(s) for s in spans):
+        return {}
+    flags = pymupdf.TEXTFLAGS_RAWDICT | pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
+    coded = page.get_text("rawdict", flags=flags)["blocks"]
+    chars = [c for b in coded for line in b.get("lines", ()) for s in line["spans"] for c in s["chars"]]
+    return {_at(c): c["c"] for c in chars}
+
+
+def _at(ch: dict) -> tuple:
+    return round(ch["origin"][0], 2), round(ch["origin"][1], 2)
+
+
+def _span_glyphs(span: dict, level: bool = True, codes: dict[tuple, str] | None = None) -> list[Glyph]:
     font, size, flags = span["font"], span["size"], span["flags"]
     italic, bold = mc.is_italic(font, flags), mc.is_bold(font, flags)
     is_ext = _hangs_below(span)
     out = []
     for ch in misread.checked_chars(span, level):  # misread glyphs build no formula
-        c = mc.glyph_char(ch["c"], is_ext)
+        raw = ch["c"] if ch["c"] != misread.UNMAPPED or not is_ext else (codes or {}).get(_at(ch), ch["c"])
+        c = mc.glyph_char(raw, is_ext)
         bbox, base = tuple(ch["bbox"]), ch["origin"][1]
         if is_ext:  # extension glyphs hang below their origin; MuPDF's box is the font's, not theirs
-            bbox = (bbox[0], base - 0.1 * size, bbox[2], base + mc.extension_depth(ch["c"]) * size)
+            bbox = (bbox[0], base - 0.1 * size, bbox[2], base + mc.extension_depth(raw) * size)
         slanted, heavy = mc.alphanumeric_style(ch["c"])
         out.append(Glyph(c, bbox, base, size, font, italic or slanted, bold or heavy, big=is_ext))
     return out

@@ -52,3 +52,20 @@ def test_radical_drawn_as_one_path():
     shape.commit()
     lines, rules = pdfmath._with_surds(page, pdfmath.page_glyph_lines(page), pdfmath.page_rules(page))
     assert pdfmath.region_latex(lines, rules, page.rect) == "\\sqrt{x+1}"
+
+
+def test_extension_glyph_without_unicode_read_by_its_raw_code():
+    """A TeX extension font (mathptmx's CMEX10) whose glyph names MuPDF cannot map reads U+FFFD;
+    its raw code 0x5A is CMEX's display integral, hanging 2.2 em below its origin."""
+    char = {"c": "\ufffd", "bbox": (379.8, 772.6, 384.8, 778.3), "origin": (379.8, 773.0)}
+    span = {"font": "CMEX10", "size": 9.0, "flags": 0, "chars": [char]}
+    blocks = [{"lines": [{"spans": [span]}]}]
+
+    class Page:  # the second extraction, with raw codes for glyphs without Unicode
+        def get_text(self, kind, flags):
+            assert flags & pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
+            return {"blocks": [{"lines": [{"spans": [{**span, "chars": [{**char, "c": "Z"}]}]}]}]}
+
+    codes = pdfmath._raw_codes(Page(), blocks)
+    (glyph,) = pdfmath._span_glyphs(span, True, codes)
+    assert glyph.c == "\u222b" and glyph.big and abs(glyph.bbox[3] - (773.0 + 2.2 * 9.0)) < 1e-6
