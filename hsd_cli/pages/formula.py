@@ -34,6 +34,7 @@ def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
     glyphs, tag = split_tag([g for g in glyphs if g.latex or (g.c.strip() and mc.symbol(g.c))])
     rules = list(rules)
     bars = [r for r in rules if any(g.c == "√" and _starts(g, r) for g in glyphs)]
+    glyphs = _seated(glyphs, bars)
     glyphs = _fractions(glyphs, [r for r in rules if r not in bars], rules)  # before lines: a bar joins its parts
     rows = mathgrid.lines(glyphs, rules)
     latex = mathgrid.stacked(rows, rules, _row) if len(rows) > 1 else _row(glyphs, rules)
@@ -161,6 +162,19 @@ def _radicals(items: list[Glyph], bars: list[Rule], all_rules: list[Rule]) -> li
         built = replace(built, bbox=union([sign, *under]), baseline=max((g.baseline for g in under), default=r.y))
         items = [g for g in items if g is not sign and g not in under] + [built]
     return items
+
+
+def _seated(items: list[Glyph], bars: list[Rule]) -> list[Glyph]:
+    """Radical signs on their radicand's baseline: TeX's radical glyphs hang from their origin
+    at the bar (CMSY's and CMEX's), so a sign in a denominator read as standing above the
+    fraction bar and was left out of it."""
+    out = []
+    for g in items:
+        bar = next((r for r in bars if g.c == "√" and _starts(g, r)), None)
+        under = [h for h in items if bar and h is not g and bar.x0 - 1 <= h.cx <= bar.x1 + 1]
+        feet = [h.baseline for h in under if bar.y < h.baseline <= bar.y + 2.5 * h.size]
+        out.append(replace(g, baseline=max(feet)) if feet and max(feet) > g.baseline else g)
+    return out
 
 
 def _accented(items: list[Glyph]) -> list[Glyph]:

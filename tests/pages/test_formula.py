@@ -129,3 +129,17 @@ def test_katex_modifier_macron_is_a_bar_accent():
     """KaTeX draws \\bar with U+02C9 (a modifier letter, not the macron U+00AF) over its letter."""
     glyphs = [g("X", 0, italic=True), g("ˉ", 1.5, 97, font="KaTeX_Main"), g("n", 7, 101.5, 7, italic=True)]
     assert to_latex(glyphs) == "\\bar{X}_{n}"
+
+
+def test_a_hanging_radical_sign_in_a_denominator():
+    """CMSY's radical hangs from its origin at the bar: read at its radicand's baseline, it sits
+    under the fraction bar with its radicand: \\frac{1}{\\sigma\\sqrt{2\\pi}}, not \\frac{1}{\\sigma 2\\pi}\\sqrt{}."""
+    num = [g("1", 11, 93)]
+    den = [
+        g("σ", 0, 104, italic=True),
+        g("√", 6.5, 98.5, font="CMSY10"),
+        g("2", 15, 104, font="CMR10"),
+        g("π", 21, 104),
+    ]
+    rules = [Rule(0, 27, 96.3), Rule(15, 27, 98.3)]  # the fraction bar, the radical's bar
+    assert to_latex(num + den, rules) == "\\frac{1}{\\sigma\\sqrt{2\\pi}}"
