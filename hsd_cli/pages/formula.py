@@ -25,7 +25,7 @@ _PRIMES = frozenset("′″")
 # most f's 0.11 em, capitals up to V's 0.22 em), after an upright one alone.
 SPACED, SPACED_LOWER, SPACED_CAPITAL = 0.12, 0.19, 0.25
 BOX_LIFT = 0.03  # ems a box's superscript stands above a character's, at least (see _boxed)
-_TAG = re.compile(r"^\(([A-Z]?\d+(\.\d+)*[a-z]?)\)$")  # (12), (2.4a), an appendix's (A3)
+_TAG = re.compile(r"^\(([A-Z]?\d+(\.\d+)*[a-z]?[*′']?)\)$")  # (12), (2.4a), an appendix's (A3), (4*)
 
 
 def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:

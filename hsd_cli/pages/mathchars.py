@@ -14,6 +14,9 @@ GREEK.update({"ϱ": "\\varrho", "ϖ": "\\varpi", "ϰ": "\\varkappa", "µ": "\\mu
 _CAPITALS = "Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega"
 GREEK.update({c: "\\" + n for c, n in zip("ΓΔΘΛΞΠΣΥΦΨΩ", _CAPITALS.split(" "), strict=True)})
 GREEK.update(dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΧ", "ABEZHIKMNOPTX", strict=True)))
+# The glyph names Delta and Omega read as INCREMENT and OHM SIGN (the Adobe glyph list's map):
+# Computer Modern's upright capitals come out so.
+GREEK.update({"\u2206": "\\Delta", "\u2126": "\\Omega"})
 
 SYMBOLS = {
     "∈": "\\in", "∉": "\\notin", "∋": "\\ni", "⊂": "\\subset", "⊆": "\\subseteq", "⊃": "\\supset",

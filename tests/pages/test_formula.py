@@ -143,3 +143,10 @@ def test_a_hanging_radical_sign_in_a_denominator():
     ]
     rules = [Rule(0, 27, 96.3), Rule(15, 27, 98.3)]  # the fraction bar, the radical's bar
     assert to_latex(num + den, rules) == "\\frac{1}{\\sigma\\sqrt{2\\pi}}"
+
+
+def test_increment_sign_is_delta_and_a_starred_number_is_a_tag():
+    """CMR's Delta glyph reads as U+2206 (its glyph name's Unicode): \\Delta; `(4*)` is a number."""
+    glyphs = [g("\u2206", 0, font="CMR10"), g("G", 8, italic=True), g("=", 16, font="CMR10"), g("0", 24, font="CMR10")]
+    glyphs += [g(c, 100 + 6 * i, font="CMR10") for i, c in enumerate("(4*)")]
+    assert to_latex(glyphs) == "\\Delta G=0 \\tag{4*}"
