@@ -16,13 +16,14 @@ class FakeRecognizer:
 
     sure: object
     widths: list
+    read: object = None  # width -> text; None: "w<width>"
 
     def __call__(self, args: TextRecInput) -> TextRecOutput:
         images = [args.img] if isinstance(args.img, np.ndarray) else args.img
         self.widths.append([image.shape[1] for image in images])
         return TextRecOutput(
             imgs=images,
-            txts=tuple(f"w{image.shape[1]}" for image in images),
+            txts=tuple((self.read or (lambda w: f"w{w}"))(image.shape[1]) for image in images),
             scores=tuple(self.sure(image.shape[1]) for image in images),
             word_results=tuple(f"words of w{image.shape[1]}" for image in images),
         )
@@ -65,3 +66,10 @@ def test_word_boxes_come_with_the_reading_kept() -> None:
     rec = FakeRecognizer(lambda w: 0.95 if w >= 200 else 0.5, [])
     out = SecondLook(rec)(TextRecInput(img=[line(60), line(400)], return_word_box=True))
     assert out.txts == ("w200", "w400") and out.word_results == ("words of w200", "words of w400")
+
+
+def test_a_surer_reading_that_brings_in_an_ideograph_is_dropped() -> None:
+    """Padded, a lone `+` read as the CJK numeral ten: the first reading stays."""
+    rec = FakeRecognizer(lambda w: 0.82 if w >= 200 else 0.57, [], lambda w: "十" if w >= 200 else "+")
+    out = SecondLook(rec)(TextRecInput(img=[line(30)]))
+    assert out.txts == ("+",) and out.scores == (0.57,)
