@@ -86,7 +86,6 @@ CMEX.update({chr(0x70 + i): "√" for i in range(5)})
 # How far below its origin each size of CMEX glyph reaches, in ems (its depth; TeX hangs them from
 # the origin): (first code, last code, depth). Big operators' display sizes reach further.
 _CMEX_DEPTHS = [(0x00, 0x0F, 1.2), (0x10, 0x11, 1.8), (0x12, 0x1F, 2.4), (0x20, 0x2F, 3.0), (0x50, 0x57, 1.0)]
-_CMEX_DEPTHS += [(0x5A, 0x5A, 2.2), (0x58, 0x5F, 1.4)]  # display sizes: the integral, then the rest
 _CMEX_DEPTHS += [(0x58, 0x59, 1.4), (0x5A, 0x5A, 2.2), (0x5B, 0x5F, 1.4), (0x61, 0x61, 1.4), (0x68, 0x6F, 1.8)]
 _CMEX_DEPTHS += [(0x70, 0x70, 1.2), (0x71, 0x71, 1.8), (0x72, 0x72, 2.4), (0x73, 0x73, 3.0)]
 # Delimiters in Unicode keep their meaning when a ToUnicode map names them.

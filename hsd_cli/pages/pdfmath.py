@@ -49,14 +49,20 @@ def page_glyph_lines(page: pymupdf.Page) -> list[tuple[tuple, list[Glyph]]]:
 def _raw_codes(page: pymupdf.Page, blocks: list[dict]) -> dict[tuple, str]:
     """Raw codes (by origin) of the extension-font glyphs MuPDF finds no Unicode for: a TeX
     extension font's glyph names (`integraldisplay`) mean nothing to it, its codes are CMEX's
-    layout (mathchars.CMEX). Read only when such a glyph is on the page."""
+    layout (mathchars.CMEX); txex's big `(` (code 32) even reads as a space. Only glyphs the
+    page draws count (not the spaces MuPDF adds at gaps); read only when the page needs them."""
     spans = [s for b in blocks for line in b.get("lines", ()) for s in line["spans"]]
-    if not any(misread.UNMAPPED in (c["c"] for c in s["chars"]) and _hangs_below(s) for s in spans):
+    if not any(_unread(c["c"]) for s in spans if _hangs_below(s) for c in s["chars"]):
         return {}
+    drawn = {(round(ch[2][0], 2), round(ch[2][1], 2)) for t in page.get_texttrace() for ch in t["chars"]}
     flags = pymupdf.TEXTFLAGS_RAWDICT | pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
     coded = page.get_text("rawdict", flags=flags)["blocks"]
     chars = [c for b in coded for line in b.get("lines", ()) for s in line["spans"] for c in s["chars"]]
-    return {_at(c): c["c"] for c in chars}
+    return {_at(c): c["c"] for c in chars if _at(c) in drawn}
+
+
+def _unread(c: str) -> bool:
+    return c == misread.UNMAPPED or c.isspace()
 
 
 def _at(ch: dict) -> tuple:
@@ -69,7 +75,7 @@ def _span_glyphs(span: dict, level: bool = True, codes: dict[tuple, str] | None 
     is_ext = _hangs_below(span)
     out = []
     for ch in misread.checked_chars(span, level):  # misread glyphs build no formula
-        raw = ch["c"] if ch["c"] != misread.UNMAPPED or not is_ext else (codes or {}).get(_at(ch), ch["c"])
+        raw = (codes or {}).get(_at(ch), ch["c"]) if is_ext and _unread(ch["c"]) else ch["c"]
         c = mc.glyph_char(raw, is_ext)
         bbox, base = tuple(ch["bbox"]), ch["origin"][1]
         if is_ext:  # extension glyphs hang below their origin; MuPDF's box is the font's, not theirs
@@ -82,7 +88,7 @@ def _span_glyphs(span: dict, level: bool = True, codes: dict[tuple, str] | None 
 def _hangs_below(span: dict) -> bool:
     """A TeX extension font (CMEX and its kin: big operators, sized delimiters): its glyph boxes
     start at the baseline and hang below it, where every text font's rise above it."""
-    chars = [ch for ch in span["chars"] if not ch["c"].isspace()]
+    chars = [ch for ch in span["chars"] if not ch["c"].isspace()] or span["chars"]  # txex's `(` reads " "
     return bool(chars) and all(ch["bbox"][1] >= ch["origin"][1] - 0.25 * span["size"] for ch in chars)
 
 

@@ -62,10 +62,19 @@ def test_extension_glyph_without_unicode_read_by_its_raw_code():
     blocks = [{"lines": [{"spans": [span]}]}]
 
     class Page:  # the second extraction, with raw codes for glyphs without Unicode
+        code = "Z"
+
         def get_text(self, kind, flags):
             assert flags & pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
-            return {"blocks": [{"lines": [{"spans": [{**span, "chars": [{**char, "c": "Z"}]}]}]}]}
+            return {"blocks": [{"lines": [{"spans": [{**span, "chars": [{**char, "c": self.code}]}]}]}]}
+
+        def get_texttrace(self):  # the glyphs the page draws
+            return [{"chars": [(0xFFFD, 3, char["origin"], char["bbox"])]}]
 
     codes = pdfmath._raw_codes(Page(), blocks)
     (glyph,) = pdfmath._span_glyphs(span, True, codes)
     assert glyph.c == "\u222b" and glyph.big and abs(glyph.bbox[3] - (773.0 + 2.2 * 9.0)) < 1e-6
+    # txex's big `(` (code 32) reads as a space: a drawn glyph, decoded; a space MuPDF adds is not drawn.
+    char["c"], Page.code = " ", " "
+    (glyph,) = pdfmath._span_glyphs(span, True, pdfmath._raw_codes(Page(), blocks))
+    assert glyph.c == "(" and glyph.big
