@@ -173,7 +173,8 @@ def _seated(items: list[Glyph], bars: list[Rule]) -> list[Glyph]:
         bar = next((r for r in bars if g.c == "√" and _starts(g, r)), None)
         under = [h for h in items if bar and h is not g and bar.x0 - 1 <= h.cx <= bar.x1 + 1]
         feet = [h.baseline for h in under if bar.y < h.baseline <= bar.y + 2.5 * h.size]
-        out.append(replace(g, baseline=max(feet)) if feet and max(feet) > g.baseline else g)
+        # The nearest baseline under the bar is the radicand's (a denominator may lie further down).
+        out.append(replace(g, baseline=min(feet)) if feet and min(feet) > g.baseline + 0.3 * g.size else g)
     return out
 
 

@@ -19,6 +19,7 @@ from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import Glyph, Rule, is_tag, to_latex
 
 _PROSE = (RegionKind.TEXT, RegionKind.TITLE, RegionKind.LIST)
+_KEPT = (RegionKind.EQUATION, RegionKind.TABLE, *_PROSE)  # never dropped for displays they hold
 _RULE_HEIGHT = 1.5  # points: thicker "rules" are boxes, not fraction bars
 # Two lines this many ems apart, each at least GUTTER_LINE ems wide, stand in two columns: LaTeX's
 # and CSS's column gaps are about 1 em, a formula split at a shifted baseline leaves ~0.3 em.
@@ -173,9 +174,14 @@ def _displays(
     boxes = {id(r): tuple(pymupdf.Rect(r.bbox) * to_pt) for r in regions}
     rows, displays = found
     taken = [boxes[id(r)] for r in regions if r.kind is RegionKind.EQUATION]
+    shown = [d for d in displays if not any(geo.intersection(d, t) > 0 for t in taken)]
+    # A figure box over formulas of two cards is filled by them together (a table is not: its
+    # cells level with other text keep it, below).
+    covered = {id(r) for r in regions if r.kind not in _KEPT and _covered(boxes[id(r)], shown)}
     dropped, out = set(), []
-    for box in (d for d in displays if not any(geo.intersection(d, t) > 0 for t in taken)):
+    for box in shown:
         filled = [r for r in regions if r.kind is not RegionKind.EQUATION and _filled(boxes[id(r)], box)]
+        filled += [r for r in regions if id(r) in covered and r not in filled and geo.intersection(boxes[id(r)], box)]
         beside = [b for b, gs in rows if geo.intersection(b, box) < 0.5 * geo.area(b) and _level(b, box)]
         beside = [b for b, gs in rows if b in beside and not is_tag(gs) and _near(b, box, gs)]  # not its number
         held = [r for r in regions if r.kind not in _PROSE and r not in filled and geo.intersection(boxes[id(r)], box)]
@@ -186,6 +192,10 @@ def _displays(
             dropped |= {id(r) for r in filled if r.kind not in _PROSE}
             out.append(Region(tuple(pymupdf.Rect(box) * to_px), RegionKind.EQUATION, len(regions) + len(out), text))
     return tuple(out), dropped
+
+
+def _covered(region: tuple, displays: list[tuple]) -> bool:
+    return sum(geo.intersection(region, d) for d in displays) >= 0.5 * max(geo.area(region), 1e-6)
 
 
 def _near(a: tuple, b: tuple, glyphs: list[Glyph]) -> bool:

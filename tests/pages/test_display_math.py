@@ -154,3 +154,17 @@ def test_an_equation_number_at_the_columns_edge_joins_its_display():
     line = row("A line of the column's text above the display", 60, 70, "Times-Roman")
     assert display_math.display_boxes([line, formula, number], []) == [(100, 91, 295, 103)]
     assert display_math.display_boxes([formula, number], []) == [(100, 91, 128, 103)]
+
+
+def test_a_figure_box_over_two_cards_formulas_gives_way_to_them(monkeypatch):
+    """The layout model boxed the formulas of two cards side by side as one figure: together
+    they fill it, so it goes and both are displays (each fills less than half of it)."""
+    from hsd_cli.datatypes import Region
+
+    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
+    left = [("x", 60, 100, 12, "tiit"), ("2", 66, 95, 8, "tiro"), ("= y", 72, 100, 12, "tiit")]
+    right = [("z", 110, 100, 12, "tiit"), ("3", 116, 95, 8, "tiro"), ("= w", 122, 100, 12, "tiit")]
+    page = page_with(left + right)
+    figure = Region((58, 88, 146, 106), RegionKind.FIGURE, 0, "")
+    found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (figure,))
+    assert sorted(r.text for r in found) == ["x^{2}=y", "z^{3}=w"]

@@ -150,3 +150,12 @@ def test_increment_sign_is_delta_and_a_starred_number_is_a_tag():
     glyphs = [g("\u2206", 0, font="CMR10"), g("G", 8, italic=True), g("=", 16, font="CMR10"), g("0", 24, font="CMR10")]
     glyphs += [g(c, 100 + 6 * i, font="CMR10") for i, c in enumerate("(4*)")]
     assert to_latex(glyphs) == "\\Delta G=0 \\tag{4*}"
+
+
+def test_a_radical_in_a_numerator_stays_there():
+    """A sign already on its radicand's baseline keeps it: the denominator's baseline, further
+    under the radical's bar, does not pull it down (-b \\pm \\sqrt{b^2-4ac} over 2a)."""
+    num = [g("b", 0, 93, italic=True), g("√", 7, 92.5, font=""), g("c", 14, 93, italic=True)]
+    den = [g("2", 8, 106, font="CMR10"), g("a", 14, 106, italic=True)]
+    rules = [Rule(0, 20, 96.3), Rule(12, 20, 84)]  # the fraction bar, the radical's bar
+    assert to_latex(num + den, rules) == "\\frac{b\\sqrt{c}}{2a}"
