@@ -49,7 +49,7 @@ def _norms(tokens: list[str]) -> list[str]:
 
 
 def _fenced(tokens: list[str], apart: list[bool], boxed: list[bool], tall: list[bool]) -> list[str]:
-    out, stack = list(tokens), []
+    out, stack = _bars(tokens, boxed), []
     for i, t in enumerate(tokens):
         closes = _closer(t)
         if stack and closes and closes == _FENCES[tokens[stack[-1]]]:
@@ -65,6 +65,16 @@ def _fenced(tokens: list[str], apart: list[bool], boxed: list[bool], tall: list[
         if tall[j] and tokens[j] in "([":
             out[j] = "\\left" + tokens[j]
             out.append("\\right" + _FENCES[tokens[j]])
+    return out
+
+
+def _bars(tokens: list[str], boxed: list[bool]) -> list[str]:
+    """`|x|^2` whose closing bar's superscript sits as on a box: `\\left|x\\right|^{2}`."""
+    out = list(tokens)
+    for i, t in enumerate(tokens):
+        opener = next((j for j in range(i - 1, -1, -1) if out[j] == "|"), None) if boxed[i] else None
+        if t.startswith("|") and opener is not None:
+            out[opener], out[i] = "\\left|", "\\right" + t
     return out
 
 

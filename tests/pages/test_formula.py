@@ -159,3 +159,15 @@ def test_a_radical_in_a_numerator_stays_there():
     den = [g("2", 8, 106, font="CMR10"), g("a", 14, 106, italic=True)]
     rules = [Rule(0, 20, 96.3), Rule(12, 20, 84)]  # the fraction bar, the radical's bar
     assert to_latex(num + den, rules) == "\\frac{b\\sqrt{c}}{2a}"
+
+
+def test_a_superscript_risen_as_on_a_box_without_a_character_to_compare():
+    """No character of the row carries a superscript: TeX's own rise says it, 0.49 em is a
+    \\right|'s (a character's is 0.41 em in a display)."""
+
+    def row(rise: float) -> list[Glyph]:
+        body = [g("|", 0, font="CMSY10"), g("x", 4, italic=True), g("|", 10, font="CMSY10")]
+        return [*body, g("2", 14, 100 - rise, 7, "CMR7"), g("=", 20, font="CMR10"), g("1", 28, font="CMR10")]
+
+    assert to_latex(row(4.9)) == "\\left|x\\right|^{2}=1"
+    assert to_latex(row(4.1)) == "|x|^{2}=1"

@@ -44,3 +44,9 @@ def test_a_stretched_opener_left_open_is_closed_at_the_row_end():
     tokens = ["\\exp", "(", "-", "\\frac{a}{b}"]
     assert joined(tokens, [False] * 4, None, [False, True, False, False]) == "\\exp\\left(-\\frac{a}{b}\\right)"
     assert joined(["[", "0", ",", "1", ")"], [False] * 5) == "[0,1)"
+
+
+def test_bars_whose_closer_is_scripted_as_a_box_are_left_right():
+    tokens = ["|", "x", "|^{2}", "\\leq", "1"]
+    assert joined(tokens, [False] * 5, [False, False, True, False, False]) == "\\left|x\\right|^{2}\\leq 1"
+    assert joined(tokens, [False] * 5) == "|x|^{2}\\leq 1"
