@@ -13,6 +13,7 @@ from __future__ import annotations
 from hsd_cli.datatypes import BBox
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import inline_math
+from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import is_tag
 from hsd_cli.pages.mathglyph import Glyph
 
@@ -36,7 +37,7 @@ def display_boxes(rows: list[Row], taken: list[BBox]) -> list[BBox]:
         # by the row beside the fraction: the two groups are one formula.
         members = _grown(i, rows, kinds)
         groups = [g for g in groups if not g & members] + [members.union(*(g for g in groups if g & members))]
-    text = [rows[j][0] for j in range(len(rows)) if kinds[j] not in _PARTS]
+    text = [_text_box(rows[j]) for j in range(len(rows)) if kinds[j] not in _PARTS]
     out = []
     for members in _side_by_side(groups, rows, text):
         box = geo.union_box([rows[j][0] for j in members])
@@ -44,6 +45,13 @@ def display_boxes(rows: list[Row], taken: list[BBox]) -> list[BBox]:
         if _apart(box, size, text) and not any(geo.intersection(box, t) > 0 for t in taken):
             out.append(_numbered(box, size, rows, text))
     return out
+
+
+def _text_box(row: Row) -> BBox:
+    """A text row's box by its text glyphs: an inline formula's glyphs set in it (a math font's
+    boxes are tall, KaTeX's above all) would reach up to a display standing just above."""
+    words = [g.bbox for g in row[1] if g.c.strip() and not mc.MATH_ONLY.search(g.font)]
+    return geo.union_box(words) if words else row[0]
 
 
 def _numbered(box: BBox, size: float, rows: list[Row], text: list[BBox]) -> BBox:

@@ -168,3 +168,20 @@ def test_a_figure_box_over_two_cards_formulas_gives_way_to_them(monkeypatch):
     figure = Region((58, 88, 146, 106), RegionKind.FIGURE, 0, "")
     found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (figure,))
     assert sorted(r.text for r in found) == ["x^{2}=y", "z^{3}=w"]
+
+
+def test_an_inline_formula_below_does_not_hold_a_display_in_its_paragraph():
+    """The next line's inline `v` (a math font's tall box reaching up to the display) does not
+    make the display a line of that paragraph: the text glyphs' own boxes say how near it is."""
+    from hsd_cli.pages import display_math
+    from hsd_cli.pages.mathglyph import Glyph
+
+    formula = [
+        Glyph(c, (100 + 7 * i, 91, 107 + 7 * i, 103), 100, 12.0, "KaTeX_Math-Italic", True) for i, c in enumerate("α=β")
+    ]
+    words = [
+        Glyph(c, (60 + 6 * i, 106, 66 + 6 * i, 118), 115, 12.0, "Times-Roman") for i, c in enumerate("For the one")
+    ]
+    inline = Glyph("v", (80, 103.5, 86, 116), 113, 12.0, "KaTeX_Math-Italic", True)
+    rows = [((100, 91, 121, 103), formula), ((60, 103.5, 126, 118), [*words, inline])]
+    assert display_math.display_boxes(rows, []) == [(100, 91, 121, 103)]
