@@ -10,10 +10,11 @@ runs right above or below it. A formula inside a line of prose stays inline (`$.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from hsd_cli.datatypes import BBox
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import inline_math
-from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import is_tag
 from hsd_cli.pages.mathglyph import Glyph
 
@@ -48,10 +49,15 @@ def display_boxes(rows: list[Row], taken: list[BBox]) -> list[BBox]:
 
 
 def _text_box(row: Row) -> BBox:
-    """A text row's box by its text glyphs: an inline formula's glyphs set in it (a math font's
-    boxes are tall, KaTeX's above all) would reach up to a display standing just above."""
-    words = [g.bbox for g in row[1] if g.c.strip() and not mc.MATH_ONLY.search(g.font)]
-    return geo.union_box(words) if words else row[0]
+    """A text row's box by its text's glyphs, the most of them: an inline formula's glyphs set
+    in it (a math font's boxes are tall, KaTeX's above all) would reach up to a display
+    standing just above."""
+    marks = [g.bbox for g in row[1] if g.c.strip()]
+    if not marks:
+        return row[0]
+    top = Counter(round(b[1], 1) for b in marks).most_common(1)[0][0]
+    foot = Counter(round(b[3], 1) for b in marks).most_common(1)[0][0]
+    return row[0][0], top, row[0][2], foot
 
 
 def _numbered(box: BBox, size: float, rows: list[Row], text: list[BBox]) -> BBox:

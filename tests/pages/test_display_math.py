@@ -185,3 +185,20 @@ def test_an_inline_formula_below_does_not_hold_a_display_in_its_paragraph():
     inline = Glyph("v", (80, 103.5, 86, 116), 113, 12.0, "KaTeX_Math-Italic", True)
     rows = [((100, 91, 121, 103), formula), ((60, 103.5, 126, 118), [*words, inline])]
     assert display_math.display_boxes(rows, []) == [(100, 91, 121, 103)]
+
+
+def test_an_inline_formula_in_any_font_below_a_display():
+    """`n = 64` set in KaTeX's roman font (no math-only font name) in the next line: its tall
+    boxes are fewer than the text's glyphs, whose boxes say where the line stands."""
+    from hsd_cli.pages import display_math
+    from hsd_cli.pages.mathglyph import Glyph
+
+    formula = [
+        Glyph(c, (100 + 7 * i, 91, 107 + 7 * i, 103), 100, 12.0, "KaTeX_Math-Italic", True) for i, c in enumerate("α=β")
+    ]
+    words = [Glyph(c, (60 + 6 * i, 106, 66 + 6 * i, 118), 115, 12.0, "Serif") for i, c in enumerate("The structure")]
+    inline = [
+        Glyph(c, (140 + 6 * i, 103.5, 146 + 6 * i, 118), 115, 12.0, "KaTeX_Main-Regular") for i, c in enumerate("=64")
+    ]
+    rows = [((100, 91, 121, 103), formula), ((60, 103.5, 160, 118), [*words, *inline])]
+    assert display_math.display_boxes(rows, []) == [(100, 91, 121, 103)]
