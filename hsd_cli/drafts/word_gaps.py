@@ -4,11 +4,13 @@ PP-OCR's recogniser, trained mostly on Chinese, often reads two words of a Latin
 where the space between them is all there is to read (`THEVISION` on a poster's title,
 `EveryStudent` in a heading, `ARCH+TRAINING` in handwriting). Its CTC output says where each
 character was read (a frame, 8 px of the 48 px high input); the line image says where its ink
-stops. A run of blank columns at least WORD_GAP of the ink's height wide and LETTER_GAPS times
-the line's median blank run (a word gap, not the space between letters, which letter-spaced
-titles make wide everywhere) that lies between two characters the reading joined puts a
-space there -- unless the reading already has a space near that run (the gap is its own).
-Scripts written without spaces (CJK, Thai) are left as read.
+stops (an Otsu split of its grey levels). A run of blank columns at least WORD_GAP of
+the ink's height wide and LETTER_GAPS times the line's median blank run (a word gap, not the
+space between letters, which letter-spaced titles make wide everywhere) that lies between two
+characters the reading joined puts a space there -- unless the reading already has a space near
+that run (the gap is its own). Only letters and digits are set apart, never two digits (a '1'
+or a decimal point leaves wide blanks inside a number) nor characters of scripts written
+without spaces (CJK, Thai).
 """
 
 from __future__ import annotations
@@ -70,9 +72,16 @@ def respace(image: np.ndarray, text: str, frames: list[int]) -> str:
         if b - a < least or not near or any(spaced for _, spaced, _ in near):
             continue
         where = min(near, key=lambda j: abs(j[0] - (a + b) / 2))[2]
-        if _spaced_script(text[where]) and _spaced_script(text[where + 1]):
+        if _word_join(text[where], text[where + 1]):
             spaces.add(where)
     return "".join(c + " " * (i in spaces) for i, c in enumerate(text))
+
+
+def _word_join(left: str, right: str) -> bool:
+    """Whether a space may stand between two characters: letters or digits, not two digits (a
+    '1' or a decimal point leaves wide blanks inside a number), of scripts written with spaces."""
+    pair = left + right
+    return pair.isalnum() and not pair.isdigit() and _spaced_script(left) and _spaced_script(right)
 
 
 def ink_mask(image: np.ndarray) -> np.ndarray:
@@ -97,4 +106,4 @@ def blank_runs(ink: np.ndarray) -> list[tuple[int, int]]:
 def _spaced_script(char: str) -> bool:
     """Whether words of `char`'s script are set apart by spaces (not CJK, kana, Thai)."""
     code = ord(char)
-    return not (0x0E00 <= code <= 0x0E7F or 0x2E80 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF)
+    return not (0x0E00 <= code <= 0x0E7F or 0x2E80 <= code <= 0x9FFF or 0xF900 <= code <= 0xFFEF)

@@ -54,6 +54,15 @@ def test_scripts_without_spaces_stay_as_read() -> None:
     assert respace(image, "中文字中文字", frames) == "中文字中文字"
 
 
+def test_numbers_and_punctuation_are_not_split() -> None:
+    """A '1' or a decimal point leaves wide blanks inside a number; a colon or a full-width comma
+    keeps to its word."""
+    image, frames = blocks([4, 4, 24, 4, 4])
+    assert respace(image, "118070", frames) == "118070"
+    assert respace(image, "ABC:DE", frames) == "ABC:DE"
+    assert respace(image, "AB，3DE", frames) == "AB，3DE"
+
+
 def test_positions_that_do_not_fit_leave_the_text() -> None:
     image, frames = blocks([4, 4, 24, 4, 4])
     assert respace(image, "THEVISION", frames) == "THEVISION"
