@@ -205,14 +205,15 @@ def _near(a: tuple, b: tuple, glyphs: list[Glyph]) -> bool:
 
 
 def _columns(displays: list[tuple], box: tuple, rows: list) -> list[tuple]:
-    """Displays in one formula box that stand in two columns, a column gap (2 ems) apart, or
+    """Displays in one formula box that stand in two columns, more than an em apart (parts of
+    one formula that near were joined into one display: display_math.SIDE_GAP), or
     one above another with words between them (a card's text and the next card's heading):
     the layout model boxed both formulas as one; [] when the box holds one formula."""
     inside = sorted((d for d in displays if geo.intersection(d, box) >= 0.5 * geo.area(d)), key=lambda d: d[0])
     if len(inside) < 2:
         return []
     size = max(g.size for b, gs in rows for g in gs if geo.intersection(b, box) > 0)
-    if all(b[0] - a[2] >= 2 * size for a, b in zip(inside, inside[1:], strict=False)):
+    if all(b[0] - a[2] > display_math.SIDE_GAP * size for a, b in zip(inside, inside[1:], strict=False)):
         return inside
     inside.sort(key=lambda d: d[1])
     words = [b for b, gs in rows if geo.intersection(b, box) > 0 and inline_math.is_words(gs)]

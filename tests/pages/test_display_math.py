@@ -202,3 +202,17 @@ def test_an_inline_formula_in_any_font_below_a_display():
     ]
     rows = [((100, 91, 121, 103), formula), ((60, 103.5, 160, 118), [*words, *inline])]
     assert display_math.display_boxes(rows, []) == [(100, 91, 121, 103)]
+
+
+def test_a_formula_box_over_two_columns_a_narrow_gutter_apart_is_split(monkeypatch):
+    """Columns 1.5 em apart (a CSS column gap; the left display clipped at its edge): two
+    displays the formula rules kept apart are two formulas, though nearer than 2 em."""
+    from hsd_cli.datatypes import Region
+
+    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
+    left = [("x", 60, 100, 12, "tiit"), ("2", 66, 95, 8, "tiro"), ("= y", 72, 100, 12, "tiit")]
+    right = [("z", 110, 100, 12, "tiit"), ("3", 116, 95, 8, "tiro"), ("= w", 122, 100, 12, "tiit")]
+    page = page_with(left + right)
+    box = Region((50, 80, 160, 110), RegionKind.EQUATION, 0, "")
+    found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (box,))
+    assert [r.text for r in found] == ["x^{2}=y", "z^{3}=w"]
