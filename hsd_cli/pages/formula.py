@@ -186,9 +186,15 @@ def _accented(items: list[Glyph]) -> list[Glyph]:
     for acc in [g for g in items if g.c in mc.ACCENTS]:
         base = next((g for g in items if g.c.isalpha() and g.bbox[0] <= acc.cx <= g.bbox[2] and g is not acc), None)
         if base is not None and base in items:
-            built = replace(base, c="", latex=f"{mc.ACCENTS[acc.c]}{{{_atom([base])}}}")
-            items = [built if g is base else g for g in items if g is not acc]
+            latex = "\\hbar" if _struck(acc, base) else f"{mc.ACCENTS[acc.c]}{{{_atom([base])}}}"
+            items = [replace(base, c="", latex=latex) if g is base else g for g in items if g is not acc]
     return items
+
+
+def _struck(acc: Glyph, base: Glyph) -> bool:
+    """A macron on the h's own baseline strikes through it: TeX's \\hbar is a macron glyph set
+    over h in line (Computer Modern, Times, Palatino), where \\bar raises it above the letter."""
+    return base.c == "h" and mc.ACCENTS[acc.c] == "\\bar" and abs(acc.baseline - base.baseline) <= 0.1 * base.size
 
 
 def _starts(sign: Glyph, r: Rule) -> bool:
