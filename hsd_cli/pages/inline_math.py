@@ -149,12 +149,14 @@ def is_words(glyphs: list[Glyph]) -> bool:
 
 
 def _has_real_word(marks: list[Glyph]) -> bool:
-    run = 0
+    """Four upright letters or more in a row that are no operator name (`tanh`, `arcsin`)."""
+    runs = [""]
     for g in marks:
-        run = run + 1 if g.c.isalpha() and not g.italic and not mc.MATH_ONLY.search(g.font) else 0
-        if run >= 4:
-            return True
-    return False
+        upright = g.c.isalpha() and not g.italic and not mc.MATH_ONLY.search(g.font)
+        runs[-1] += g.c if upright else ""
+        if not upright and runs[-1]:
+            runs.append("")
+    return any(len(r) >= 4 and r not in mc.FUNCTIONS for r in runs)
 
 
 def _spread(math: list[bool], weak: list[bool]) -> list[bool]:

@@ -70,6 +70,15 @@ FUNCTIONS = frozenset(
         "arg",
         "gcd",
         "Pr",
+        "sinh",
+        "cosh",
+        "tanh",
+        "coth",
+        "arcsin",
+        "arccos",
+        "arctan",
+        "lg",
+        "hom",
     ]
 )
 

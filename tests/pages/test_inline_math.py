@@ -20,3 +20,17 @@ def test_row_kinds():
     assert row_kind([*_word("where ", 0), g("θ", 40)]) == "mixed"
     blackboard = [g("E", 0, font="MSBM10"), g("[", 8, font="Times-Roman"), g("X", 12, italic=True)]
     assert row_kind(blackboard) == "formula"  # a blackboard letter is mathematics by itself
+
+
+def test_an_operator_name_of_four_letters_is_no_word():
+    """`κ = tanh(y) + x`: tanh (upright, four letters) is an operator name, the row mathematics;
+    it is written \\tanh."""
+    from hsd_cli.pages.formula import to_latex
+
+    row = [g("κ", 0, italic=True), g("=", 8, font="CMR10")]
+    row += [g(c, 16 + 5 * i, font="Times-Roman") for i, c in enumerate("tanh")]
+    row += [g("(", 37, font="Times-Roman"), g("y", 41, italic=True), g(")", 47, font="Times-Roman")]
+    assert row_kind(row) == "formula"
+    assert to_latex(row) == "\\kappa=\\tanh(y)"
+    words = [g(c, 5 * i, font="Times-Roman") for i, c in enumerate("than")]
+    assert row_kind(words) == "text"
