@@ -17,7 +17,7 @@ from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages import mathgrid, mathtokens
 from hsd_cli.pages.mathglyph import Glyph, Rule, bottom, extent, tall, top, union
 
-__all__ = ["Glyph", "Rule", "is_tag", "split_tag", "tagged", "to_latex"]
+__all__ = ["Glyph", "Rule", "is_tag", "split_tag", "starts", "tagged", "to_latex"]
 
 _PRIMES = frozenset("′″")
 # An opening bracket this many ems after the atom before it is TeX's \\left: an inner atom takes
@@ -36,7 +36,7 @@ def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
     # Glyphs that draw nothing (spaces, zero-width marks KaTeX sets as struts) take no part.
     glyphs, tag = split_tag([g for g in glyphs if g.latex or (g.c.strip() and mc.symbol(g.c))])
     rules = list(rules)
-    bars = [r for r in rules if any(g.c == "√" and _starts(g, r) for g in glyphs)]
+    bars = [r for r in rules if any(g.c == "√" and starts(g, r) for g in glyphs)]
     glyphs = _seated(glyphs, bars)
     glyphs = _fractions(glyphs, [r for r in rules if r not in bars], rules)  # before lines: a bar joins its parts
     rows = mathgrid.lines(glyphs, rules)
@@ -69,7 +69,7 @@ def _row(items: list[Glyph], rules: list[Rule]) -> str:
     if not items:
         return ""
     items = mathgrid.matrices(items, rules, _row)
-    bars = [r for r in rules if any(g.c == "√" and _starts(g, r) for g in items)]
+    bars = [r for r in rules if any(g.c == "√" and starts(g, r) for g in items)]
     items = _fractions(items, [r for r in rules if r not in bars], rules)
     items = _accented(_radicals(items, bars, rules))
     size = max((g.size for g in items if not _is_big(g)), default=items[0].size)
@@ -156,7 +156,7 @@ def _stack(pool: list[Glyph], y: float, above: bool) -> list[Glyph]:
 def _radicals(items: list[Glyph], bars: list[Rule], all_rules: list[Rule]) -> list[Glyph]:
     """Items with each radical sign and the radicand under its bar replaced by one built item."""
     for r in sorted(bars, key=lambda r: r.x1 - r.x0, reverse=True):
-        sign = next((g for g in items if g.c == "√" and _starts(g, r)), None)
+        sign = next((g for g in items if g.c == "√" and starts(g, r)), None)
         if sign is None:
             continue
         under = [g for g in items if r.x0 - 1 <= g.cx <= r.x1 + 1 and r.y < g.baseline <= r.y + 2.5 * g.size]
@@ -173,7 +173,7 @@ def _seated(items: list[Glyph], bars: list[Rule]) -> list[Glyph]:
     fraction bar and was left out of it."""
     out = []
     for g in items:
-        bar = next((r for r in bars if g.c == "√" and _starts(g, r)), None)
+        bar = next((r for r in bars if g.c == "√" and starts(g, r)), None)
         under = [h for h in items if bar and h is not g and bar.x0 - 1 <= h.cx <= bar.x1 + 1]
         feet = [h.baseline for h in under if bar.y < h.baseline <= bar.y + 2.5 * h.size]
         # The nearest baseline under the bar is the radicand's (a denominator may lie further down).
@@ -197,7 +197,8 @@ def _struck(acc: Glyph, base: Glyph) -> bool:
     return base.c == "h" and mc.ACCENTS[acc.c] == "\\bar" and abs(acc.baseline - base.baseline) <= 0.1 * base.size
 
 
-def _starts(sign: Glyph, r: Rule) -> bool:
+def starts(sign: Glyph, r: Rule) -> bool:
+    """Whether the bar `r` starts at the radical sign (its vinculum)."""
     return sign.bbox[0] <= r.x0 <= sign.bbox[2] + 0.6 * sign.size and r.y <= sign.baseline + 0.2 * sign.size
 
 

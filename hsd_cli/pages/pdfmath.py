@@ -16,7 +16,7 @@ from hsd_cli.datatypes import Region, RegionKind, TextSpan
 from hsd_cli.pages import display_math, inline_math, misread
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import mathchars as mc
-from hsd_cli.pages.formula import Glyph, Rule, is_tag, to_latex
+from hsd_cli.pages.formula import Glyph, Rule, is_tag, starts, to_latex
 
 _PROSE = (RegionKind.TEXT, RegionKind.TITLE, RegionKind.LIST)
 _KEPT = (RegionKind.EQUATION, RegionKind.TABLE, *_PROSE)  # never dropped for displays they hold
@@ -265,8 +265,17 @@ def region_formula(
     # A bar reaches a little past its numerator and denominator: its middle in the box will do.
     inside_rules = [x for x in rules if clip.x0 <= (x.x0 + x.x1) / 2 <= clip.x1 and clip.y0 <= x.y <= clip.y1]
     inside_rules = [x for x in inside_rules if x.x1 - x.x0 <= clip.width + 4]
+    glyphs += _signs(lines, inside_rules, glyphs, clip)
     latex = to_latex(glyphs, inside_rules)
     return latex, geo.union_box([g.bbox for g in glyphs if g.c.strip()]) if words and latex else None
+
+
+def _signs(lines: list, rules: list[Rule], glyphs: list[Glyph], clip: pymupdf.Rect) -> list[Glyph]:
+    """Radical signs just above the box whose bar in it starts at them: CMSY's sign hangs from
+    its origin at the bar, so a box drawn round the formula's ink leaves its glyph box out."""
+    signs = [g for _, line in lines for g in line if g.c == "√" and g not in glyphs and clip.x0 <= g.cx <= clip.x1]
+    signs = [g for g in signs if g.bbox[1] < clip.y0 <= g.bbox[3] + 0.2 * g.size]
+    return [g for g in signs if any(starts(g, r) and abs(r.y - g.baseline) <= 0.3 * g.size for r in rules)]
 
 
 def with_inline_math(page: pymupdf.Page, to_px: pymupdf.Matrix, spans: tuple[TextSpan, ...]) -> tuple[TextSpan, ...]:

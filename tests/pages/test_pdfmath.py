@@ -78,3 +78,18 @@ def test_extension_glyph_without_unicode_read_by_its_raw_code():
     char["c"], Page.code = " ", " "
     (glyph,) = pdfmath._span_glyphs(span, True, pdfmath._raw_codes(Page(), blocks))
     assert glyph.c == "(" and glyph.big
+
+
+def test_a_radical_sign_above_a_formula_box_joins_its_radicand():
+    """CMSY's radical hangs from its origin at the bar; MuPDF's box for it stands above, out of
+    a layout box drawn round the formula's ink: its bar in the box brings it in."""
+    from hsd_cli.pages.formula import Glyph, Rule
+
+    def glyph(c: str, x: float, top: float, base: float) -> Glyph:
+        return Glyph(c, (x, top, x + 6, base + 2), base, 10.0, "CMR10")
+
+    body = [glyph("1", 0, 92, 100), glyph("+", 7, 92, 100), glyph("5", 23, 92, 100)]
+    sign = Glyph("√", (14, 84, 22, 94), 97.0, 10.0, "CMSY10")
+    lines = [((0, 92, 29, 102), body), ((14, 84, 22, 94), [sign])]
+    clip = pymupdf.Rect(-1, 95, 40, 103)
+    assert pdfmath.region_latex(lines, [Rule(22, 29, 97.2)], clip) == "1+\\sqrt{5}"
