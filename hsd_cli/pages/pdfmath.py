@@ -13,14 +13,14 @@ from dataclasses import replace
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TextSpan
-from hsd_cli.pages import display_math, inline_math, misread
+from hsd_cli.pages import display_math, inline_math
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import Glyph, Rule, is_tag, starts, to_latex
+from hsd_cli.pages.pdfglyphs import page_glyph_lines, page_rules, page_surds
 
 _PROSE = (RegionKind.TEXT, RegionKind.TITLE, RegionKind.LIST)
 _KEPT = (RegionKind.EQUATION, RegionKind.TABLE, *_PROSE)  # never dropped for displays they hold
-_RULE_HEIGHT = 1.5  # points: thicker "rules" are boxes, not fraction bars
 # Two lines this many ems apart, each at least GUTTER_LINE ems wide, stand in two columns: LaTeX's
 # and CSS's column gaps are about 1 em, a formula split at a shifted baseline leaves ~0.3 em.
 GUTTER_GAP, GUTTER_LINE = 0.5, 3.0
@@ -32,67 +32,6 @@ def has_math_fonts(page: pymupdf.Page) -> bool:
     return any(mc.MATH_ONLY.search(f[3]) for f in page.get_fonts())
 
 
-def page_glyph_lines(page: pymupdf.Page) -> list[tuple[tuple, list[Glyph]]]:
-    """Every visible text line of the page: (its box, its glyphs), in PDF points."""
-    blocks = page.get_text("rawdict", flags=pymupdf.TEXTFLAGS_RAWDICT)["blocks"]
-    codes = _raw_codes(page, blocks)
-    lines = []
-    for block in blocks:
-        for line in block.get("lines", ()):
-            level = misread.is_level(line)
-            glyphs = [g for s in line["spans"] if s.get("alpha", 255) > 0 for g in _span_glyphs(s, level, codes)]
-            if glyphs:  # an extension glyph's box is set from its code: the line's takes it in
-                box = geo.union_box([line["bbox"], *(g.bbox for g in glyphs if g.big)])
-                lines.append((tuple(box), glyphs))
-    return lines
-
-
-def _raw_codes(page: pymupdf.Page, blocks: list[dict]) -> dict[tuple, str]:
-    """Raw codes (by origin) of the extension-font glyphs MuPDF finds no Unicode for: a TeX
-    extension font's glyph names (`integraldisplay`) mean nothing to it, its codes are CMEX's
-    layout (mathchars.CMEX); txex's big `(` (code 32) even reads as a space. Only glyphs the
-    page draws count (not the spaces MuPDF adds at gaps); read only when the page needs them."""
-    spans = [s for b in blocks for line in b.get("lines", ()) for s in line["spans"]]
-    if not any(_unread(c["c"]) for s in spans if _hangs_below(s) for c in s["chars"]):
-        return {}
-    drawn = {(round(ch[2][0], 2), round(ch[2][1], 2)) for t in page.get_texttrace() for ch in t["chars"]}
-    flags = pymupdf.TEXTFLAGS_RAWDICT | pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
-    coded = page.get_text("rawdict", flags=flags)["blocks"]
-    chars = [c for b in coded for line in b.get("lines", ()) for s in line["spans"] for c in s["chars"]]
-    return {_at(c): c["c"] for c in chars if _at(c) in drawn}
-
-
-def _unread(c: str) -> bool:
-    return c == misread.UNMAPPED or c.isspace()
-
-
-def _at(ch: dict) -> tuple:
-    return round(ch["origin"][0], 2), round(ch["origin"][1], 2)
-
-
-def _span_glyphs(span: dict, level: bool = True, codes: dict[tuple, str] | None = None) -> list[Glyph]:
-    font, size, flags = span["font"], span["size"], span["flags"]
-    italic, bold = mc.is_italic(font, flags), mc.is_bold(font, flags)
-    is_ext = _hangs_below(span)
-    out = []
-    for ch in misread.checked_chars(span, level):  # misread glyphs build no formula
-        raw = (codes or {}).get(_at(ch), ch["c"]) if is_ext and _unread(ch["c"]) else ch["c"]
-        c = mc.glyph_char(raw, is_ext)
-        bbox, base = tuple(ch["bbox"]), ch["origin"][1]
-        if is_ext:  # extension glyphs hang below their origin; MuPDF's box is the font's, not theirs
-            bbox = (bbox[0], base - 0.1 * size, bbox[2], base + mc.extension_depth(raw) * size)
-        slanted, heavy = mc.alphanumeric_style(ch["c"])
-        out.append(Glyph(c, bbox, base, size, font, italic or slanted, bold or heavy, big=is_ext))
-    return out
-
-
-def _hangs_below(span: dict) -> bool:
-    """A TeX extension font (CMEX and its kin: big operators, sized delimiters): its glyph boxes
-    start at the baseline and hang below it, where every text font's rise above it."""
-    chars = [ch for ch in span["chars"] if not ch["c"].isspace()] or span["chars"]  # txex's `(` reads " "
-    return bool(chars) and all(ch["bbox"][1] >= ch["origin"][1] - 0.25 * span["size"] for ch in chars)
-
-
 def _with_surds(page: pymupdf.Page, lines: list, rules: list[Rule]) -> tuple[list, list[Rule]]:
     """Lines and rules with each radical drawn as a path (a browser's KaTeX draws `√` and its bar
     as one SVG shape) added as a `√` glyph and the bar's rule."""
@@ -102,41 +41,6 @@ def _with_surds(page: pymupdf.Page, lines: list, rules: list[Rule]) -> tuple[lis
         if any(under.contains(pymupdf.Point(g.cx, (g.bbox[1] + g.bbox[3]) / 2)) for g in glyphs):  # a radicand
             lines, rules = [*lines, (sign.bbox, [sign])], [*rules, bar]
     return lines, rules
-
-
-def page_surds(page: pymupdf.Page) -> list[tuple[Glyph, Rule]]:
-    """Radical signs drawn as filled paths: many curved or slanted pieces in a box wider than
-    tall, cut to the clip it is drawn in (the path itself runs on far to the right)."""
-    out, clips = [], {}
-    for path in page.get_drawings(extended=True):
-        level = path.get("level", 0)
-        clips = {k: v for k, v in clips.items() if k < level}
-        if path["type"] == "clip":
-            clips[level] = pymupdf.Rect(path["scissor"])
-            continue
-        if "f" not in path["type"] or len(path.get("items", ())) < 8:
-            continue
-        box = pymupdf.Rect(path["rect"])
-        for clip in clips.values():
-            box &= clip
-        h = box.height
-        if 4 <= h <= 60 and box.width >= 1.2 * h:
-            sign = Glyph("√", (box.x0, box.y0, box.x0 + 0.6 * h, box.y1), box.y1 - 0.2 * h, h, big=True)
-            out.append((sign, Rule(box.x0 + 0.5 * h, box.x1, box.y0 + 0.03 * h)))
-    return out
-
-
-def page_rules(page: pymupdf.Page) -> list[Rule]:
-    """Thin horizontal lines and filled bars: candidate fraction bars and radical vincula."""
-    rules = []
-    for path in page.get_drawings():
-        for item in path["items"]:
-            if item[0] == "l" and abs(item[1].y - item[2].y) < 0.5 and abs(item[1].x - item[2].x) > 2:
-                rules.append(Rule(min(item[1].x, item[2].x), max(item[1].x, item[2].x), item[1].y))
-            elif item[0] == "re" and 0 < item[1].height <= _RULE_HEIGHT and item[1].width > 2:
-                r = item[1]
-                rules.append(Rule(r.x0, r.x1, (r.y0 + r.y1) / 2))
-    return rules
 
 
 def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Region, ...]) -> tuple[Region, ...]:

@@ -1,0 +1,41 @@
+"""A page's formula pieces from its text layer (pages/pdfglyphs.py): extension fonts' glyphs."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from hsd_cli.pages import pdfglyphs
+
+
+def test_extension_font_told_by_its_boxes():
+    """A font whose glyph boxes hang below the baseline is an extension font (CMEX's kin, any name)."""
+    span = {"size": 10.0, "chars": [{"c": "X", "bbox": (0, 99.4, 14, 104.3), "origin": (0, 100.0)}]}
+    assert pdfglyphs._hangs_below(span)
+    span["chars"][0]["bbox"] = (0, 92.0, 7, 102.0)  # a text font's box rises above its baseline
+    assert not pdfglyphs._hangs_below(span)
+
+
+def test_extension_glyph_without_unicode_read_by_its_raw_code():
+    """A TeX extension font (mathptmx's CMEX10) whose glyph names MuPDF cannot map reads U+FFFD;
+    its raw code 0x5A is CMEX's display integral, hanging 2.2 em below its origin."""
+    char = {"c": "\ufffd", "bbox": (379.8, 772.6, 384.8, 778.3), "origin": (379.8, 773.0)}
+    span = {"font": "CMEX10", "size": 9.0, "flags": 0, "chars": [char]}
+    blocks = [{"lines": [{"spans": [span]}]}]
+
+    class Page:  # the second extraction, with raw codes for glyphs without Unicode
+        code = "Z"
+
+        def get_text(self, kind, flags):
+            assert flags & pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
+            return {"blocks": [{"lines": [{"spans": [{**span, "chars": [{**char, "c": self.code}]}]}]}]}
+
+        def get_texttrace(self):  # the glyphs the page draws
+            return [{"chars": [(0xFFFD, 3, char["origin"], char["bbox"])]}]
+
+    codes = pdfglyphs._raw_codes(Page(), blocks)
+    (glyph,) = pdfglyphs._span_glyphs(span, True, codes)
+    assert glyph.c == "\u222b" and glyph.big and abs(glyph.bbox[3] - (773.0 + 2.2 * 9.0)) < 1e-6
+    # txex's big `(` (code 32) reads as a space: a drawn glyph, decoded; a space MuPDF adds is not drawn.
+    char["c"], Page.code = " ", " "
+    (glyph,) = pdfglyphs._span_glyphs(span, True, pdfglyphs._raw_codes(Page(), blocks))
+    assert glyph.c == "(" and glyph.big
