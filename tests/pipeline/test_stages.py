@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -115,7 +116,8 @@ def test_the_ocr_engines_take_the_threads_the_prepare_stage_gives(monkeypatch):
     from hsd_cli.drafts import rapid_engines
 
     seen = []
-    monkeypatch.setattr(rapid_engines, "load_engines", lambda conf, threads: seen.append(threads) or (None, None))
+    ocr = SimpleNamespace(text_rec=None, _load_rec_model=lambda: "recogniser")  # rapidocr's lazy loader
+    monkeypatch.setattr(rapid_engines, "load_engines", lambda conf, threads: seen.append(threads) or (ocr, None))
     preparer = Preparer(PrepareConfig(dpi=72, ocr_threads=3))
     preparer(SAMPLES / "born_digital.pdf", 1)  # builds the sources; OCR loads on first use
     preparer._sources.sources["ocr"]._engines()
