@@ -3,7 +3,7 @@
 Read as TeX sets it: a row of base atoms on one baseline; smaller glyphs raised or lowered
 after an atom are its scripts; glyphs above and below a big operator are its limits; glyphs
 above and below a rule make a fraction; glyphs under a rule that starts at a radical sign are
-its radicand. Coordinates: any one unit (PDF points here), y growing downwards.
+its radicand (both built in mathstack.py). Coordinates: any one unit (PDF points here), y growing downwards.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from dataclasses import replace
 
 from hsd_cli.datatypes import BBox
 from hsd_cli.pages import mathchars as mc
-from hsd_cli.pages import mathgrid, mathtokens
-from hsd_cli.pages.mathglyph import Glyph, Rule, bottom, extent, tall, top, union
+from hsd_cli.pages import mathgrid, mathstack, mathtokens
+from hsd_cli.pages.mathglyph import Glyph, Rule, tall, union
 
-__all__ = ["Glyph", "Rule", "is_tag", "split_tag", "starts", "tagged", "to_latex"]
+__all__ = ["Glyph", "Rule", "is_tag", "split_tag", "tagged", "to_latex"]
 
 _PRIMES = frozenset("′″")
 # An opening bracket this many ems after the atom before it is TeX's \\left: an inner atom takes
@@ -36,9 +36,10 @@ def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
     # Glyphs that draw nothing (spaces, zero-width marks KaTeX sets as struts) take no part.
     glyphs, tag = split_tag([g for g in glyphs if g.latex or (g.c.strip() and mc.symbol(g.c))])
     rules = list(rules)
-    bars = [r for r in rules if any(g.c == "√" and starts(g, r) for g in glyphs)]
-    glyphs = _seated(glyphs, bars)
-    glyphs = _fractions(glyphs, [r for r in rules if r not in bars], rules)  # before lines: a bar joins its parts
+    bars = [r for r in rules if any(g.c == "√" and mathstack.starts(g, r) for g in glyphs)]
+    glyphs = mathstack.seated(glyphs, bars)
+    # Fractions before lines: a bar joins its parts.
+    glyphs = mathstack.fractions(glyphs, [r for r in rules if r not in bars], rules, _row)
     rows = mathgrid.lines(glyphs, rules)
     latex = mathgrid.stacked(rows, rules, _row) if len(rows) > 1 else _row(glyphs, rules)
     return tagged(latex, tag)
@@ -69,9 +70,9 @@ def _row(items: list[Glyph], rules: list[Rule]) -> str:
     if not items:
         return ""
     items = mathgrid.matrices(items, rules, _row)
-    bars = [r for r in rules if any(g.c == "√" and starts(g, r) for g in items)]
-    items = _fractions(items, [r for r in rules if r not in bars], rules)
-    items = _accented(_radicals(items, bars, rules))
+    bars = [r for r in rules if any(g.c == "√" and mathstack.starts(g, r) for g in items)]
+    items = mathstack.fractions(items, [r for r in rules if r not in bars], rules, _row)
+    items = _accented(mathstack.radicals(items, bars, rules, _row))
     size = max((g.size for g in items if not _is_big(g)), default=items[0].size)
     baseline = _baseline(items, size)
     primes = [g for g in items if g.c in _PRIMES] if len(items) > 1 else []
@@ -125,62 +126,6 @@ def _spacing(g: Glyph) -> float:
     return SPACED_LOWER if g.c.islower() else SPACED_CAPITAL
 
 
-def _fractions(items: list[Glyph], rules: list[Rule], all_rules: list[Rule]) -> list[Glyph]:
-    """Items with each fraction (inner bars first) replaced by one built item."""
-    for r in sorted(rules, key=lambda r: r.x1 - r.x0):
-        near = [g for g in items if r.x0 - 1 <= g.cx <= r.x1 + 1]
-        num = _stack([g for g in near if g.baseline < r.y], r.y, above=True)
-        den = [g for g in near if g.baseline > r.y and g.baseline - 0.6 * g.size > r.y - 0.3 * g.size]
-        den = _stack(den, r.y, above=False)
-        if not num or not den:
-            continue
-        latex = f"\\frac{{{_row(num, all_rules)}}}{{{_row(den, all_rules)}}}"
-        size = max(g.size for g in num + den)
-        built = Glyph("", extent(num + den), r.y + 0.25 * size, size, latex=latex)
-        items = [g for g in items if g not in num and g not in den] + [built]
-    return items
-
-
-def _stack(pool: list[Glyph], y: float, above: bool) -> list[Glyph]:
-    """The glyphs of `pool` set against a bar at `y`, and those stacked on them without a gap:
-    a line of a display above or below the fraction stands apart and is not its numerator."""
-    near = [g for g in pool if -0.2 * g.size <= (y - bottom(g) if above else top(g) - y) <= 0.6 * g.size]
-    group, changed = near, bool(near)
-    while changed:
-        edge = min(top(g) for g in group) if above else max(bottom(g) for g in group)
-        more = [g for g in pool if g not in group and (edge - bottom(g) if above else top(g) - edge) <= 0.1 * g.size]
-        group, changed = group + more, bool(more)
-    return group
-
-
-def _radicals(items: list[Glyph], bars: list[Rule], all_rules: list[Rule]) -> list[Glyph]:
-    """Items with each radical sign and the radicand under its bar replaced by one built item."""
-    for r in sorted(bars, key=lambda r: r.x1 - r.x0, reverse=True):
-        sign = next((g for g in items if g.c == "√" and starts(g, r)), None)
-        if sign is None:
-            continue
-        under = [g for g in items if r.x0 - 1 <= g.cx <= r.x1 + 1 and r.y < g.baseline <= r.y + 2.5 * g.size]
-        inner = [x for x in all_rules if x is not r]
-        built = replace(sign, c="", latex=f"\\sqrt{{{_row(under, inner)}}}", big=False)
-        built = replace(built, bbox=union([sign, *under]), baseline=max((g.baseline for g in under), default=r.y))
-        items = [g for g in items if g is not sign and g not in under] + [built]
-    return items
-
-
-def _seated(items: list[Glyph], bars: list[Rule]) -> list[Glyph]:
-    """Radical signs on their radicand's baseline: TeX's radical glyphs hang from their origin
-    at the bar (CMSY's and CMEX's), so a sign in a denominator read as standing above the
-    fraction bar and was left out of it."""
-    out = []
-    for g in items:
-        bar = next((r for r in bars if g.c == "√" and starts(g, r)), None)
-        under = [h for h in items if bar and h is not g and bar.x0 - 1 <= h.cx <= bar.x1 + 1]
-        feet = [h.baseline for h in under if bar.y < h.baseline <= bar.y + 2.5 * h.size]
-        # The nearest baseline under the bar is the radicand's (a denominator may lie further down).
-        out.append(replace(g, baseline=min(feet)) if feet and min(feet) > g.baseline + 0.3 * g.size else g)
-    return out
-
-
 def _accented(items: list[Glyph]) -> list[Glyph]:
     """Items with each accent glyph set over a letter folded into it (`\\hat{u}`)."""
     for acc in [g for g in items if g.c in mc.ACCENTS]:
@@ -195,11 +140,6 @@ def _struck(acc: Glyph, base: Glyph) -> bool:
     """A macron on the h's own baseline strikes through it: TeX's \\hbar is a macron glyph set
     over h in line (Computer Modern, Times, Palatino), where \\bar raises it above the letter."""
     return base.c == "h" and mc.ACCENTS[acc.c] == "\\bar" and abs(acc.baseline - base.baseline) <= 0.1 * base.size
-
-
-def starts(sign: Glyph, r: Rule) -> bool:
-    """Whether the bar `r` starts at the radical sign (its vinculum)."""
-    return sign.bbox[0] <= r.x0 <= sign.bbox[2] + 0.6 * sign.size and r.y <= sign.baseline + 0.2 * sign.size
 
 
 def _baseline(items: list[Glyph], size: float) -> float:

@@ -16,7 +16,8 @@ from hsd_cli.datatypes import Region, RegionKind, TextSpan
 from hsd_cli.pages import display_math, inline_math
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import mathchars as mc
-from hsd_cli.pages.formula import Glyph, Rule, is_tag, starts, to_latex
+from hsd_cli.pages.formula import Glyph, Rule, is_tag, to_latex
+from hsd_cli.pages.mathstack import starts
 from hsd_cli.pages.pdfglyphs import page_glyph_lines, page_rules, page_surds
 
 _PROSE = (RegionKind.TEXT, RegionKind.TITLE, RegionKind.LIST)
