@@ -175,17 +175,10 @@ def test_a_superscript_risen_as_on_a_box_without_a_character_to_compare():
 
 def test_a_macron_struck_through_h_is_hbar():
     """TeX sets \\hbar as a macron on h's own baseline; \\bar raises it above the letter."""
-    struck = [
-        g("h", 0, italic=True),
-        g("\u00af", 0.5, 100.3, font="CMR10"),
-        g("=", 8, font="CMR10"),
-        g("1", 16, font="CMR10"),
-    ]
-    assert to_latex(struck) == "\\hbar=1"
-    raised = [
-        g("h", 0, italic=True),
-        g("\u00af", 0.5, 97, font="CMR10"),
-        g("=", 8, font="CMR10"),
-        g("1", 16, font="CMR10"),
-    ]
-    assert to_latex(raised) == "\\bar{h}=1"
+
+    def h_with_macron(base: float) -> list:
+        macron = g("\u00af", 0.5, base, font="CMR10")
+        return [g("h", 0, italic=True), macron, g("=", 8, font="CMR10"), g("1", 16, font="CMR10")]
+
+    assert to_latex(h_with_macron(100.3)) == "\\hbar=1"
+    assert to_latex(h_with_macron(97)) == "\\bar{h}=1"
