@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pymupdf
+import pytest
 
 from hsd_cli.datatypes import RegionKind
 from hsd_cli.pages import pdfmath
@@ -51,15 +52,19 @@ def test_a_display_in_a_layout_box_spanning_two_columns(monkeypatch):
     assert [r.text for r in found if r.kind is RegionKind.EQUATION] == ["x^{2}=y"]
 
 
-def test_a_formula_box_over_two_columns_is_split(monkeypatch):
+# The right column's left edge and the box's right edge: columns far apart, and 1.5 em apart (a
+# CSS column gap; the left display clipped at its edge), which the formula rules kept apart
+# though nearer than 2 em.
+@pytest.mark.parametrize("right_x, box_x1", [(300, 350), (110, 160)], ids=["wide gutter", "gutter of 1.5 em"])
+def test_a_formula_box_over_two_columns_is_split(monkeypatch, right_x, box_x1):
     """The layout model's one formula box over two columns' displays gives two displays."""
     from hsd_cli.datatypes import Region
 
     monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
     left = [("x", 60, 100, 12, "tiit"), ("2", 66, 95, 8, "tiro"), ("= y", 72, 100, 12, "tiit")]
-    right = [("z", 300, 100, 12, "tiit"), ("3", 306, 95, 8, "tiro"), ("= w", 312, 100, 12, "tiit")]
+    right = [("z", right_x, 100, 12, "tiit"), ("3", right_x + 6, 95, 8, "tiro"), ("= w", right_x + 12, 100, 12, "tiit")]
     page = page_with(left + right)
-    box = Region((50, 80, 350, 110), RegionKind.EQUATION, 0, "")
+    box = Region((50, 80, box_x1, 110), RegionKind.EQUATION, 0, "")
     found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (box,))
     assert [r.text for r in found] == ["x^{2}=y", "z^{3}=w"]
 
@@ -202,17 +207,3 @@ def test_an_inline_formula_in_any_font_below_a_display():
     ]
     rows = [((100, 91, 121, 103), formula), ((60, 103.5, 160, 118), [*words, *inline])]
     assert display_math.display_boxes(rows, []) == [(100, 91, 121, 103)]
-
-
-def test_a_formula_box_over_two_columns_a_narrow_gutter_apart_is_split(monkeypatch):
-    """Columns 1.5 em apart (a CSS column gap; the left display clipped at its edge): two
-    displays the formula rules kept apart are two formulas, though nearer than 2 em."""
-    from hsd_cli.datatypes import Region
-
-    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
-    left = [("x", 60, 100, 12, "tiit"), ("2", 66, 95, 8, "tiro"), ("= y", 72, 100, 12, "tiit")]
-    right = [("z", 110, 100, 12, "tiit"), ("3", 116, 95, 8, "tiro"), ("= w", 122, 100, 12, "tiit")]
-    page = page_with(left + right)
-    box = Region((50, 80, 160, 110), RegionKind.EQUATION, 0, "")
-    found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (box,))
-    assert [r.text for r in found] == ["x^{2}=y", "z^{3}=w"]
