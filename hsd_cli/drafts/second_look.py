@@ -17,6 +17,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from hsd_cli.pages.geometry import CJK
+
 TRAINED_RATIO = 320 / 48  # PP-OCR's recogniser input in training: 48 px high, padded to 320 px
 UNSURE = 0.9  # mean character confidence below which a short line is read again
 # rapidocr normalises pixels to (p / 255 - 0.5) / 0.5 and pads with 0 after that: mid grey.
@@ -56,7 +58,7 @@ def _better(text: str, score: float, first: str, first_score: float) -> bool:
 
 
 def _ideographs(text: str) -> set[str]:
-    return {c for c in text if 0x2E80 <= ord(c) <= 0x9FFF or 0xF900 <= ord(c) <= 0xFAFF}
+    return set(CJK.findall(text))
 
 
 def unsure_short(images: list[np.ndarray], scores) -> list[int]:

@@ -19,6 +19,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from hsd_cli.pages.geometry import UNSPACED
+
 FRAME = 8  # recogniser input pixels a CTC frame covers
 INPUT_HEIGHT = 48  # the recogniser's input height
 WORD_GAP = 0.35  # a word gap's least width, in ink heights
@@ -105,5 +107,4 @@ def blank_runs(ink: np.ndarray) -> list[tuple[int, int]]:
 
 def _spaced_script(char: str) -> bool:
     """Whether words of `char`'s script are set apart by spaces (not CJK, kana, Thai)."""
-    code = ord(char)
-    return not (0x0E00 <= code <= 0x0E7F or 0x2E80 <= code <= 0x9FFF or 0xF900 <= code <= 0xFFEF)
+    return UNSPACED.match(char) is None

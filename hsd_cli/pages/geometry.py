@@ -11,7 +11,11 @@ from dataclasses import replace
 from hsd_cli.datatypes import BBox, TextSpan
 
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
-CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")  # not Hangul: Korean spaces words
+# CJK radicals, punctuation, kana and ideographs, compatibility ideographs and forms, full-width
+# forms; not Hangul: Korean spaces its words.
+_CJK_CHARS = "\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
+CJK = re.compile(f"[{_CJK_CHARS}]")
+UNSPACED = re.compile(f"[\u0e00-\u0e7f{_CJK_CHARS}]")  # scripts that set words without spaces: CJK, Thai
 _WORD = re.compile(r"[^\W\d_]{3,}")  # three letters or more: "the", "where", not "x" or "dx"
 PROSE_LINE_CHARS = 15
 

@@ -35,3 +35,12 @@ def test_blocks_never_join_lines_of_two_columns() -> None:
     lines = [line(100, 100 + 25 * k, 480) for k in range(3)] + [line(520, 100 + 25 * k, 900) for k in range(3)]
     blocks = geo.group_lines(lines)
     assert len(blocks) == 2 and all(len({s.bbox[0] for s in b}) == 1 for b in blocks)
+
+
+def test_scripts_without_spaces_are_cjk_and_thai_not_hangul_or_latin_ligatures() -> None:
+    """One definition serves the block joiner, the second look and word gaps (drafts/)."""
+    for char in "漢かカ、｡＋︵⺀":  # ideograph, kana, CJK punctuation, full-width, vertical form, radical
+        assert geo.CJK.match(char) and geo.UNSPACED.match(char)
+    assert geo.UNSPACED.match("ก") and not geo.CJK.match("ก")  # Thai
+    for char in "한aﬁﺑ":  # Hangul, Latin, a Latin ligature, an Arabic presentation form
+        assert not geo.UNSPACED.match(char)
