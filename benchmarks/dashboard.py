@@ -34,7 +34,6 @@ SUMMARY = {
     "oracle-h100-hunyuan_vl.json": ("h100", ()),
     "throughput-h100-hunyuan_vl.json": ("h100", (8, 32)),
     "throughput-cpu-hunyuan_vl.json": ("cpu", (1, 16)),
-    "throughput-cpu-hunyuan_vl-32pages.json": ("cpu", (16,)),
     "oracle-cpu-qwen2_5_vl.json": ("qwen25-vl-3b", ()),
 }
 BLOCKS: dict[str, tuple[Callable[[list[dict]], str], tuple[str, ...]]] = {
@@ -43,7 +42,7 @@ BLOCKS: dict[str, tuple[Callable[[list[dict]], str], tuple[str, ...]]] = {
     "h100-throughput": (speed.throughput, ("throughput-h100-hunyuan_vl.json",)),
     "h100-cost": (speed.cost, ("cost-h100-hunyuan_vl.json", "cost-h100-qwen2_5_vl.json")),
     "h100-cuda-tests": (speed.cuda_tests, ("cuda-tests-h100.json",)),
-    "cpu-throughput": (speed.throughput, ("throughput-cpu-hunyuan_vl.json", "throughput-cpu-hunyuan_vl-32pages.json")),
+    "cpu-throughput": (speed.throughput, ("throughput-cpu-hunyuan_vl.json",)),
     "cpu-oracle": (speed.oracle, ("oracle-cpu-hunyuan_vl.json",)),
     "qwen-cpu-oracle": (speed.oracle, ("oracle-cpu-qwen2_5_vl.json",)),
     "draft-quality": (quality.draft_quality, ("draft-quality.json", "draft-speed-cpu.json")),
