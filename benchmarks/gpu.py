@@ -322,6 +322,7 @@ def stamp(path: Path, placeholders: dict[str, str], commit: str | None) -> None:
     if data.get("runs"):  # the tests' record: the commit goes with each run
         data["runs"] = [{**r, "commit": commit} for r in data["runs"]]
     else:
+        data.pop("commit", None)  # hsd bench's own: none where the machine has no repository
         data = {"command": data.pop("command", ""), "commit": commit, **data}
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -15,11 +14,9 @@ CORPUS = REPO.parent / "shared" / "corpus" / "dev"  # the dev corpus beside the 
 
 def commit() -> str | None:
     """git's HEAD of this checkout; None where there is no git or no repository (a lent machine)."""
-    try:
-        git = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    except OSError:
-        return None
-    return git.stdout.strip() or None
+    from hsd_cli.bench.machine import code_commit
+
+    return code_commit(REPO)
 
 
 def header(script: str, argv: list[str], device: str = "cpu") -> dict:

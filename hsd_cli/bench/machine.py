@@ -6,8 +6,26 @@ from __future__ import annotations
 import datetime
 import os
 import platform
+import subprocess
+from pathlib import Path
 
 from hsd_cli.targets.runtime.load import LoadClock, disturbed
+
+CHECKOUT = Path(__file__).resolve().parents[2]  # the repository hsd runs from, if it runs from one
+
+
+def code_commit(checkout: Path = CHECKOUT) -> str | None:
+    """git's HEAD (short) of the checkout hsd runs from; None for an installed package (whose
+    folders may sit inside somebody else's repository) or where git is missing."""
+    if not (checkout / ".git").exists():
+        return None
+    try:
+        git = subprocess.run(
+            ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return git.stdout.strip() or None
 
 
 def machine_info(device: str = "cpu", clock: LoadClock | None = None) -> dict[str, str | int | float]:

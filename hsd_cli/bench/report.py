@@ -11,6 +11,7 @@ from rich.table import Table
 from hsd_cli.bench.acceptance import KIND_ORDER, KindCount
 from hsd_cli.bench.config import BASELINE
 from hsd_cli.bench.corpus import KINDS
+from hsd_cli.bench.machine import code_commit
 from hsd_cli.bench.records import MethodTotals, PageBench, totals
 from hsd_cli.report.store import write_text
 
@@ -181,7 +182,7 @@ def section_header(title: str, command: str, machine: str, wall_s: float, notes:
 def write_outputs(
     json_path: Path | None, markdown_path: Path | None, section: str, body: str, data: dict, device: str = "cpu"
 ) -> None:
-    """The JSON report (schema_version added) and this run's section of the results file.
+    """The JSON report (schema_version and the code's commit added) and this run's section of the results file.
 
     A run on an accelerator gets its own section (`<section>-cuda`): GPU and CPU tables sit side by side."""
     import json
@@ -190,7 +191,7 @@ def write_outputs(
     section = section if kind == "cpu" else f"{section}-{kind}"
 
     if json_path is not None:
-        payload = {"schema_version": SCHEMA_VERSION, **data}
+        payload = {"schema_version": SCHEMA_VERSION, "commit": code_commit(), **data}
         write_text(json_path, json.dumps(payload, indent=1, ensure_ascii=False))
     if markdown_path is not None:
         update_section(markdown_path, section, body)

@@ -172,3 +172,12 @@ def test_only_rejects_an_unknown_step(capsys):
     with pytest.raises(SystemExit):
         _gpu().main(["--dry-run", "--only", "tests,bogus"])
     assert "unknown step 'bogus'" in capsys.readouterr().err
+
+
+def test_the_lent_machines_json_names_the_commit_gpu_py_was_given(tmp_path) -> None:
+    """hsd bench's own commit there is none (no repository travels): --commit names the code."""
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"schema_version": 1, "commit": None, "command": "hsd bench", "totals": []}))
+    _gpu().stamp(path, {}, "abc1234")
+    data = json.loads(path.read_text())
+    assert list(data)[:2] == ["command", "commit"] and data["commit"] == "abc1234"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from types import SimpleNamespace
 
@@ -92,3 +93,18 @@ def test_our_prepare_workers_count_as_our_own_work(monkeypatch: pytest.MonkeyPat
     alone = load.own_cpu()
     Me.kids = [Child(2.0), Child(None)]
     assert load.own_cpu() == pytest.approx(alone + 3.0, abs=0.05)
+
+
+def test_a_run_names_its_code_only_from_its_own_checkout(tmp_path) -> None:
+    """The repository's HEAD where hsd runs from a checkout; none for an installed package (a
+    folder without .git), even inside somebody else's repository."""
+    import subprocess
+
+    from hsd_cli.bench.machine import CHECKOUT, code_commit
+    from hsd_cli.bench.report import write_outputs
+
+    head = subprocess.run(["git", "-C", str(CHECKOUT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    assert code_commit() == (head.stdout.strip() or None)
+    assert code_commit(tmp_path) is None
+    write_outputs(tmp_path / "run.json", None, "x", "", {"command": "hsd bench"})
+    assert json.loads((tmp_path / "run.json").read_text())["commit"] == code_commit()
