@@ -36,7 +36,7 @@ def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
     # Glyphs that draw nothing (spaces, zero-width marks KaTeX sets as struts) take no part.
     glyphs, tag = split_tag([g for g in glyphs if g.latex or (g.c.strip() and mc.symbol(g.c))])
     rules = list(rules)
-    bars = [r for r in rules if any(g.c == "√" and mathstack.starts(g, r) for g in glyphs)]
+    bars = mathstack.vincula(glyphs, rules)
     glyphs = mathstack.seated(glyphs, bars)
     # Fractions before lines: a bar joins its parts.
     glyphs = mathstack.fractions(glyphs, [r for r in rules if r not in bars], rules, _row)
@@ -70,7 +70,7 @@ def _row(items: list[Glyph], rules: list[Rule]) -> str:
     if not items:
         return ""
     items = mathgrid.matrices(items, rules, _row)
-    bars = [r for r in rules if any(g.c == "√" and mathstack.starts(g, r) for g in items)]
+    bars = mathstack.vincula(items, rules)
     items = mathstack.fractions(items, [r for r in rules if r not in bars], rules, _row)
     items = _accented(mathstack.radicals(items, bars, rules, _row))
     size = max((g.size for g in items if not _is_big(g)), default=items[0].size)

@@ -70,6 +70,11 @@ def seated(items: list[Glyph], bars: list[Rule]) -> list[Glyph]:
     return out
 
 
+def vincula(items: list[Glyph], rules: list[Rule]) -> list[Rule]:
+    """The rules that are radicals' bars (each starts at a radical sign of `items`): not fractions'."""
+    return [r for r in rules if any(g.c == "√" and starts(g, r) for g in items)]
+
+
 def starts(sign: Glyph, r: Rule) -> bool:
     """Whether the bar `r` starts at the radical sign (its vinculum)."""
     return sign.bbox[0] <= r.x0 <= sign.bbox[2] + 0.6 * sign.size and r.y <= sign.baseline + 0.2 * sign.size
