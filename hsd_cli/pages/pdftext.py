@@ -6,6 +6,7 @@ All boxes come out in page-image pixels: `to_px` maps unrotated PDF points to pi
 from __future__ import annotations
 
 import bisect
+import contextlib
 import itertools
 import warnings
 from collections import Counter
@@ -46,6 +47,32 @@ LAYOUT_KINDS = {
 }
 
 
+def upright(page: pymupdf.Page) -> pymupdf.Page:
+    """`page` turned so that its text runs across, as the layout model and the line rules expect.
+
+    A /Rotate page whose lines run up or down in its own coordinates (a landscape page, shown
+    upright) gets the rotation baked into its content: the same pixels, in memory only. Before,
+    pymupdf.layout read such a page sideways and took its body for a page header, which the
+    drafts dropped. A /Rotate page whose text runs across unrotated (shown sideways) stays as it
+    is: to_px maps its boxes onto the image."""
+    if page.rotation and _mostly_vertical(page):
+        with contextlib.suppress(Exception):  # a page MuPDF cannot rewrite keeps its /Rotate
+            page.remove_rotation()
+    return page
+
+
+def _mostly_vertical(page: pymupdf.Page) -> bool:
+    across = down = 0
+    for block in page.get_text("dict", flags=0)["blocks"]:
+        for line in block.get("lines", ()):
+            chars = sum(len(s["text"]) for s in line["spans"])
+            if abs(line["dir"][1]) > abs(line["dir"][0]):
+                down += chars
+            else:
+                across += chars
+    return down > across
+
+
 def visible_lines(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple[TextSpan, ...]:
     """Text lines a reader can see (invisible OCR layers and transparent text are skipped)."""
     lines = []
@@ -69,16 +96,17 @@ def band_lines(pdf: pymupdf.Document, max_pages: int = 40) -> list[list[BandLine
     step = max(1, n // max_pages)  # a long document: every step-th page still shows its running lines
     pages = []
     for index in range(0, n, step)[:max_pages]:
-        page = pdf[index]
-        height = page.rect.height or 1.0
-        top, bottom = page.rect.y0 + BAND * height, page.rect.y1 - BAND * height
+        page = upright(pdf[index])
+        rect = page.rect * page.derotation_matrix  # the frame its text coordinates are in
+        height = rect.height or 1.0
+        top, bottom = rect.y0 + BAND * height, rect.y1 - BAND * height
         lines = []
         for block in page.get_text("dict", flags=0)["blocks"]:
             for line in block.get("lines", ()):
                 y0, y1 = line["bbox"][1], line["bbox"][3]
-                if y1 <= top or y0 >= bottom:  # unrotated points, as the page's own rect
+                if y1 <= top or y0 >= bottom:
                     text = "".join(s["text"] for s in line["spans"]).strip()
-                    lines.append(BandLine((y0 - page.rect.y0) / height, (y1 - page.rect.y0) / height, text))
+                    lines.append(BandLine((y0 - rect.y0) / height, (y1 - rect.y0) / height, text))
         pages.append(lines)
     return pages
 

@@ -37,6 +37,10 @@ class Document:
     pdf: pymupdf.Document | None = None
     image: Image.Image | None = None
 
+    def pdf_page(self, index: int) -> pymupdf.Page:
+        """PDF page `index`, upright (pdftext.upright)."""
+        return pdftext.upright(self.pdf[index])
+
     def close(self) -> None:
         if self.pdf is not None:
             self.pdf.close()
@@ -129,7 +133,7 @@ def with_text_layer(doc: Document, page: PageImage) -> PageImage:
     if doc.pdf is None:
         return page
     try:
-        pdf_page = doc.pdf[page.index]
+        pdf_page = doc.pdf_page(page.index)
         to_px = _to_px(pdf_page, page.dpi)
         spans = pdftext.visible_lines(pdf_page, to_px)
         spans = pdfmath.with_inline_math(pdf_page, to_px, spans)
@@ -143,7 +147,7 @@ def render_for_ocr(doc: Document, page: PageImage) -> PageImage:
     (pages/ocr_dpi.py); `page` itself where that is its own resolution, or it is an image file."""
     if doc.pdf is None:
         return page
-    rect = doc.pdf[page.index].rect
+    rect = doc.pdf_page(page.index).rect
     dpi = ocr_dpi(rect.width, rect.height, text_height(page.text_spans), page.dpi)
     if dpi == page.dpi:
         return page
@@ -155,7 +159,7 @@ def with_layout(doc: Document, page: PageImage, threads: int | None = None) -> P
     model runs `threads` threads (the drafts' share; None: the process's CPUs)."""
     if doc.pdf is None:
         return page
-    pdf_page = doc.pdf[page.index]
+    pdf_page = doc.pdf_page(page.index)
     return replace(page, layout=_analyze(pdf_page, _to_px(pdf_page, page.dpi), threads))
 
 
@@ -227,7 +231,7 @@ def _open_image(path: Path) -> Document:
 
 def _render_pdf_page(doc: Document, index: int, dpi: int) -> PageImage:
     try:
-        page = doc.pdf[index]
+        page = doc.pdf_page(index)
         _check_pixels(page.rect.width * dpi / 72, page.rect.height * dpi / 72, index, dpi)
         matrix = pymupdf.Matrix(dpi / 72, dpi / 72)
         pix = page.get_pixmap(matrix=matrix, colorspace=pymupdf.csRGB, alpha=False)

@@ -9,8 +9,9 @@ import pymupdf
 import pytest
 from PIL import Image
 
+from hsd_cli.datatypes import RegionKind
 from hsd_cli.errors import InputError
-from hsd_cli.pages import render
+from hsd_cli.pages import pdftext, render
 from hsd_cli.pages.render import count_pages, iter_pages, parse_page_spec
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -90,6 +91,45 @@ def test_rotated_page_renders_as_displayed(tmp_path: Path) -> None:
     assert page.image.size == (200, 300)
     x0, y0, x1, y1 = page.text_spans[0].bbox
     assert 0 <= x0 < x1 <= 200 and 0 <= y0 < y1 <= 300 and (y1 - y0) > (x1 - x0)
+
+
+def landscape_pdf(path: Path, lines: list[str]) -> Path:
+    """A landscape page stored as pdflscape writes it: a portrait page with /Rotate 90 whose
+    content is turned, so that it shows upright while its lines run down its own coordinates."""
+    src = pymupdf.open()
+    flat = src.new_page(width=792, height=612)
+    for i, line in enumerate(lines):
+        flat.insert_text((72, 72 + 20 * i), line, fontsize=12)
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.set_rotation(90)
+    page.show_pdf_page(page.rect, src, 0, rotate=90)
+    doc.save(path)
+    return path
+
+
+def test_landscape_page_is_read_upright(tmp_path: Path) -> None:
+    """Its body is text, not a page header (which drafts drop), and its pixels are the page's."""
+    lines = ["The quick brown fox jumps over the lazy dog.", "Pack my box with five dozen liquor jugs."]
+    path = landscape_pdf(tmp_path / "l.pdf", lines)
+    with pymupdf.open(path) as pdf:
+        shown = pdf[0].get_pixmap(dpi=72, colorspace=pymupdf.csRGB, alpha=False).samples
+    (page,) = iter_pages(path, dpi=72)
+    assert page.image.tobytes() == shown
+    assert [s.text for s in page.text_spans] == lines
+    assert all(s.bbox[2] - s.bbox[0] > s.bbox[3] - s.bbox[1] for s in page.text_spans)
+    assert page.layout and all(r.kind is RegionKind.TEXT for r in page.layout)
+
+
+def test_band_lines_of_a_sideways_page() -> None:
+    """A /Rotate page shown sideways keeps its text coordinates: its bands are its own top and
+    bottom, not the shown page's (a body line three quarters down is no footer)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=400)
+    page.insert_text((20, 20), "Running head", fontsize=10)
+    page.insert_text((20, 300), "Body line", fontsize=10)
+    page.set_rotation(90)
+    assert [line.text for line in pdftext.band_lines(doc)[0]] == ["Running head"]
 
 
 def test_invisible_text_is_skipped(tmp_path: Path) -> None:
