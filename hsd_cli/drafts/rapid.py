@@ -103,7 +103,7 @@ class RapidOcrSource:
         if angle:  # a text layer's boxes are upright page boxes: it cannot help a turned page
             upright = image.rotate(angle, expand=True)
             regions = self._regions(upright, self.read_lines(upright))
-            return [_rotate_back(r, angle, image.size) for r in regions]
+            return [replace(r, bbox=geo.unrotate_box(r.bbox, angle, image.size)) for r in regions]
         return self._regions(image, overlay.prefer_text_layer(lines, layer))
 
     def read_lines(self, image: Image.Image) -> list[TextSpan]:
@@ -246,18 +246,3 @@ def _region_text(kind: RegionKind, lines: list[TextSpan]) -> str:
 def _aabb(points) -> BBox:
     xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
     return (min(xs), min(ys), max(xs), max(ys))
-
-
-def _rotate_back(region: Region, angle: int, size: tuple[int, int]) -> Region:
-    """Map a box found on `image.rotate(angle, expand=True)` back onto the original image."""
-    x0, y0, x1, y1 = region.bbox
-    (ax, ay), (bx, by) = (_unrotate(x, y, angle, *size) for x, y in ((x0, y0), (x1, y1)))
-    return replace(region, bbox=(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)))
-
-
-def _unrotate(u: float, v: float, angle: int, w: int, h: int) -> tuple[float, float]:
-    if angle == 90:  # PIL turns counter-clockwise: original (x, y) went to (y, w - x)
-        return w - v, u
-    if angle == 180:
-        return w - u, h - v
-    return v, h - u  # 270: original (x, y) went to (h - y, x)

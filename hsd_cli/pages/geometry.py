@@ -32,6 +32,23 @@ def union_box(boxes: list[BBox]) -> BBox:
     return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
+def unrotate_box(box: BBox, angle: int, size: tuple[int, int]) -> BBox:
+    """Map a box found on `image.rotate(angle, expand=True)` (PIL: counter-clockwise, 0/90/180/270)
+    back onto the original image of `size`."""
+    (ax, ay), (bx, by) = (_unrotate(x, y, angle, *size) for x, y in ((box[0], box[1]), (box[2], box[3])))
+    return (min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
+
+
+def _unrotate(u: float, v: float, angle: int, w: int, h: int) -> tuple[float, float]:
+    if angle == 90:  # PIL turns counter-clockwise: original (x, y) went to (y, w - x)
+        return w - v, u
+    if angle == 180:
+        return w - u, h - v
+    if angle == 270:  # original (x, y) went to (h - y, x)
+        return v, h - u
+    return u, v
+
+
 def assign_lines(lines: list[TextSpan], boxes: list[BBox]) -> tuple[list[list[TextSpan]], list[TextSpan]]:
     """Put each line in the box holding most of it (at least half); return (per box, leftovers)."""
     inside: list[list[TextSpan]] = [[] for _ in boxes]

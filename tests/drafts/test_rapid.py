@@ -15,7 +15,7 @@ from PIL import Image
 
 from hsd_cli.datatypes import PageImage
 from hsd_cli.drafts import AutoSource, RapidOcrSource, rapid, rapid_engines, second_look, word_gaps
-from hsd_cli.drafts.rapid import MAX_UPSCALE, MIN_LONG_SIDE, _unrotate, ocr_scale
+from hsd_cli.drafts.rapid import MAX_UPSCALE, MIN_LONG_SIDE, ocr_scale
 from hsd_cli.pages.onnx_models import ort_threads
 
 LINES = ("Speculative decoding drafts", "every region of the page")
@@ -91,18 +91,6 @@ def test_upside_down_page_is_turned_and_a_surely_upright_one_is_not_read_turned(
     monkeypatch.setattr(source, "_mean_score", lambda crops, angle: turned.append(angle) or 0.0)
     assert "Speculative" in " ".join(r.text for r in source.regions(page_of(text_image())))
     assert turned == []
-
-
-@pytest.mark.parametrize("angle", [90, 180, 270])
-def test_unrotate_inverts_pil_rotate(angle: int) -> None:
-    """A pixel found on image.rotate(angle, expand=True) maps back to where it was."""
-    w, h, x, y = 40, 30, 7, 5
-    image = Image.new("L", (w, h), 0)
-    image.putpixel((x, y), 255)
-    turned = image.rotate(angle, expand=True)
-    v, u = np.argwhere(np.asarray(turned))[0]  # row, column of the lit pixel
-    bx, by = _unrotate(u + 0.5, v + 0.5, angle, w, h)
-    assert (int(bx), int(by)) == (x, y)
 
 
 def test_auto_uses_ocr_without_text_layer(source: RapidOcrSource) -> None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+from PIL import Image
+
 from hsd_cli.datatypes import TextSpan
 from hsd_cli.pages import geometry as geo
 
@@ -44,3 +48,15 @@ def test_scripts_without_spaces_are_cjk_and_thai_not_hangul_or_latin_ligatures()
     assert geo.UNSPACED.match("ก") and not geo.CJK.match("ก")  # Thai
     for char in "한aﬁﺑ":  # Hangul, Latin, a Latin ligature, an Arabic presentation form
         assert not geo.UNSPACED.match(char)
+
+
+@pytest.mark.parametrize("angle", [0, 90, 180, 270])
+def test_unrotate_box_inverts_pil_rotate(angle: int) -> None:
+    """A pixel found on image.rotate(angle, expand=True) maps back to where it was."""
+    w, h, x, y = 40, 30, 7, 5
+    image = Image.new("L", (w, h), 0)
+    image.putpixel((x, y), 255)
+    turned = image.rotate(angle, expand=True)
+    v, u = np.argwhere(np.asarray(turned))[0]  # row, column of the lit pixel
+    x0, y0, x1, y1 = geo.unrotate_box((u, v, u + 1, v + 1), angle, (w, h))
+    assert (x0, y0, x1, y1) == (x, y, x + 1, y + 1)
