@@ -19,7 +19,8 @@
    start at one height, and the bands between them are wider than any gap between blocks
    inside a cell. Where every cell is one block there is no inner gap to compare: the cells
    must then also end at one height (equal panels), as the entries of two reference columns
-   side by side need not.
+   side by side need not. Rows of cards are alike in height: two section headings level by
+   chance at the top of two text columns are a row far lower than the columns under them.
 3. Bridges. Where a strip holds no gutter only because one or two wide blocks bridge it (a
    box drawn over blocks of two columns), those are set aside, the rest is read by the rule,
    and each goes before the first block read that starts below its top.
@@ -38,6 +39,7 @@ from hsd_cli.datatypes import BBox
 
 GRID_ALIGN = 0.5  # cells of one grid row start within this share of the narrowest band between rows
 GRID_GAP = 1.5  # a grid's bands between rows are this many times wider than any gap inside a cell
+GRID_ROW_RATIO = 4.0  # a grid's rows of cards are at most this many times taller than one another
 MAX_BRIDGES = 2  # wide blocks set aside to find the columns they bridge
 
 
@@ -145,6 +147,9 @@ def _grid_rows(rows: list[list[int]], columns: list[list[int]], boxes: list[BBox
     col_of = {i: k for k, col in enumerate(columns) for i in col}
     if any(len({col_of[i] for i in row}) < len(columns) for row in body[:-1]):
         return []  # a row that leaves a column empty above the last: no grid
+    heights = [max(boxes[i][3] for i in row) - min(boxes[i][1] for i in row) for row in body]
+    if min(heights) * GRID_ROW_RATIO < max(heights):
+        return []  # headings of two text columns level by chance: a "row" far lower than the next
     # Bands from the boxes as they are (not trimmed as in split_gaps), like the gaps inside cells.
     band = min(min(boxes[i][1] for i in b) - max(boxes[i][3] for i in a) for a, b in itertools.pairwise(body))
     single = all(len(row) == len({col_of[i] for i in row}) for row in body)  # every cell one block

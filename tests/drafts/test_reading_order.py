@@ -121,3 +121,14 @@ def test_a_box_drawn_across_two_columns_does_not_merge_them() -> None:
     right = column_text(COLUMNS2[1], [100, 450], [330, 150])
     bridge = [(200, 640, 850, 720)]  # read where it starts in the order of the rest
     assert reading_order(left + right + bridge) == [0, 1, 5, 2, 3, 4]
+
+
+def test_headings_level_at_the_top_of_two_columns_are_no_row_of_cards() -> None:
+    """Two section headings that stand level by chance, then the columns' paragraphs (the left
+    column longer): read column by column. A 'grid' whose first row is far lower than its
+    next would put the right column between the left column's paragraphs."""
+    headings = [(100, 100, 300, 115), (520, 100, 700, 115)]
+    left = column_text(COLUMNS2[0], [150, 400, 660], [235, 250, 180])
+    right = column_text(COLUMNS2[1], [150, 285], [115, 180])
+    order = reading_order(headings + left + right)
+    assert order == [0, 2, 3, 4, 1, 5, 6]  # not [0, 1, 2, 3, 5, 6, 4]
