@@ -8,6 +8,7 @@ nothing: only the font list is read).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import pymupdf
@@ -114,16 +115,18 @@ def _columns(displays: list[tuple], box: tuple, rows: list) -> list[tuple]:
     one formula that near were joined into one display: display_math.SIDE_GAP), or
     one above another with words between them (a card's text and the next card's heading):
     the layout model boxed both formulas as one; [] when the box holds one formula."""
-    inside = sorted((d for d in displays if geo.intersection(d, box) >= 0.5 * geo.area(d)), key=lambda d: d[0])
+    inside = sorted((d for d in displays if geo.intersection(d, box) >= 0.5 * geo.area(d)), key=lambda d: d[1])
     if len(inside) < 2:
         return []
     size = max(g.size for b, gs in rows for g in gs if geo.intersection(b, box) > 0)
-    if all(b[0] - a[2] > display_math.SIDE_GAP * size for a, b in zip(inside, inside[1:], strict=False)):
-        return inside
-    inside.sort(key=lambda d: d[1])
     words = [b for b, gs in rows if geo.intersection(b, box) > 0 and inline_math.is_words(gs)]
-    apart = all(any(a[3] <= w[1] and w[3] <= b[1] for w in words) for a, b in zip(inside, inside[1:], strict=False))
-    return inside if apart else []
+    # Every two displays either side by side or with words between them: a grid of cards in
+    # three columns boxed as one formula has both kinds of pairs.
+    for a, b in itertools.combinations(inside, 2):
+        beside = max(b[0] - a[2], a[0] - b[2]) > display_math.SIDE_GAP * size
+        if not beside and not any(a[3] <= w[1] and w[3] <= b[1] for w in words):
+            return []
+    return inside
 
 
 def _level(a: tuple, b: tuple) -> bool:

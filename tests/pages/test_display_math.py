@@ -88,6 +88,24 @@ def test_a_formula_box_over_two_cards_stacked_is_split(monkeypatch):
     assert found[0].bbox[3] < 80 and found[1].bbox[1] > 130
 
 
+def test_a_formula_box_over_a_grid_of_cards_is_split(monkeypatch):
+    """One formula box over two columns of cards, two cards in each: pairs in one column have
+    words between them, pairs in two columns stand apart; four displays, not one formula."""
+    from hsd_cli.datatypes import Region
+
+    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
+    glyphs = []
+    for x, letter in ((60, "x"), (260, "z")):
+        glyphs += [(letter, x, 60, 12, "tiit"), ("2", x + 6, 55, 8, "tiro"), ("= y", x + 12, 60, 12, "tiit")]
+        glyphs += [("Taken together, the kernel is shifted.", x - 20, 90, 11, "tiro")]
+        glyphs += [("5. Quadratic formula", x - 20, 120, 11, "tibo")]
+        glyphs += [(letter, x, 150, 12, "tiit"), ("3", x + 6, 145, 8, "tiro"), ("= w", x + 12, 150, 12, "tiit")]
+    page = page_with(glyphs)
+    box = Region((35, 40, 330, 160), RegionKind.EQUATION, 0, "")
+    found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (box,))
+    assert sorted(r.text for r in found) == ["x^{2}=y", "x^{3}=w", "z^{2}=y", "z^{3}=w"]
+
+
 def test_a_numerator_seeded_alone_joins_its_formula():
     """A fraction's numerator (the highest row, so seeded first) stands a bar's gap above its
     denominator; the row beside the fraction takes both: one display, not a numerator box
