@@ -8,7 +8,7 @@ sub-headings under it. A grid built from such rules puts several table rows in o
 table's relations are lost. Such a grid is recognized by what its cells hold:
 - two lines side by side on one text row, a column gap apart: the cell holds two columns;
 - figures stacked on two text rows or more, in two cells of one grid row: figures do not wrap,
-  so each text row is a row of the table;
+  so each text row is a row of the table (a grid of one row holds the heading above them too);
 - a row without figures whose text goes on, at a line's leading, from the cell above it in a
   row of figures: one cell's wrapped text cut in two, its figures left beside the first half.
 The text's own lines then make the better grid (drafts/tablegrid.cells_from_lines).
@@ -51,8 +51,8 @@ def misses_rows_or_columns(cells: tuple[TableCell, ...], boxes: list, words: lis
         held[cell.row, cell.col] = rows
         if any(_side_by_side(row) for row in rows):
             return True
-        if len(rows) >= 2 and all(NUMBER.match(text) for row in rows for _, text in row):
-            stacked[cell.row] += 1
+        if sum(all(NUMBER.match(text) for _, text in row) for row in rows) >= 2:
+            stacked[cell.row] += 1  # figures of two rows, under a heading the grid also put there
     return any(n >= 2 for n in stacked.values()) or _cuts_wrapped_text(cells, held)
 
 

@@ -54,6 +54,19 @@ def test_figures_stacked_in_two_cells_of_a_row_miss_rows() -> None:
     assert not table_check.misses_rows_or_columns(cells, boxes, words)
 
 
+def test_a_grid_of_one_row_holding_heading_and_figures_misses_rows() -> None:
+    """Rules only above and below the whole table: the grid's one row holds each column's
+    heading over its figures; two columns of stacked figures under headings are rows missed."""
+    cells = (TableCell(0, 0, "Loss 39.9 89.5"), TableCell(0, 1, "Width 906 56.1"))
+    boxes = [(0, 0, 50, 60), (60, 0, 110, 60)]
+    words = [word(5, 5, "Loss"), word(5, 22, "39.9"), word(5, 39, "89.5")]
+    words += [word(65, 5, "Width"), word(65, 22, "906"), word(65, 39, "56.1")]
+    assert table_check.misses_rows_or_columns(cells, boxes, words)
+    # A heading over one figure in each cell is one table row of two lines.
+    words = [word(5, 5, "Loss"), word(5, 22, "39.9"), word(65, 5, "Width"), word(65, 22, "906")]
+    assert not table_check.misses_rows_or_columns(cells, boxes, words)
+
+
 def test_two_columns_in_one_cell_miss_columns() -> None:
     cells = (TableCell(0, 0, "Case Loss"),)
     words = [word(5, 5, "Case"), word(100, 5, "Loss")]
