@@ -253,13 +253,27 @@ def _is_visible(span: dict) -> bool:
 
 
 def _line_style(spans: list[dict]) -> tuple[float, bool]:
-    """Font size (points) and boldness carried by most of the line's characters."""
+    """Font size (points) and boldness carried by most of the line's characters; capitals set
+    smaller right after a larger capital count at its size (small capitals faked by size)."""
     sizes: Counter[float] = Counter()
     bold = 0
-    for s in spans:
+    for k, s in enumerate(spans):
         n = sum(not c["c"].isspace() for c in s["chars"])
-        sizes[round(s["size"], 1)] += n
+        sizes[round(_small_caps_size(spans, k), 1)] += n
         if s["flags"] & pymupdf.TEXT_FONT_BOLD or s.get("char_flags", 0) & _SYNTHETIC_BOLD:
             bold += n
     total = sum(sizes.values())
     return sizes.most_common(1)[0][0], total > 0 and bold * 2 > total
+
+
+def _small_caps_size(spans: list[dict], k: int) -> float:
+    """The size of span `k`, or of the capital it goes on from when it holds only capitals set
+    smaller, joined to that capital without a space: "M" + "AIN" of a section heading in small
+    capitals (IEEE, revtex) is one word at the capital's size, not a line of small type."""
+    size = spans[k]["size"]
+    text = "".join(c["c"] for c in spans[k]["chars"])
+    if k == 0 or not text[:1].isalpha() or not text.isupper():
+        return size
+    prev = spans[k - 1]
+    last = "".join(c["c"] for c in prev["chars"])[-1:]
+    return prev["size"] if prev["size"] > size and last.isalpha() and last.isupper() else size
