@@ -10,7 +10,7 @@ widens a heading in the rows above the body ("Year Ended" over three year column
 grid finder put in one column: set centred, it has as many empty cells left as right.
 `heading_rows` tells how many rows at the top are the table's heading; `missed_share` how much
 of a table box's text a grid finder left out of its cells; `is_text_table` whether a layout
-"table" is prose set in columns.
+"table" is prose set in columns; `prose_beside` the lines of a text column a table box reached into.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from statistics import mean, median
 
 from hsd_cli.datatypes import TableCell, TextSpan
 from hsd_cli.drafts import table_spans
+from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.table_check import NUMBER
 
 # Real table cells on the dev corpus hold 40 characters at most on average (description columns);
@@ -29,6 +30,7 @@ from hsd_cli.pages.table_check import NUMBER
 PROSE_CELL_CHARS = 60
 # Lines of one row have centres within this share of a line's height of each other.
 ROW_CENTRED = 0.35
+MIN_PROSE_ROWS = 3  # a text column beside a table shows at least this many rows of prose in its box
 TALL = 1.8  # a line this many times the table's line height is a slanted or turned label
 _FRACTION = re.compile(r"^\$\\frac\{(\d{1,4})\}\{(\d{1,4})\}\$$")  # drafts/fractions.py's
 
@@ -222,3 +224,22 @@ def is_text_table(lines: list[TextSpan], cells: tuple[TableCell, ...] = ()) -> b
     if len({c.col for c in filled}) == 1:
         return True
     return sum(len(c.text) for c in filled) / len(filled) >= PROSE_CELL_CHARS
+
+
+def prose_beside(lines: list[TextSpan]) -> list[TextSpan]:
+    """Lines of a column of prose at the left or right of a table box, a gutter apart.
+
+    A layout box over a table set in one column of a page can reach across the gutter into
+    the text column beside it; gridded, the prose lines become rows of the table. The column
+    beside is the widest of the box's columns, with rows of prose (geometry.mostly_prose).
+    """
+    columns = geo.line_columns(lines)
+    if len(columns) < 2:
+        return []
+    widths = [geo.union_box([s.bbox for s in col]) for col in columns]
+    widest = max(range(len(columns)), key=lambda k: widths[k][2] - widths[k][0])
+    if widest not in (0, len(columns) - 1):
+        return []
+    rows = geo.split_rows(columns[widest])
+    joined = [replace(row[0], text=" ".join(s.text for s in sorted(row, key=lambda s: s.bbox[0]))) for row in rows]
+    return columns[widest] if len(rows) >= MIN_PROSE_ROWS and geo.mostly_prose(joined) else []

@@ -67,6 +67,10 @@ class TextLayerSource:
             if loose:  # prose the layout model put in a table or formula: blocks of their own
                 groups.append(loose)
                 held = [s for s in held if s not in loose]
+            elif region.kind is RegionKind.TABLE and (beside := tablegrid.prose_beside(held)):
+                groups.append(geo.joined_rows(beside))  # a justified line's pieces, one line again
+                held = [s for s in held if s not in beside]
+                region = replace(region, bbox=geo.union_box([s.bbox for s in held]), cells=())
             if region.kind is RegionKind.FIGURE:  # body text in its box stays on the page
                 split = figure_body.split_figure(region.bbox, held)
                 groups.append(list(split.body))

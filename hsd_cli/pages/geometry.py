@@ -158,6 +158,15 @@ def split_rows(lines: list[TextSpan]) -> list[list[TextSpan]]:
     return rows
 
 
+def joined_rows(lines: list[TextSpan]) -> list[TextSpan]:
+    """One line per row of one column: the pieces MuPDF cut a justified line into, joined."""
+    out = []
+    for row in split_rows(lines):
+        row = sorted(row, key=lambda s: s.bbox[0])
+        out.append(replace(row[0], bbox=union_box([s.bbox for s in row]), text=" ".join(s.text for s in row)))
+    return out
+
+
 def same_row(a: BBox, b: BBox) -> bool:
     shared = min(a[3], b[3]) - max(a[1], b[1])
     return shared > 0.5 * min(a[3] - a[1], b[3] - b[1])

@@ -290,3 +290,37 @@ def test_one_table_with_a_plain_heading_stays_whole() -> None:
     page = _grid_pdf(rows)
     ((box, cells),) = table_parts(page, page.rect)
     assert box == page.rect and len(cells) == 12
+
+
+def test_a_table_box_reaching_into_the_text_column_beside_gives_its_prose_back() -> None:
+    """A layout table box over a table in the right column and the foot of the left column's
+    text: the prose (its justified lines cut into pieces) is a paragraph of its own, the
+    table keeps its own lines and box, and the left column reads before it."""
+    prose = ["these general solutions and the variable.", "The measure follows the vector, whereas all"]
+    prose += ["surfaces of the thermal field enhance such", "structures of the rapid layer. The variance"]
+    spans = [line(100, 600 + 30 * k, text, width=380) for k, text in enumerate(prose)]
+    spans += [line(100, 720, "of the periodic state remains", width=230), line(350, 720, "coarse.", width=60)]
+    rows = [("Setting", "Precision", "Dev."), ("Low dose", "627", "78.8"), ("Test", "51.0", "0.598")]
+    rows += [("Winter", "955", "2.9"), ("Spring", "69.1", "0.552")]
+    for r, row in enumerate(rows):
+        spans += [line(x, 600 + 30 * r, text, width=80) for x, text in zip((560, 700, 840), row, strict=True)]
+    box = Region((100, 595, 930, 760), RegionKind.TABLE, 0, "")
+    regions = TextLayerSource().regions(page_of(*spans, layout=(box,)))
+    kinds = texts(regions)
+    assert kinds[0] == ("text", " ".join(prose) + " of the periodic state remains coarse.")
+    assert kinds[1][0] == "table" and "these" not in kinds[1][1]
+    table = next(r for r in regions if r.kind is RegionKind.TABLE)
+    assert table.bbox[0] >= 560 and [c.text for c in table.cells if c.row == 3] == ["Winter", "955", "2.9"]
+
+
+def test_a_tables_wide_label_column_stays_in_the_table() -> None:
+    """The widest column of a table, at its edge, holding short labels, is no text column."""
+    rows = [("Material", "Precision", "Dev."), ("Sparse structure", "627", "78.8"), ("Linear approach", "51.0", "0.59")]
+    rows += [("Significant population", "955", "2.9"), ("Invariant operator", "69.1", "0.552")]
+    places = ((100, 380), (560, 80), (700, 80))  # left edge and width of each column
+    spans = []
+    for r, row in enumerate(rows):
+        spans += [line(x, 600 + 30 * r, text, width=w) for (x, w), text in zip(places, row, strict=True)]
+    box = Region((100, 595, 800, 760), RegionKind.TABLE, 0, "")
+    regions = TextLayerSource().regions(page_of(*spans, layout=(box,)))
+    assert [r.kind for r in regions] == [RegionKind.TABLE]

@@ -60,3 +60,17 @@ def test_unrotate_box_inverts_pil_rotate(angle: int) -> None:
     v, u = np.argwhere(np.asarray(turned))[0]  # row, column of the lit pixel
     x0, y0, x1, y1 = geo.unrotate_box((u, v, u + 1, v + 1), angle, (w, h))
     assert (x0, y0, x1, y1) == (x, y, x + 1, y + 1)
+
+
+def test_joined_rows_puts_a_justified_lines_pieces_together() -> None:
+    """MuPDF cuts a widely justified line into pieces; each row is one line again, left to right."""
+    pieces = [
+        TextSpan((200, 100, 260, 112), "global", 10),
+        TextSpan((100, 100, 180, 112), "such", 10),
+        TextSpan((100, 120, 300, 132), "functions under the approaches", 10),
+    ]
+    rows = geo.joined_rows(pieces)
+    assert [(r.text, r.bbox) for r in rows] == [
+        ("such global", (100, 100, 260, 112)),
+        ("functions under the approaches", (100, 120, 300, 132)),
+    ]
