@@ -49,12 +49,48 @@ def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
         for line in sorted(row, key=lambda s: s.bbox[0]):
             cols = _columns_of(line, columns, taken, heading=r < body)
             taken.update(cols)
-            placed.append(table_spans.Placed(line, r, cols[0], col_span=len(cols)))
+            # Below the group headings, a line over several columns is their cells set close.
+            pieces = split_over_columns(line, cols, columns) if r >= body - 1 else [(line, cols)]
+            placed += [table_spans.Placed(p, r, c[0], col_span=len(c)) for p, c in pieces]
     spanned = table_spans.span_rows(placed, body)
     return tuple(
         TableCell(p.row, p.col, p.line.text, p.row_span, p.col_span, is_header=p.row == 0)
         for p in sorted(spanned, key=lambda p: (p.row, p.col))
     )
+
+
+def split_over_columns(
+    line: TextSpan, cols: list[int], columns: list[tuple[float, float]]
+) -> list[tuple[TextSpan, list[int]]]:
+    """A line over several columns cut into one piece per column, each word going to the column
+    nearest its place in the line (estimated from its characters' share of the line's width).
+
+    A table set tight (a LaTeX table scaled to the column) leaves gaps between its columns no
+    wider than a word space, and MuPDF reads "51.4 0.448" as one line. Not cut when a column
+    would get no word: a group heading centred over its columns."""
+    words = line.text.split()
+    if len(cols) < 2 or len(words) < len(cols):
+        return [(line, cols)]
+    x0, x1 = line.bbox[0], line.bbox[2]
+    per_char = (x1 - x0) / max(len(line.text), 1)
+    placed: dict[int, list[tuple[float, float, str]]] = {}
+    start = 0
+    for word in words:
+        start = line.text.index(word, start)
+        lo, hi = x0 + start * per_char, x0 + (start + len(word)) * per_char
+        start += len(word)
+        col = min(cols, key=lambda k: _distance((lo + hi) / 2, columns[k]))
+        placed.setdefault(col, []).append((lo, hi, word))
+    if sorted(placed) != sorted(cols):
+        return [(line, cols)]
+    return [
+        (replace(line, bbox=(ws[0][0], line.bbox[1], ws[-1][1], line.bbox[3]), text=" ".join(w for *_, w in ws)), [k])
+        for k, ws in sorted(placed.items())
+    ]
+
+
+def _distance(x: float, column: tuple[float, float]) -> float:
+    return max(column[0] - x, x - column[1], 0.0)
 
 
 def table_rows(lines: list[TextSpan]) -> list[list[TextSpan]]:
