@@ -48,29 +48,28 @@ LAYOUT_KINDS = {
 
 
 def upright(page: pymupdf.Page) -> pymupdf.Page:
-    """`page` turned so that its text runs across, as the layout model and the line rules expect.
-
-    A /Rotate page whose lines run up or down in its own coordinates (a landscape page, shown
-    upright) gets the rotation baked into its content: the same pixels, in memory only. Before,
-    pymupdf.layout read such a page sideways and took its body for a page header, which the
-    drafts dropped. A /Rotate page whose text runs across unrotated (shown sideways) stays as it
-    is: to_px maps its boxes onto the image."""
-    if page.rotation and _mostly_vertical(page):
+    """`page` in the frame a reader sees: any /Rotate baked into its content (the same pixels, in
+    memory only), so that text, drawings and layout boxes come in the image's own coordinates.
+    Read in its stored frame, a landscape page (pdflscape's) ran down the page, and
+    pymupdf.layout took its body for a page header, which the drafts dropped."""
+    if page.rotation:
         with contextlib.suppress(Exception):  # a page MuPDF cannot rewrite keeps its /Rotate
             page.remove_rotation()
     return page
 
 
-def _mostly_vertical(page: pymupdf.Page) -> bool:
-    across = down = 0
+def text_turn(page: pymupdf.Page) -> int:
+    """Clockwise degrees (0, 90 or 270) that make most of `page`'s text run across: a page shown
+    sideways (a sideways table, a landscape page printed on a portrait one) reads upright only
+    turned, and the layout model and the drafts' line rules read only upright text."""
+    counts = Counter()
     for block in page.get_text("dict", flags=0)["blocks"]:
         for line in block.get("lines", ()):
-            chars = sum(len(s["text"]) for s in line["spans"])
-            if abs(line["dir"][1]) > abs(line["dir"][0]):
-                down += chars
-            else:
-                across += chars
-    return down > across
+            dx, dy = line["dir"]
+            way = 0 if abs(dy) <= abs(dx) else 90 if dy < 0 else 270  # text running up: turn clockwise
+            counts[way] += sum(len(s["text"].strip()) for s in line["spans"])
+    way, chars = max(counts.items(), key=lambda kv: kv[1], default=(0, 0))
+    return way if chars > 2 * counts[0] else 0
 
 
 def visible_lines(page: pymupdf.Page, to_px: pymupdf.Matrix) -> tuple[TextSpan, ...]:
@@ -97,7 +96,7 @@ def band_lines(pdf: pymupdf.Document, max_pages: int = 40) -> list[list[BandLine
     pages = []
     for index in range(0, n, step)[:max_pages]:
         page = upright(pdf[index])
-        rect = page.rect * page.derotation_matrix  # the frame its text coordinates are in
+        rect = page.rect * page.derotation_matrix  # its text's frame (a page MuPDF could not turn)
         height = rect.height or 1.0
         top, bottom = rect.y0 + BAND * height, rect.y1 - BAND * height
         lines = []

@@ -163,6 +163,26 @@ def with_layout(doc: Document, page: PageImage, threads: int | None = None) -> P
     return replace(page, layout=_analyze(pdf_page, _to_px(pdf_page, page.dpi), threads))
 
 
+def text_turn(doc: Document, page: PageImage) -> int:
+    """Clockwise degrees that make `page`'s text run across (pdftext.text_turn; 0 for an image)."""
+    return pdftext.text_turn(doc.pdf_page(page.index)) if doc.pdf is not None else 0
+
+
+def turned(doc: Document, page: PageImage, turn: int) -> tuple[Document, PageImage]:
+    """`page` turned `turn` degrees clockwise, as a one-page PDF in memory and its render: the
+    page a reader turns to read a sideways table. Drafts read there; their boxes map back with
+    geometry.unrotate_box (the render is `page.image.rotate(-turn, expand=True)`). Annotations
+    do not come along (show_pdf_page draws the page's content only)."""
+    source = doc.pdf_page(page.index)
+    view = pymupdf.open()
+    flat = view.new_page(width=source.rect.width, height=source.rect.height)
+    flat.show_pdf_page(flat.rect, doc.pdf, page.index)
+    flat.set_rotation(turn)
+    flat.remove_rotation()
+    view_doc = Document(doc.path, 1, pdf=view)
+    return view_doc, _render_pdf_page(view_doc, 0, page.dpi)
+
+
 def _to_px(pdf_page: pymupdf.Page, dpi: int) -> pymupdf.Matrix:
     # Text coordinates are unrotated PDF points; the image is the rotated page at dpi.
     return pdf_page.rotation_matrix * pymupdf.Matrix(dpi / 72, dpi / 72)

@@ -79,7 +79,16 @@ class Preparer:
         return PreparedPage(image, tuple(regions), source.name, t_render, t_draft, draft_note=note)
 
     def _draft(self, doc, image: PageImage) -> tuple[PageImage, list[Region], DraftSource]:
-        from hsd_cli.drafts import AutoSource, running
+        from hsd_cli.drafts import running
+        from hsd_cli.pages.render import text_turn
+
+        turn = text_turn(doc, image)
+        image, found, source = self._read_turned(doc, image, turn) if turn else self._read(doc, image)
+        regions = running.relabel(found, self._running_lines(doc), image.image.height)
+        return image, regions, source
+
+    def _read(self, doc, image: PageImage) -> tuple[PageImage, list[Region], DraftSource]:
+        from hsd_cli.drafts import AutoSource
         from hsd_cli.pages.render import with_layout, with_text_layer
 
         if self._sources is None:
@@ -89,8 +98,20 @@ class Preparer:
         if source.wants_layout:  # layout analysis only where its drafts use it
             image = with_layout(doc, image, self.cfg.ocr_threads)
         found = _ocr_regions(doc, image, source) if source.wants_ocr_render else source.regions(image)
-        regions = running.relabel(found, self._running_lines(doc), image.image.height)
-        return image, regions, source
+        return image, found, source
+
+    def _read_turned(self, doc, image: PageImage, turn: int) -> tuple[PageImage, list[Region], DraftSource]:
+        """Drafts of a sideways page, read turned upright; boxes back on the page as shown."""
+        from hsd_cli.pages.geometry import unrotate_box
+        from hsd_cli.pages.render import turned
+
+        view_doc, view = turned(doc, image, turn)
+        with view_doc:
+            view, found, source = self._read(view_doc, view)
+        angle, size = -turn % 360, image.image.size  # PIL's turn (counter-clockwise) back
+        found = [replace(r, bbox=unrotate_box(r.bbox, angle, size)) for r in found]
+        spans = tuple(replace(s, bbox=unrotate_box(s.bbox, angle, size)) for s in view.text_spans)
+        return replace(image, text_spans=spans), found, source
 
     def _running_lines(self, doc):
         """The document's running headers and footers, found once per document."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pymupdf
 import pytest
 from PIL import Image
@@ -121,14 +122,38 @@ def test_landscape_page_is_read_upright(tmp_path: Path) -> None:
     assert page.layout and all(r.kind is RegionKind.TEXT for r in page.layout)
 
 
-def test_band_lines_of_a_sideways_page() -> None:
-    """A /Rotate page shown sideways keeps its text coordinates: its bands are its own top and
-    bottom, not the shown page's (a body line three quarters down is no footer)."""
+@pytest.mark.parametrize(("content_turn", "turn"), [(0, 0), (90, 90), (-90, 270)])
+def test_text_turn_and_the_turned_page(tmp_path: Path, content_turn: int, turn: int) -> None:
+    """A page whose text runs up (content turned counter-clockwise) reads after a clockwise
+    quarter turn; the turned page shows the same picture turned, its text running across."""
+    src = pymupdf.open()
+    flat = src.new_page(width=400, height=300)
+    for i in range(4):
+        flat.insert_text((40, 60 + 20 * i), f"Line {i} of a page printed on its side", fontsize=12)
     doc = pymupdf.open()
-    page = doc.new_page(width=300, height=400)
-    page.insert_text((20, 20), "Running head", fontsize=10)
-    page.insert_text((20, 300), "Body line", fontsize=10)
-    page.set_rotation(90)
+    page = doc.new_page(width=300, height=400) if content_turn else doc.new_page(width=400, height=300)
+    page.show_pdf_page(page.rect, src, 0, rotate=content_turn)
+    doc.save(tmp_path / "s.pdf")
+    with render.open_document(tmp_path / "s.pdf") as opened:
+        shown = render.render_page(opened, 0, 72)
+        assert render.text_turn(opened, shown) == turn
+        view_doc, view = render.turned(opened, shown, turn or 90)
+        with view_doc:
+            view = render.with_text_layer(view_doc, view)
+    expected = np.asarray(shown.image.rotate(-(turn or 90), expand=True), dtype=float)
+    assert np.abs(np.asarray(view.image, dtype=float) - expected).mean() < 2.0
+    if turn:
+        assert [s.text for s in view.text_spans] == [f"Line {i} of a page printed on its side" for i in range(4)]
+
+
+def test_band_lines_of_a_landscape_page() -> None:
+    """The bands of a /Rotate page are the top and bottom of the page as shown: its running head
+    is one, a body line three quarters down is not (read in its stored frame, neither was)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.set_rotation(90)  # shown 792 x 612; a point shown at (x, y) is stored at (y, 792 - x)
+    for y, text in [(30, "Running head"), (450, "Body line")]:
+        page.insert_text((y, 792 - 72), text, fontsize=10, rotate=90)
     assert [line.text for line in pdftext.band_lines(doc)[0]] == ["Running head"]
 
 

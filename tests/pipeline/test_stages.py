@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import pymupdf
 import pytest
 
 from hsd_cli.config import RunConfig
@@ -39,6 +40,40 @@ def test_layout_analysis_is_charged_to_drafting(monkeypatch):
     monkeypatch.setattr(render, "with_layout", timed)
     got = Preparer(PrepareConfig(dpi=72))(SAMPLES / "born_digital.pdf", 1)
     assert got.draft_source == "text_layer" and got.t_draft == 5.0 and got.t_render == 0.0
+
+
+def sideways_table(path: Path) -> Path:
+    """A portrait page whose content is a table turned a quarter counter-clockwise, with no
+    /Rotate (LaTeX's sidewaystable): its lines run up the page."""
+    src = pymupdf.open()
+    flat = src.new_page(width=792, height=612)
+    rows = [("Site", "Alpha", "Beta"), ("North", "12.1", "13.4"), ("South", "22.1", "23.4")]
+    flat.insert_text((200, 150), "Table 1: Quokka counts at three sites", fontsize=11)
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            flat.insert_text((200 + 110 * c, 190 + 22 * r), cell, fontsize=11)
+    note = "Counts were taken each spring by two observers walking the same fixed transects."
+    for k in range(3):  # enough text for a text layer to draft from
+        flat.insert_text((200, 300 + 16 * k), note, fontsize=11)
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.show_pdf_page(page.rect, src, 0, rotate=90)
+    doc.save(path)
+    return path
+
+
+def test_a_sideways_page_is_drafted_turned_upright(tmp_path):
+    """Its drafts read across (caption, then the table row by row); their boxes lie on the page
+    as shown, as tall as the turned lines."""
+    got = Preparer(PrepareConfig(dpi=72))(sideways_table(tmp_path / "s.pdf"), 1)
+    text = "\n".join(r.text for r in sorted(got.regions, key=lambda r: r.order))
+    assert got.draft_source == "text_layer"
+    assert text.index("Table 1: Quokka") < text.index("Site") < text.index("North") < text.index("South")
+    assert text.index("Alpha") < text.index("Beta") and text.index("12.1") < text.index("13.4") < text.index("Counts")
+    width, height = got.page.image.size
+    for r in got.regions:
+        x0, y0, x1, y1 = r.bbox
+        assert 0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height and y1 - y0 > x1 - x0
 
 
 def test_draft_crash_costs_only_the_drafts(monkeypatch):
