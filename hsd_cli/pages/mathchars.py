@@ -102,9 +102,11 @@ _UNICODE_KEEP = frozenset("()[]{}|/\\⟨⟩⌊⌋⌈⌉‖∑∏∫√")
 
 _ITALIC = re.compile(r"ital|oblique|cmmi|cmti|mathit|txmi|pxmi|-it\b|-bi\b|it$", re.I)
 _BOLD = re.compile(r"bold|cmbx|cmmib|cmbsy|black|heavy|-bd|-b$", re.I)
-# Fonts that only set mathematics (not CMR: LaTeX's body text is Computer Modern Roman too).
+# Fonts that only set mathematics (not CMR: LaTeX's body text is Computer Modern Roman too); a
+# slanted Symbol is mathptmx's Greek, the only math font of a page whose formulas need no CMSY.
 MATH_ONLY = re.compile(r"cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|math|euclid|mtmi|mtsy|mtex|"
-                       r"txmi|txsy|txex|pxmi|pxsy|pxex|xits|esint|wasy|stix.*(math|integrals|sizes)", re.I)  # fmt: skip
+                       r"txmi|txsy|txex|pxmi|pxsy|pxex|xits|esint|wasy|stix.*(math|integrals|sizes)|"
+                       r"sym\w*[-_ ]?slant", re.I)  # fmt: skip
 
 
 def is_italic(font: str, flags: int) -> bool:

@@ -30,3 +30,11 @@ def test_style_of_unicode_math_letters():
     assert mc.alphanumeric_style("\U0001d465") == (True, False)
     assert mc.alphanumeric_style("\U0001d405") == (False, True)
     assert mc.alphanumeric_style("x") == (False, False)
+
+
+def test_a_slanted_symbol_font_sets_only_mathematics() -> None:
+    """mathptmx's Greek comes from Symbol slanted: on a page whose formulas need no CMSY it is
+    the only sign of mathematics; upright Symbol also sets text (bullets, a copyright sign)."""
+    assert mc.MATH_ONLY.search("LKRWQO+StandardSymL-Slant_167")
+    assert mc.MATH_ONLY.search("Symbol-Slanted")
+    assert not mc.MATH_ONLY.search("StandardSymL")
