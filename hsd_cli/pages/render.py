@@ -5,6 +5,7 @@ Every bad input raises `InputError` whose message names the cause (the caller ad
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from collections.abc import Iterator
@@ -252,6 +253,7 @@ def _open_image(path: Path) -> Document:
 def _render_pdf_page(doc: Document, index: int, dpi: int) -> PageImage:
     try:
         page = doc.pdf_page(index)
+        dpi = fitting_dpi(page.rect.width, page.rect.height, dpi)
         _check_pixels(page.rect.width * dpi / 72, page.rect.height * dpi / 72, index, dpi)
         matrix = pymupdf.Matrix(dpi / 72, dpi / 72)
         pix = page.get_pixmap(matrix=matrix, colorspace=pymupdf.csRGB, alpha=False)
@@ -299,13 +301,22 @@ def _to_rgb(image: Image.Image) -> Image.Image:
     return image.convert("RGB")
 
 
+def fitting_dpi(width_pt: float, height_pt: float, dpi: int) -> int:
+    """`dpi`, or the highest below it at which a page of that size stays under MAX_PIXELS (a
+    poster, a drawing), not below MIN_DPI: the models see a few megapixels of any page anyway
+    (their processors' max_pixels are 4 to 13 MP), and the page report keeps the dpi it got."""
+    pixels = width_pt * height_pt * (dpi / 72) ** 2
+    if pixels <= MAX_PIXELS:
+        return dpi
+    return min(dpi, max(MIN_DPI, int(dpi * math.sqrt(MAX_PIXELS / pixels))))
+
+
 def _check_pixels(width: float, height: float, index: int, dpi: int | None) -> None:
     if width * height <= MAX_PIXELS:
         return
     size = f"{width:.0f} x {height:.0f} px ({width * height / 1e6:.0f} MP)"
-    # Lowering --dpi only helps a PDF page that is not rendered at the minimum already.
-    hint = f" at {dpi} dpi" + ("; lower --dpi" if dpi > MIN_DPI else "") if dpi else ""
-    raise InputError(f"page {index + 1} too large: {size}{hint}, limit {MAX_PIXELS // 10**6} MP")
+    at = f" at {dpi} dpi" if dpi else ""
+    raise InputError(f"page {index + 1} too large: {size}{at}, limit {MAX_PIXELS // 10**6} MP")
 
 
 def _short(e: Exception) -> str:

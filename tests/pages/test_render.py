@@ -246,14 +246,19 @@ def test_encrypted_pdf_needs_the_right_password(tmp_path: Path) -> None:
     assert page.text_spans[0].text == "Hello world"
 
 
-def test_page_too_large_mentions_dpi(tmp_path: Path) -> None:
-    """A page over the pixel limit is refused before rendering, with a hint to lower --dpi."""
+def test_a_page_too_large_at_the_dpi_renders_at_a_lower_one(tmp_path: Path) -> None:
+    """A poster renders at the highest dpi under the pixel limit (the report keeps it); a page
+    too large even at the lowest dpi is refused before rendering."""
     doc = pymupdf.open()
     doc.new_page(width=5000, height=5000)
+    doc.new_page(width=60_000, height=60_000)
     doc.save(tmp_path / "huge.pdf")
-    with pytest.raises(InputError, match="too large.*--dpi"):
-        list(iter_pages(tmp_path / "huge.pdf", dpi=300))
-    assert len(list(iter_pages(tmp_path / "huge.pdf", dpi=36))) == 1
+    (page,) = iter_pages(tmp_path / "huge.pdf", pages="1", dpi=300, analyze=False)
+    assert page.dpi == render.fitting_dpi(5000, 5000, 300) < 300
+    assert render.MAX_PIXELS * 0.95 < page.image.width * page.image.height <= render.MAX_PIXELS
+    assert render.fitting_dpi(5000, 5000, 72) == 72
+    with pytest.raises(InputError, match=f"page 2 too large: .* at {render.MIN_DPI} dpi"):
+        list(iter_pages(tmp_path / "huge.pdf", pages="2", dpi=300))
 
 
 def test_image_too_large(tmp_path: Path, monkeypatch) -> None:
