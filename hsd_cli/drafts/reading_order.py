@@ -148,7 +148,7 @@ def _grid_rows(rows: list[list[int]], columns: list[list[int]], boxes: list[BBox
     if any(len({col_of[i] for i in row}) < len(columns) for row in body[:-1]):
         return []  # a row that leaves a column empty above the last: no grid
     heights = [max(boxes[i][3] for i in row) - min(boxes[i][1] for i in row) for row in body]
-    if min(heights) * GRID_ROW_RATIO < max(heights):
+    if min(heights[:-1]) * GRID_ROW_RATIO < max(heights):  # (the last row may be cut short)
         return []  # headings of two text columns level by chance: a "row" far lower than the next
     # Bands from the boxes as they are (not trimmed as in split_gaps), like the gaps inside cells.
     band = min(min(boxes[i][1] for i in b) - max(boxes[i][3] for i in a) for a, b in itertools.pairwise(body))

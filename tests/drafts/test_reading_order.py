@@ -132,3 +132,15 @@ def test_headings_level_at_the_top_of_two_columns_are_no_row_of_cards() -> None:
     right = column_text(COLUMNS2[1], [150, 285], [115, 180])
     order = reading_order(headings + left + right)
     assert order == [0, 2, 3, 4, 1, 5, 6]  # not [0, 1, 2, 3, 5, 6, 4]
+
+
+def test_a_grid_whose_last_row_is_cut_short_still_reads_by_rows() -> None:
+    """Two rows of cards and a last row of titles alone (their formula, one box over both,
+    set aside as a bridge): rows of cards differ in height only in the last row."""
+    rows = [
+        card(COLUMNS2[0], 100, 2) + card(COLUMNS2[1], 100, 3),
+        card(COLUMNS2[0], 400, 3) + card(COLUMNS2[1], 400, 2),
+    ]
+    last = [(100, 700, 300, 725), (520, 700, 720, 725)]
+    boxes = [b for row in rows for b in row] + last
+    assert reading_order(boxes) == list(range(14))
