@@ -235,13 +235,13 @@ def _pdf_source(path: Path) -> tuple:
 
 def _open_image(path: Path) -> Document:
     try:
-        with warnings.catch_warnings():  # PIL warns above 89 MP; _check_pixels says it in one line
+        with warnings.catch_warnings():  # PIL warns above 89 MP; such images are scaled down (_fitted)
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             image = Image.open(path)
     except UnidentifiedImageError:
         raise InputError("not a document: neither a PDF nor a supported image") from None
-    except Image.DecompressionBombError:
-        raise InputError(f"image too large (over {MAX_PIXELS // 10**6} MP)") from None
+    except Image.DecompressionBombError:  # PIL refuses twice its warning size unread
+        raise InputError(f"image too large (over {2 * Image.MAX_IMAGE_PIXELS // 10**6} MP)") from None
     except OSError as e:
         raise InputError(f"corrupted image ({_short(e)})") from None
     if image.format not in IMAGE_FORMATS:
@@ -280,14 +280,22 @@ def _analyze(page: pymupdf.Page, to_px: pymupdf.Matrix, threads: int | None) -> 
 def _image_page(doc: Document, index: int, dpi: int) -> PageImage:
     try:
         doc.image.seek(index)
-        _check_pixels(doc.image.width, doc.image.height, index, None)
-        image = _to_rgb(ImageOps.exif_transpose(doc.image))
-    except InputError:
-        raise
+        image, scale = _fitted(_to_rgb(ImageOps.exif_transpose(doc.image)))
     except Exception as e:
         raise InputError(f"page {index + 1} has corrupted image data ({_short(e)})") from None
-    own_dpi = doc.image.info.get("dpi", (dpi, dpi))[0]
-    return PageImage(doc.path, index, image, int(round(float(own_dpi))) or dpi)
+    own_dpi = float(doc.image.info.get("dpi", (dpi, dpi))[0]) or dpi
+    return PageImage(doc.path, index, image, max(1, round(own_dpi * scale)))
+
+
+def _fitted(image: Image.Image) -> tuple[Image.Image, float]:
+    """`image` scaled down to MAX_PIXELS where it is larger (a large sheet scanned at 600 dpi),
+    as a PDF page renders at a lower dpi (fitting_dpi); the factor it was scaled by."""
+    pixels = image.width * image.height
+    if pixels <= MAX_PIXELS:
+        return image, 1.0
+    k = math.sqrt(MAX_PIXELS / pixels)
+    size = (max(1, int(image.width * k)), max(1, int(image.height * k)))
+    return image.resize(size, Image.Resampling.LANCZOS), k
 
 
 def _to_rgb(image: Image.Image) -> Image.Image:
@@ -311,12 +319,11 @@ def fitting_dpi(width_pt: float, height_pt: float, dpi: int) -> int:
     return min(dpi, max(MIN_DPI, int(dpi * math.sqrt(MAX_PIXELS / pixels))))
 
 
-def _check_pixels(width: float, height: float, index: int, dpi: int | None) -> None:
+def _check_pixels(width: float, height: float, index: int, dpi: int) -> None:
     if width * height <= MAX_PIXELS:
         return
     size = f"{width:.0f} x {height:.0f} px ({width * height / 1e6:.0f} MP)"
-    at = f" at {dpi} dpi" if dpi else ""
-    raise InputError(f"page {index + 1} too large: {size}{at}, limit {MAX_PIXELS // 10**6} MP")
+    raise InputError(f"page {index + 1} too large: {size} at {dpi} dpi, limit {MAX_PIXELS // 10**6} MP")
 
 
 def _short(e: Exception) -> str:

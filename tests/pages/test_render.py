@@ -261,8 +261,9 @@ def test_a_page_too_large_at_the_dpi_renders_at_a_lower_one(tmp_path: Path) -> N
         list(iter_pages(tmp_path / "huge.pdf", pages="2", dpi=300))
 
 
-def test_image_too_large(tmp_path: Path, monkeypatch) -> None:
+def test_an_image_over_the_limit_is_scaled_down(tmp_path: Path, monkeypatch) -> None:
+    """As a PDF page renders at a lower dpi: the page keeps its shape, its dpi scales with it."""
     monkeypatch.setattr(render, "MAX_PIXELS", 100)
-    Image.new("RGB", (20, 20)).save(tmp_path / "big.png")
-    with pytest.raises(InputError, match="too large"):
-        list(iter_pages(tmp_path / "big.png"))
+    Image.new("RGB", (40, 20)).save(tmp_path / "big.png", dpi=(300, 300))
+    (page,) = iter_pages(tmp_path / "big.png")
+    assert page.image.size == (14, 7) and page.dpi == 106

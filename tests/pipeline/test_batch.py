@@ -224,7 +224,7 @@ def test_11_stale_temps_of_a_killed_run_are_removed(tmp_path: Path) -> None:
 
 
 def test_11_page_named_once_and_honest_hints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No "page 1: page 1:"; a page refused names its dpi; no PIL warning at 100 MP."""
+    """No "page 1: page 1:"; a page refused names its dpi; no PIL warning over its limit."""
     fail_first_render(monkeypatch, "page 1: corrupted image data (test)")
     _, err = convert(tmp_path / "o", [make_pdf(tmp_path / "d.pdf", 2)])
     assert err.count("page 1") == 1
@@ -232,7 +232,7 @@ def test_11_page_named_once_and_honest_hints(tmp_path: Path, monkeypatch: pytest
     with pytest.raises(InputError, match=f"at {render.MIN_DPI} dpi"):
         render._check_pixels(20_000, 20_000, 0, render.MIN_DPI)
     big = tmp_path / "big.png"
-    Image.new("1", (10_000, 10_000)).save(big)  # 100 MP, 1 bit: small on disk and in memory
+    Image.new("1", (15_000, 15_000)).save(big)  # 225 MP, 1 bit: small on disk, refused unread
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(InputError, match="too large"):
