@@ -9,9 +9,9 @@ from pathlib import Path
 
 from hsd_cli.datatypes import PageImage
 from hsd_cli.drafts.text_layer import has_text_layer
+from hsd_cli.pages.inputs import IMAGE_EXTENSIONS
 
 KINDS = ("born-digital", "scanned", "image")
-IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".gif"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ def page_kind(page: PageImage, doc: CorpusDoc | None) -> str:
     """born-digital / scanned / image: the manifest's word, else the page's text layer."""
     if doc is not None:
         return doc.kind
-    if page.source.suffix.lower() in IMAGE_SUFFIXES:
+    if page.source.suffix.lower() in IMAGE_EXTENSIONS:
         return "image"
     return "born-digital" if has_text_layer(page) else "scanned"
 

@@ -35,7 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-EXTENSIONS = (".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
+# Page images a folder walk takes (PIL reads them all: pages/render.IMAGE_FORMATS); JPEG 2000 is
+# how large scan archives store their pages.
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".jfif", ".tif", ".tiff", ".webp", ".bmp", ".gif", ".jp2", ".j2k", ".jpx")
+IMAGE_EXTENSIONS += (".pbm", ".pgm", ".ppm", ".pnm")
+EXTENSIONS = (".pdf", *IMAGE_EXTENSIONS)
 STDIN = "-"
 # NAME_MAX is 255 bytes on common file systems; the longest name made from a part is
 # mkstemp's ".<part>.md.XXXXXXXX.tmp" (part + 17 bytes), so 200 leaves space for it.
@@ -182,8 +186,7 @@ def _expand(path: Path, glob: str | None, exclude: Path | None) -> list[tuple[Pa
     if path.is_dir():
         files = list(_walk(path, glob, exclude))
         if not files:
-            known = "/".join(e[1:] for e in EXTENSIONS)
-            kinds = f"files matching {glob!r}" if glob else f"{known} files"
+            kinds = f"files matching {glob!r}" if glob else "PDF or image files"
             return [(path, _key_of(path.name or "input"), f"folder has no {kinds}")]
         return [(f, _key_of(f.relative_to(path).as_posix()), "") for f in files]
     return [(path, _key_of(path.name or "input"), _missing(path))]

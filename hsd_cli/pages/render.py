@@ -22,7 +22,7 @@ from hsd_cli.pages.ocr_dpi import ocr_dpi, text_height
 
 MAX_PIXELS = 60_000_000  # a rendered page above this is refused rather than risking memory
 MIN_DPI = 36  # RunConfig's lower bound for --dpi
-IMAGE_FORMATS = {"PNG", "JPEG", "MPO", "TIFF", "WEBP", "BMP", "GIF"}
+IMAGE_FORMATS = {"PNG", "JPEG", "MPO", "TIFF", "WEBP", "BMP", "GIF", "JPEG2000", "PPM"}
 
 # MuPDF prints repair warnings for slightly broken files; our own errors say what matters.
 pymupdf.TOOLS.mupdf_display_errors(False)

@@ -34,10 +34,11 @@ def keys(docs: list[InputDoc]) -> list[str]:
 def test_folder_mirrors_layout_and_filters_extensions(tmp_path: Path) -> None:
     """Known extensions in any case, recursively; hidden files and other types are skipped."""
     touch(tmp_path / "in", "b.pdf", "sub/a.PNG", "sub/deep/c.tiff", "notes.txt", ".hidden.pdf", ".git/x.pdf", "d.JPEG")
+    touch(tmp_path / "in", "scans/e.jp2", "scans/f.pgm", "scans/g.bmp")
     docs = discover([tmp_path / "in"])
-    assert keys(docs) == ["b", "d", "sub/a", "sub/deep/c"]
-    assert docs[2].markdown_path(Path("out")) == Path("out/sub/a.md")
-    assert docs[2].report_dir(Path("out")) == Path("out/sub/a")
+    assert keys(docs) == ["b", "d", "scans/e", "scans/f", "scans/g", "sub/a", "sub/deep/c"]
+    assert docs[5].markdown_path(Path("out")) == Path("out/sub/a.md")
+    assert docs[5].report_dir(Path("out")) == Path("out/sub/a")
 
 
 def test_file_input_maps_to_stem(tmp_path: Path) -> None:
@@ -117,7 +118,7 @@ def test_missing_path_and_empty_folder_are_values(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     docs = discover([tmp_path / "nope.pdf", tmp_path / "empty"])
     assert {d.key: d.error for d in docs} == {
-        "empty": "folder has no pdf/png/jpg/jpeg/tif/tiff/webp files",
+        "empty": "folder has no PDF or image files",
         "nope": "no such file or directory",
     }
 

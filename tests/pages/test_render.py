@@ -169,6 +169,14 @@ def test_png_page() -> None:
     assert page.image.mode == "RGB" and page.image.size == Image.open(SAMPLES / "page.png").size
 
 
+@pytest.mark.parametrize("suffix", [".jp2", ".pgm", ".bmp", ".gif", ".webp"])
+def test_other_page_image_formats(tmp_path: Path, suffix: str) -> None:
+    """Every format a folder walk takes opens as a page (JPEG 2000: scan archives' pages)."""
+    Image.open(SAMPLES / "page.png").convert("L").save(tmp_path / f"p{suffix}")
+    (page,) = iter_pages(tmp_path / f"p{suffix}")
+    assert page.image.mode == "RGB" and page.image.size == Image.open(SAMPLES / "page.png").size
+
+
 def test_exif_orientation_is_applied(tmp_path: Path) -> None:
     """EXIF orientation 6 (camera turned) gives the upright, portrait page."""
     exif = Image.Exif()
