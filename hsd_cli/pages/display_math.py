@@ -27,8 +27,9 @@ Row = tuple[BBox, list[Glyph]]
 _PARTS = ("formula", "part", "blank")
 
 
-def display_boxes(rows: list[Row], taken: list[BBox]) -> list[BBox]:
-    """Boxes (PDF points) of display formulas among `rows`, none overlapping a box of `taken`."""
+def display_boxes(rows: list[Row], taken: list[BBox], apart: float = APART) -> list[BBox]:
+    """Boxes (PDF points) of display formulas among `rows`, none overlapping a box of `taken`,
+    each `apart` ems or more from the text lines above and below it."""
     kinds = [inline_math.row_kind(glyphs) for _, glyphs in rows]
     groups: list[set[int]] = []
     for i in sorted(range(len(rows)), key=lambda i: rows[i][0][1]):
@@ -43,7 +44,7 @@ def display_boxes(rows: list[Row], taken: list[BBox]) -> list[BBox]:
     for members in _side_by_side(groups, rows, text):
         box = geo.union_box([rows[j][0] for j in members])
         size = max(g.size for j in members for g in rows[j][1])
-        if _apart(box, size, text) and not any(geo.intersection(box, t) > 0 for t in taken):
+        if _apart(box, size * apart, text) and not any(geo.intersection(box, t) > 0 for t in taken):
             out.append(_numbered(box, size, rows, text))
     return out
 
@@ -116,10 +117,10 @@ def _stacked(a: BBox, b: BBox, size: float) -> bool:
     return (shared_x > 0 and gap_y <= JOIN_GAP * size) or (shared_y > 0 and gap_x <= SIDE_GAP * size)
 
 
-def _apart(box: BBox, size: float, text: list[BBox]) -> bool:
+def _apart(box: BBox, space: float, text: list[BBox]) -> bool:
     for t in text:
         shared_x = min(box[2], t[2]) - max(box[0], t[0])
         gap = max(box[1] - t[3], t[1] - box[3])
-        if shared_x > 0 and gap < APART * size:
+        if shared_x > 0 and gap < space:
             return False
     return True

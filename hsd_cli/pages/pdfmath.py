@@ -53,11 +53,14 @@ def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Reg
     rows = [(geo.union_box([b for b, _ in row]), [g for _, gs in row for g in gs]) for row in _rows(lines)]
     to_pt = ~to_px
     found = display_math.display_boxes(rows, [])
+    # In a formula box, displays set close to their text count too (a card's formula 0.3 em
+    # from its sentence): the box says they are formulas.
+    boxed = [*found, *display_math.display_boxes(rows, found, apart=0.0)] if _any_formula(regions) else found
     out = []
     for r in regions:
         clip = pymupdf.Rect(r.bbox) * to_pt + (-1, -1, 1, 1)
         if r.kind is RegionKind.EQUATION and _holds_math(lines, clip):  # else its text, as it reads
-            parts = _columns(found, tuple(clip), rows)
+            parts = _columns(boxed, tuple(clip), rows)
             for box in parts or [tuple(clip)]:
                 text, shrunk = region_formula(lines, rules, pymupdf.Rect(box) + (-1, -1, 1, 1))
                 bbox = tuple(pymupdf.Rect(shrunk or box) * to_px) if parts or shrunk else r.bbox
@@ -66,6 +69,10 @@ def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Reg
         out.append(r)
     displays, dropped = _displays(lines, rules, to_px, out, (rows, found))
     return tuple(r for r in out if id(r) not in dropped) + displays
+
+
+def _any_formula(regions: tuple[Region, ...]) -> bool:
+    return any(r.kind is RegionKind.EQUATION for r in regions)
 
 
 def _displays(
