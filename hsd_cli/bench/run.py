@@ -19,6 +19,7 @@ from hsd_cli.bench.reference import region_spans
 from hsd_cli.config import RunConfig, SpecConfig
 from hsd_cli.datatypes import PreparedPage, Region
 from hsd_cli.drafts.markup import page_markdown
+from hsd_cli.drafts.torch_engines import follow_target
 from hsd_cli.driver.choose import converter_with
 from hsd_cli.methods.crops import crop_region
 from hsd_cli.pipeline.prepare import PrepareConfig, Preparer
@@ -71,7 +72,8 @@ class Bench:
             regions, refs = noisy_regions(bp.reference or "", size, self.cfg.noise, rng)
             return Drafts(PreparedPage(bp.page, tuple(regions), "noise"), _crop_refs(refs, self.cfg.noise, rng))
         if self._prepare is None:
-            self._prepare = Preparer(PrepareConfig(self.cfg.dpi, None, self.cfg.draft_source))
+            device = follow_target(self.cfg.device)
+            self._prepare = Preparer(PrepareConfig(self.cfg.dpi, None, self.cfg.draft_source, draft_device=device))
         prepared = self._prepare(bp.page.source, bp.page.number)
         prepared = replace(prepared, page=bp.page)  # the same image object the oracle keys on
         if bp.reference is None:

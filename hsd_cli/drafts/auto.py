@@ -25,12 +25,15 @@ class AutoSource:
     """`mode` "auto" chooses per page; a source's name forces it. `given` stands a source in for
     the registered one of that name (tests; --workers' OCR threads)."""
 
-    def __init__(self, mode: str = AUTO_SOURCE, threads: int | None = None, **given: DraftSource) -> None:
+    def __init__(
+        self, mode: str = AUTO_SOURCE, threads: int | None = None, device: str | None = None, **given: DraftSource
+    ) -> None:
         if mode not in draft_source_choices():
             raise ValueError(f"draft source must be one of {draft_source_choices()}, got {mode!r}")
         self.mode = mode
         # The OCR engines load their models on first use only: building every source is cheap.
-        self.sources = {name: given.get(name) or cls(threads=threads) for name, cls in source_classes().items()}
+        classes = source_classes().items()
+        self.sources = {name: given.get(name) or cls(threads=threads, device=device) for name, cls in classes}
 
     @property
     def name(self) -> str:

@@ -14,7 +14,8 @@ class DraftSource(Protocol):
     """Cheap page reader whose region texts serve as drafts for the target model.
 
     Registered by one row of config.DRAFT_SOURCES (its `--draft-source` name) and built as
-    `Source(threads=N)`: N CPU threads its engines may use (None: their default). It carries what
+    `Source(threads=N, device=D)`: N CPU threads its engines may use (None: their default), D the
+    device its models run on (torch_engines.draft_device; None: HSD_DRAFT_DEVICE). It carries what
     the rest of the run needs to know of it, so no other file names a source."""
 
     name: str  # what page reports and regions say (PreparedPage.draft_source, Region.source)

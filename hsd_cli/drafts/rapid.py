@@ -76,9 +76,10 @@ class RapidOcrSource:
     wants_layout = False  # its own layout model reads the image
     wants_ocr_render = True
 
-    def __init__(self, layout_conf: float = 0.5, threads: int | None = None) -> None:
+    def __init__(self, layout_conf: float = 0.5, threads: int | None = None, device: str | None = None) -> None:
         self.layout_conf = layout_conf
         self.threads = threads  # the engines' thread pools; None: onnx_models.ort_threads()
+        self.device = device  # where their models run (torch_engines.draft_device; None: HSD_DRAFT_DEVICE)
         self._ocr = None
         self._layout = None
 
@@ -186,7 +187,7 @@ class RapidOcrSource:
     def _engines(self):
         if self._ocr is None:
             threads = self.threads or ort_threads()
-            self._ocr, self._layout = rapid_engines.load_engines(self.layout_conf, threads)
+            self._ocr, self._layout = rapid_engines.load_engines(self.layout_conf, threads, self.device)
             # Unsure short lines are read again at the recogniser's trained width (second_look.py),
             # then word gaps read as nothing become spaces (word_gaps.py).
             self._ocr.text_rec = word_gaps.WordGaps(second_look.SecondLook(self._ocr._load_rec_model()))

@@ -45,8 +45,8 @@ class TextLayerSource:
     wants_layout = True  # its regions are the PDF layout model's boxes
     wants_ocr_render = False
 
-    def __init__(self, threads: int | None = None) -> None:
-        """Nothing to load: the text comes with the page (`threads` is every source's argument)."""
+    def __init__(self, threads: int | None = None, device: str | None = None) -> None:
+        """Nothing to load: the text comes with the page (`threads`, `device`: every source's)."""
 
     def reads(self, page: PageImage) -> bool:
         return has_text_layer(page)

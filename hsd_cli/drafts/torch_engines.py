@@ -34,6 +34,17 @@ def draft_device(setting: str | None = None) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def follow_target(device: str) -> str | None:
+    """The drafting device a target on `device` (--device) implies, unless HSD_DRAFT_DEVICE says
+    one: the target's own GPU (one hsd process per GPU drafts on its own), the CPU beside a CPU
+    or MPS target; None (auto) for auto or plain cuda."""
+    if os.environ.get(DEVICE_ENV, "").strip():
+        return None
+    if device.startswith("cuda:"):
+        return device
+    return "cpu" if device in ("cpu", "mps") else None
+
+
 def _may_have_cuda() -> bool:
     """False where no GPU can be there: on Linux no NVIDIA driver is loaded, or CUDA_VISIBLE_DEVICES
     hides every GPU (Ray's CPU tasks); torch says the rest."""

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from hsd_cli.config import RunConfig, default_workers
+from hsd_cli.drafts.torch_engines import follow_target
 from hsd_cli.errors import OutputError
 from hsd_cli.methods.base import PageConverter
 from hsd_cli.pages import inputs
@@ -145,7 +146,7 @@ def prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
     """The prepare stage's settings: drafts only for converters that use them."""
     drafts = cfg.draft_source if getattr(converter, "uses_drafts", False) else None
     delay = float(os.environ.get("HSD_DRAFT_DELAY") or 0.0)  # a testing knob (docs/usage.md)
-    return PrepareConfig(cfg.dpi, cfg.password, drafts, draft_delay=delay)
+    return PrepareConfig(cfg.dpi, cfg.password, drafts, draft_delay=delay, draft_device=follow_target(cfg.device))
 
 
 @dataclass(slots=True)

@@ -35,6 +35,7 @@ class PrepareConfig:
     drafts: str | None = AUTO_SOURCE  # --draft-source (config.draft_source_choices); None: no drafts
     ocr_threads: int | None = None  # the OCR engines' threads; None: every CPU the process may use
     draft_delay: float = 0.0  # seconds added to each page's drafting (HSD_DRAFT_DELAY: a testing knob)
+    draft_device: str | None = None  # where drafting's models run (torch_engines.follow_target)
 
 
 class Preparer:
@@ -92,7 +93,7 @@ class Preparer:
         from hsd_cli.pages.render import with_layout, with_text_layer
 
         if self._sources is None:
-            self._sources = AutoSource(self.cfg.drafts, threads=self.cfg.ocr_threads)
+            self._sources = AutoSource(self.cfg.drafts, self.cfg.ocr_threads, self.cfg.draft_device)
         image = with_text_layer(doc, image)
         source = self._sources.select(image)
         if source.wants_layout:  # layout analysis only where its drafts use it

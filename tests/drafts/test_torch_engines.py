@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from hsd_cli.drafts import rapid_engines, torch_engines
+from hsd_cli.drafts.auto import AutoSource
 from hsd_cli.drafts.rapid import RapidOcrSource
 from hsd_cli.pages import torch_models
 
@@ -117,6 +118,18 @@ def test_the_draft_device_follows_the_setting(monkeypatch) -> None:
     monkeypatch.setattr(torch_engines, "_may_have_cuda", lambda: True)
     monkeypatch.setattr(torch_models, "available", lambda: False)
     assert torch_engines.draft_device() == "cpu"  # auto without onnx2torch: ONNX Runtime
+
+
+def test_drafts_run_where_the_target_does(monkeypatch) -> None:
+    """--device cuda:N drafts on that GPU (one hsd process per GPU), cpu or mps on the CPU; auto
+    and plain cuda leave it to HSD_DRAFT_DEVICE's auto, as does any HSD_DRAFT_DEVICE set."""
+    monkeypatch.delenv(torch_engines.DEVICE_ENV, raising=False)
+    follows = {d: torch_engines.follow_target(d) for d in ("cuda:1", "cpu", "mps", "auto", "cuda")}
+    assert follows == {"cuda:1": "cuda:1", "cpu": "cpu", "mps": "cpu", "auto": None, "cuda": None}
+    monkeypatch.setenv(torch_engines.DEVICE_ENV, "cuda:0")
+    assert torch_engines.follow_target("cpu") is None
+    source = AutoSource("auto", 1, "cuda:1").sources["ocr"]
+    assert (source.threads, source.device) == (1, "cuda:1")
 
 
 @needs_models

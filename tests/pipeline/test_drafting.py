@@ -36,6 +36,15 @@ def test_the_draft_delay_knob_slows_each_pages_drafts(monkeypatch):
     assert slept == []  # `ar` makes no drafts, so nothing is slowed
 
 
+def test_drafts_follow_the_targets_device(monkeypatch):
+    """--device reaches the drafting models' device (drafts/torch_engines.follow_target)."""
+    monkeypatch.delenv("HSD_DRAFT_DEVICE", raising=False)
+    converter = type("Drafting", (), {"uses_drafts": True})()
+    for device, drafts_on in (("cuda:1", "cuda:1"), ("cpu", "cpu"), ("auto", None)):
+        cfg = RunConfig(inputs=(), out_dir=Path("out"), device=device)
+        assert local.prepare_config(cfg, converter).draft_device == drafts_on
+
+
 def test_pages_come_rendered_before_their_slow_drafts():
     """With drafting slowed, every page comes at once, rendered, its drafts still to come; they
     arrive as the inline prepare stage makes them; a failing page is its own exception."""

@@ -204,6 +204,7 @@ def test_a_prepare_task_drafts_on_the_cpus_it_holds() -> None:
     from hsd_cli.config import RunConfig
     from hsd_cli.pipeline.ray.engine import PREPARE_CPUS, task_prepare_config
 
-    cfg = RunConfig(inputs=(), out_dir=Path("."))
+    cfg = RunConfig(inputs=(), out_dir=Path("."), device="cuda:1")
     prepared = task_prepare_config(cfg, SimpleNamespace(uses_drafts=True))
     assert prepared.ocr_threads == PREPARE_CPUS == 1 and prepared.drafts == cfg.draft_source
+    assert prepared.draft_device is None  # the task sees no GPU, whichever the target has

@@ -147,16 +147,17 @@ def test_the_draft_pipeline_alone_drafts_on_every_core_by_default(monkeypatch):
 
 
 def test_the_ocr_engines_take_the_threads_the_prepare_stage_gives(monkeypatch):
-    """PrepareConfig.ocr_threads reaches both ONNX engines' options."""
+    """PrepareConfig.ocr_threads and draft_device reach the OCR engines (and the ONNX options)."""
     from hsd_cli.drafts import rapid_engines
 
     seen = []
     ocr = SimpleNamespace(text_rec=None, _load_rec_model=lambda: "recogniser")  # rapidocr's lazy loader
-    monkeypatch.setattr(rapid_engines, "load_engines", lambda conf, threads: seen.append(threads) or (ocr, None))
-    preparer = Preparer(PrepareConfig(dpi=72, ocr_threads=3))
+    load = lambda conf, threads, device: seen.append((threads, device)) or (ocr, None)  # noqa: E731
+    monkeypatch.setattr(rapid_engines, "load_engines", load)
+    preparer = Preparer(PrepareConfig(dpi=72, ocr_threads=3, draft_device="cpu"))
     preparer(SAMPLES / "born_digital.pdf", 1)  # builds the sources; OCR loads on first use
     preparer._sources.sources["ocr"]._engines()
-    assert seen == [3]
+    assert seen == [(3, "cpu")]
     params, layout = rapid_engines.engine_options(0.5, 3)
     assert (
         params["EngineConfig.onnxruntime.intra_op_num_threads"] == 3

@@ -269,8 +269,9 @@ def _pipeline(
 def task_prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
     """The prepare stage's settings in a Ray task: OCR engines on the CPUs the task holds."""
     # Ray runs one prepare task per CPU it schedules; ONNX Runtime would give each task's engines
-    # every core of the node, so a node drafting N pages at once ran N x cores threads.
-    return replace(prepare_config(cfg, converter), ocr_threads=PREPARE_CPUS)
+    # every core of the node, so a node drafting N pages at once ran N x cores threads. The task
+    # sees no GPU, whichever one the target has (--device cuda:N is the driver's, not the node's).
+    return replace(prepare_config(cfg, converter), ocr_threads=PREPARE_CPUS, draft_device=None)
 
 
 def _verify_resources(ray: ModuleType, rc: RayConfig) -> tuple[int, int]:
