@@ -4,6 +4,7 @@ are set in, small capitals faked by size counted at their capital's size."""
 from __future__ import annotations
 
 import pymupdf
+import pytest
 
 from hsd_cli.pages import pdftext
 
@@ -34,3 +35,13 @@ def test_small_lowercase_type_after_a_capital_keeps_its_size() -> None:
     """A word in small type after a capital ("Note" with "ote" smaller) is no small capitals."""
     page = line_of([("N", 10), ("ote on the method", 8)])
     assert sizes(page) == [("Note on the method", 8.0)]
+
+
+def test_a_line_whose_font_metrics_make_it_short_gets_an_ems_height() -> None:
+    """An embedded font whose metrics give a box half an em tall: the box is set from the
+    baseline (0.8 em up, 0.2 down; a raised span's own em from its own baseline), so that the
+    leading reads as one paragraph's."""
+    spans = [{"size": 10.0, "origin": (20.0, 50.0)}, {"size": 7.0, "origin": (40.0, 47.0)}]
+    assert pdftext._line_box((20.0, 45.1, 80.0, 50.0), spans) == pytest.approx((20.0, 41.4, 80.0, 52.0))
+    # A box the font's own metrics make tall enough stays as it is.
+    assert pdftext._line_box((20.0, 41.0, 80.0, 52.5), spans) == (20.0, 41.0, 80.0, 52.5)
