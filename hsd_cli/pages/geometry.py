@@ -18,6 +18,7 @@ CJK = re.compile(f"[{_CJK_CHARS}]")
 UNSPACED = re.compile(f"[\u0e00-\u0e7f{_CJK_CHARS}]")  # scripts that set words without spaces: CJK, Thai
 _WORD = re.compile(r"[^\W\d_]{3,}")  # three letters or more: "the", "where", not "x" or "dx"
 PROSE_LINE_CHARS = 15
+GUTTER = 0.6  # a gutter between columns of lines is at least this many line heights wide
 
 
 def area(b: BBox) -> float:
@@ -86,8 +87,9 @@ def _continues(prev: TextSpan, line: TextSpan) -> bool:
 def line_columns(lines: list[TextSpan]) -> list[list[TextSpan]]:
     """Lines split at gutters no line crosses, left to right; `[lines]` when there is none.
 
-    A gutter is at least a line's height wide (the gaps of a justified line split into words
-    are narrower, and other rows cross them); a single row is never split.
+    A gutter is at least GUTTER of a line's height wide (the gaps of a justified line split into
+    words are narrower, and other rows cross them; LaTeX's 10 pt column gap beside 12 pt type is
+    under a line's height); a single row is never split.
     """
     if len(split_rows(lines)) < 2:
         return [lines]
@@ -95,7 +97,7 @@ def line_columns(lines: list[TextSpan]) -> list[list[TextSpan]]:
     columns: list[list[TextSpan]] = []
     end = float("-inf")
     for line in sorted(lines, key=lambda s: s.bbox[0]):
-        if line.bbox[0] - end >= height:
+        if line.bbox[0] - end >= GUTTER * height:
             columns.append([])
         columns[-1].append(line)
         end = max(end, line.bbox[2])

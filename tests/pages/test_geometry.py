@@ -74,3 +74,13 @@ def test_joined_rows_puts_a_justified_lines_pieces_together() -> None:
         ("such global", (100, 100, 260, 112)),
         ("functions under the approaches", (100, 120, 300, 132)),
     ]
+
+
+def test_line_columns_split_at_a_gutter_narrower_than_a_line() -> None:
+    """LaTeX's 10 pt column gap beside 12 pt type: a gutter under a line's height (0.8 of it)."""
+    left = [TextSpan((100, 100 + 30 * k, 400, 125 + 30 * k), "words of a line", 12) for k in range(3)]
+    right = [TextSpan((420, 100 + 30 * k, 720, 125 + 30 * k), "words of a line", 12) for k in range(3)]
+    assert [len(c) for c in geo.line_columns(left + right)] == [3, 3]
+    # Words of one line a third of its height apart are no columns.
+    words = [TextSpan((100, 100, 300, 125), "words of", 12), TextSpan((308, 100, 600, 125), "a line", 12)]
+    assert len(geo.line_columns(words + left[1:])) == 1
