@@ -31,7 +31,7 @@ def line(x0: float, y0: float, text: str, size: float = 10, bold: bool = False, 
 
 
 def page_of(*spans: TextSpan, layout: tuple[Region, ...] = ()) -> PageImage:
-    return PageImage(Path("x.pdf"), 0, Image.new("RGB", (W, H), "white"), 144, spans, layout)
+    return PageImage(Path("x.pdf"), 0, Image.new("RGB", (W, H), "white"), 144, text_spans=spans, layout=layout)
 
 
 def texts(regions: list[Region]) -> list[tuple[str, str]]:
