@@ -45,6 +45,7 @@ MAX_PIECES = 3  # a running row has left, centre and right slots; a table row ha
 MAX_WORDS = 10
 MAX_ROWS = 2  # rows looked at from each edge
 ROW_OVERLAP = 0.25  # a line shares a row with the edge line when it overlaps this much of its height
+SKEW = 0.035  # or, that far across the page from it, sits this much of the distance lower (a 2 degree turn)
 LARGE = 1.15  # a running row is set no larger than this times the body size
 TALL = 1.4  # OCR lines (no font size): no taller than this times the median line height
 LONE_WORDS = 5  # a top row without a pattern: this many words at most,
@@ -137,15 +138,18 @@ def _scale(lines: list[TextSpan]) -> tuple[str, float]:
 
 def _edge_row(lines: list[TextSpan], kind: RegionKind) -> list[TextSpan]:
     """The lines sharing a row with the topmost (HEADER) or lowest (FOOTER) line; on a slightly
-    turned scan the pieces of one row sit at different heights, so overlap, not centres, decides."""
+    turned scan the pieces of one row sit at different heights, so overlap, not centres, decides,
+    and a piece at the other side of the page may be lower (or higher) by the turn's slope."""
     if not lines:
         return []
     top = kind is RegionKind.HEADER
     edge = min(lines, key=lambda s: s.bbox[1]) if top else max(lines, key=lambda s: s.bbox[3])
     reach = ROW_OVERLAP * (edge.bbox[3] - edge.bbox[1])
+    # A piece across the page from the edge line may sit lower or higher by the scan's turn.
+    skew = [SKEW * max(0.0, s.bbox[0] - edge.bbox[2], edge.bbox[0] - s.bbox[2]) for s in lines]
     if top:
-        return [s for s in lines if s.bbox[1] <= edge.bbox[3] - reach]
-    return [s for s in lines if s.bbox[3] >= edge.bbox[1] + reach]
+        return [s for s, k in zip(lines, skew, strict=True) if s.bbox[1] <= edge.bbox[3] - reach + k]
+    return [s for s, k in zip(lines, skew, strict=True) if s.bbox[3] >= edge.bbox[1] + reach - k]
 
 
 def _in_band(row: list[TextSpan], kind: RegionKind, page_height: float) -> bool:

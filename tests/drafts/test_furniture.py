@@ -193,3 +193,14 @@ def test_a_short_top_row_set_apart_is_a_running_head_without_a_pattern() -> None
     for head in (row(("XX. OF SHEEP AND OXEN", 100), y0=20), row(("Formula Notes", 100), y0=20, size=14)):
         assert split(head + body(100))[0] == []
     assert split(row(("Formula Notes", 100), y0=20) + body(50))[0] == []
+
+
+def test_a_running_rows_pieces_across_a_turned_scan() -> None:
+    """A scan turned a degree: the site name at the left and its URL 1300 px across sit 23 px
+    apart in height, less than the turn's slope; one running row. A line under the left piece
+    as near in height (the page's title) is no piece of it."""
+    head = row(("Open Formula Wiki", 80), y0=15) + row(("www.mathnotes.org", 1380), y0=38)
+    title = row(("15 Formulas on One Page", 80), y0=60, h=30)
+    found, rest = split(head + title + body(y0=120))
+    assert found == [("HEADER", "Open Formula Wiki www.mathnotes.org")]
+    assert rest == title + body(y0=120)
