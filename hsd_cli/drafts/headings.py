@@ -65,11 +65,12 @@ def page_levels(regions: list[Region], lines: list[TextSpan], page_width: float)
     that is either BIG and SEPARATE times every other heading, or the topmost heading, no smaller
     than any other, over a byline (a short line: authors, a date); no other heading is `#`.
     TITLE regions centred under a centred title (authors, affiliation, date) are the title block:
-    text.
+    text. A layout model's page header in type TITLE_RATIO the body is a heading.
     """
     ratio = size_ratio(lines)
     if ratio is None:
         return regions
+    regions = [_not_running(r, ratio(_lines_in(r, lines))) for r in regions]
     held = [(r, _lines_in(r, lines)) for r in regions]
     heads = [(r, ratio(ls)) for r, ls in held if r.kind is RegionKind.TITLE and r.text.strip()]
     short = [(r, ratio(ls)) for r, ls in held if r.kind is RegionKind.TEXT and _short(r.text, ls)]
@@ -86,6 +87,14 @@ def page_levels(regions: list[Region], lines: list[TextSpan], page_width: float)
         else:
             out.append(r)
     return out
+
+
+def _not_running(region: Region, ratio: float) -> Region:
+    """A layout model's page header set TITLE_RATIO the body or larger is the page's heading:
+    running heads are set no larger than the text (a page title under a site name was dropped)."""
+    if region.kind is RegionKind.HEADER and ratio >= TITLE_RATIO:
+        return replace(region, kind=RegionKind.TITLE, level=0)
+    return region
 
 
 def size_ratio(lines: list[TextSpan]):

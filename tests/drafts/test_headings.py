@@ -99,3 +99,14 @@ def test_a_left_aligned_title_keeps_the_heading_under_it() -> None:
     regions = [region(title, RegionKind.TITLE), region(heading, RegionKind.TITLE), region(body)]
     out = headings.page_levels(regions, title + heading + body, W)
     assert levels(out) == [("TITLE", 1), ("TITLE", 2), ("TEXT", 0)]
+
+
+def test_a_page_header_set_large_is_the_pages_heading() -> None:
+    """A layout model's page header in type 1.5 times the body (the page's title under a site
+    name) is a heading, not a running head to drop; one at body size stays a header."""
+    big = line("15 Formulas on One Page", 80, 60, scale=1.5, size=0)
+    small = line("Formula Notes", 80, 20, size=0)
+    body = [line(PARAGRAPH, 80, 140 + 30 * k, size=0) for k in range(4)]
+    regions = [region([small], RegionKind.HEADER), region([big], RegionKind.HEADER), region(body)]
+    kinds = [r.kind for r in headings.page_levels(regions, [small, big, *body], W)]
+    assert kinds[:2] == [RegionKind.HEADER, RegionKind.TITLE]
