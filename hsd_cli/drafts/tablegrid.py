@@ -30,7 +30,8 @@ from hsd_cli.pages.table_check import NUMBER
 PROSE_CELL_CHARS = 60
 # Lines of one row have centres within this share of a line's height of each other.
 ROW_CENTRED = 0.35
-MIN_PROSE_ROWS = 3  # a text column beside a table shows at least this many rows of prose in its box
+MIN_PROSE_ROWS = 3  # a text column beside a table shows at least this many rows of prose in its box,
+FULL_ROWS, FULL_ROW = 0.75, 0.95  # and this share of them fills this share of its width (justified)
 TALL = 1.8  # a line this many times the table's line height is a slanted or turned label
 _FRACTION = re.compile(r"^\$\\frac\{(\d{1,4})\}\{(\d{1,4})\}\$$")  # drafts/fractions.py's
 
@@ -267,15 +268,18 @@ def prose_beside(lines: list[TextSpan]) -> list[TextSpan]:
 
     A layout box over a table set in one column of a page can reach across the gutter into
     the text column beside it; gridded, the prose lines become rows of the table. The column
-    beside is the widest of the box's columns, with rows of prose (geometry.mostly_prose).
+    beside is the widest of the box's columns, with rows of prose (geometry.mostly_prose) that
+    fill its width, as set text does: a table's column of descriptions is ragged.
     """
     columns = geo.line_columns(lines)
     if len(columns) < 2:
         return []
-    widths = [geo.union_box([s.bbox for s in col]) for col in columns]
-    widest = max(range(len(columns)), key=lambda k: widths[k][2] - widths[k][0])
+    boxes = [geo.union_box([s.bbox for s in col]) for col in columns]
+    widest = max(range(len(columns)), key=lambda k: boxes[k][2] - boxes[k][0])
     if widest not in (0, len(columns) - 1):
         return []
-    rows = geo.split_rows(columns[widest])
-    joined = [replace(row[0], text=" ".join(s.text for s in sorted(row, key=lambda s: s.bbox[0]))) for row in rows]
-    return columns[widest] if len(rows) >= MIN_PROSE_ROWS and geo.mostly_prose(joined) else []
+    rows = geo.joined_rows(columns[widest])
+    x0, x1 = boxes[widest][0], boxes[widest][2]
+    full = sum(s.bbox[2] - s.bbox[0] >= FULL_ROW * (x1 - x0) for s in rows)
+    prose = len(rows) >= MIN_PROSE_ROWS and full >= FULL_ROWS * len(rows) and geo.mostly_prose(rows)
+    return columns[widest] if prose else []

@@ -314,13 +314,15 @@ def test_a_table_box_reaching_into_the_text_column_beside_gives_its_prose_back()
 
 
 def test_a_tables_wide_label_column_stays_in_the_table() -> None:
-    """The widest column of a table, at its edge, holding short labels, is no text column."""
-    rows = [("Material", "Precision", "Dev."), ("Sparse structure", "627", "78.8"), ("Linear approach", "51.0", "0.59")]
-    rows += [("Significant population", "955", "2.9"), ("Invariant operator", "69.1", "0.552")]
-    places = ((100, 380), (560, 80), (700, 80))  # left edge and width of each column
+    """The widest column of a table, at its edge, holding descriptions of several words (prose
+    to geometry.mostly_prose), is no text column: its lines are ragged, as set text is not."""
+    rows = [("Unit test topic", "ReACT", "Plan"), ("Navigate to a specific room in a house", "0.80", "0.60")]
+    rows += [("Search an environment for an object", "0.87", "0.73"), ("Interact with a moving agent", "0.60", "0.53")]
+    rows += [("Measure an object with an instrument", "0.90", "0.80")]
     spans = []
-    for r, row in enumerate(rows):
-        spans += [line(x, 600 + 30 * r, text, width=w) for (x, w), text in zip(places, row, strict=True)]
+    for r, (label, *figures) in enumerate(rows):
+        spans.append(line(100, 600 + 30 * r, label, width=8 * len(label)))
+        spans += [line(x, 600 + 30 * r, text, width=40) for x, text in zip((560, 700), figures, strict=True)]
     box = Region((100, 595, 800, 760), RegionKind.TABLE, 0, "")
     regions = TextLayerSource().regions(page_of(*spans, layout=(box,)))
     assert [r.kind for r in regions] == [RegionKind.TABLE]
