@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-# Page images a folder walk takes (PIL reads them all: pages/render.IMAGE_FORMATS); JPEG 2000 is
+# Page images a folder walk takes (PIL reads them all: pages/image_files.IMAGE_FORMATS); JPEG 2000 is
 # how large scan archives store their pages.
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".jfif", ".tif", ".tiff", ".webp", ".bmp", ".gif", ".jp2", ".j2k", ".jpx")
 IMAGE_EXTENSIONS += (".pbm", ".pgm", ".ppm", ".pnm")

@@ -7,22 +7,20 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pymupdf
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image
 
 from hsd_cli.datatypes import PageImage
 from hsd_cli.errors import InputError
-from hsd_cli.pages import pdffigures, pdfmath, pdftext
+from hsd_cli.pages import image_files, pdffigures, pdfmath, pdftext
+from hsd_cli.pages.image_files import MAX_PIXELS, short
 from hsd_cli.pages.ocr_dpi import ocr_dpi, text_height
 
-MAX_PIXELS = 60_000_000  # a rendered page above this is refused rather than risking memory
 MIN_DPI = 36  # RunConfig's lower bound for --dpi
-IMAGE_FORMATS = {"PNG", "JPEG", "MPO", "TIFF", "WEBP", "BMP", "GIF", "JPEG2000", "PPM"}
 
 # MuPDF prints repair warnings for slightly broken files; our own errors say what matters.
 pymupdf.TOOLS.mupdf_display_errors(False)
@@ -210,7 +208,7 @@ def _open_pdf(path: Path, password: str | None) -> Document:
     try:
         pdf = pymupdf.open(*_pdf_source(path), filetype="pdf")
     except Exception as e:  # MuPDF raises several types for broken files
-        raise InputError(f"corrupted PDF, cannot be opened ({_short(e)})") from None
+        raise InputError(f"corrupted PDF, cannot be opened ({short(e)})") from None
     if pdf.needs_pass:
         if password is None:
             pdf.close()
@@ -234,19 +232,7 @@ def _pdf_source(path: Path) -> tuple:
 
 
 def _open_image(path: Path) -> Document:
-    try:
-        with warnings.catch_warnings():  # PIL warns above 89 MP; such images are scaled down (_fitted)
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            image = Image.open(path)
-    except UnidentifiedImageError:
-        raise InputError("not a document: neither a PDF nor a supported image") from None
-    except Image.DecompressionBombError:  # PIL refuses twice its warning size unread
-        raise InputError(f"image too large (over {2 * Image.MAX_IMAGE_PIXELS // 10**6} MP)") from None
-    except OSError as e:
-        raise InputError(f"corrupted image ({_short(e)})") from None
-    if image.format not in IMAGE_FORMATS:
-        image.close()
-        raise InputError(f"unsupported image format {image.format}")
+    image = image_files.open_image(path)
     return Document(path, getattr(image, "n_frames", 1), image=image)
 
 
@@ -261,7 +247,7 @@ def _render_pdf_page(doc: Document, index: int, dpi: int) -> PageImage:
     except InputError:
         raise
     except Exception as e:
-        raise InputError(f"page {index + 1} cannot be rendered ({_short(e)})") from None
+        raise InputError(f"page {index + 1} cannot be rendered ({short(e)})") from None
     return PageImage(doc.path, index, image, dpi)
 
 
@@ -278,35 +264,8 @@ def _analyze(page: pymupdf.Page, to_px: pymupdf.Matrix, threads: int | None) -> 
 
 
 def _image_page(doc: Document, index: int, dpi: int) -> PageImage:
-    try:
-        doc.image.seek(index)
-        image, scale = _fitted(_to_rgb(ImageOps.exif_transpose(doc.image)))
-    except Exception as e:
-        raise InputError(f"page {index + 1} has corrupted image data ({_short(e)})") from None
-    own_dpi = float(doc.image.info.get("dpi", (dpi, dpi))[0]) or dpi
-    return PageImage(doc.path, index, image, max(1, round(own_dpi * scale)))
-
-
-def _fitted(image: Image.Image) -> tuple[Image.Image, float]:
-    """`image` scaled down to MAX_PIXELS where it is larger (a large sheet scanned at 600 dpi),
-    as a PDF page renders at a lower dpi (fitting_dpi); the factor it was scaled by."""
-    pixels = image.width * image.height
-    if pixels <= MAX_PIXELS:
-        return image, 1.0
-    k = math.sqrt(MAX_PIXELS / pixels)
-    size = (max(1, int(image.width * k)), max(1, int(image.height * k)))
-    return image.resize(size, Image.Resampling.LANCZOS), k
-
-
-def _to_rgb(image: Image.Image) -> Image.Image:
-    """RGB copy; transparent parts become white (not black) and 16-bit greys keep contrast."""
-    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
-        image = image.convert("I").point(lambda v: v / 256).convert("L")
-    if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
-        rgba = image.convert("RGBA")
-        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        return Image.alpha_composite(white, rgba).convert("RGB")
-    return image.convert("RGB")
+    image, own_dpi = image_files.frame(doc.image, index, dpi)
+    return PageImage(doc.path, index, image, own_dpi)
 
 
 def fitting_dpi(width_pt: float, height_pt: float, dpi: int) -> int:
@@ -324,7 +283,3 @@ def _check_pixels(width: float, height: float, index: int, dpi: int) -> None:
         return
     size = f"{width:.0f} x {height:.0f} px ({width * height / 1e6:.0f} MP)"
     raise InputError(f"page {index + 1} too large: {size} at {dpi} dpi, limit {MAX_PIXELS // 10**6} MP")
-
-
-def _short(e: Exception) -> str:
-    return str(e).splitlines()[0][:120] if str(e) else type(e).__name__

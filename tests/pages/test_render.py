@@ -169,39 +169,6 @@ def test_png_page() -> None:
     assert page.image.mode == "RGB" and page.image.size == Image.open(SAMPLES / "page.png").size
 
 
-@pytest.mark.parametrize("suffix", [".jp2", ".pgm", ".bmp", ".gif", ".webp"])
-def test_other_page_image_formats(tmp_path: Path, suffix: str) -> None:
-    """Every format a folder walk takes opens as a page (JPEG 2000: scan archives' pages)."""
-    Image.open(SAMPLES / "page.png").convert("L").save(tmp_path / f"p{suffix}")
-    (page,) = iter_pages(tmp_path / f"p{suffix}")
-    assert page.image.mode == "RGB" and page.image.size == Image.open(SAMPLES / "page.png").size
-
-
-def test_exif_orientation_is_applied(tmp_path: Path) -> None:
-    """EXIF orientation 6 (camera turned) gives the upright, portrait page."""
-    exif = Image.Exif()
-    exif[0x0112] = 6
-    Image.new("RGB", (200, 100), "white").save(tmp_path / "p.jpg", exif=exif)
-    (page,) = iter_pages(tmp_path / "p.jpg")
-    assert page.image.size == (100, 200)
-
-
-def test_multipage_tiff(tmp_path: Path) -> None:
-    """Each TIFF frame is a page."""
-    frames = [Image.new("L", (50, 60), v) for v in (0, 128, 255)]
-    frames[0].save(tmp_path / "t.tiff", save_all=True, append_images=frames[1:])
-    assert count_pages(tmp_path / "t.tiff") == 3
-    pages = list(iter_pages(tmp_path / "t.tiff", pages="2-3"))
-    assert [p.image.getpixel((0, 0)) for p in pages] == [(128,) * 3, (255,) * 3]
-
-
-def test_transparent_png_gets_white_background(tmp_path: Path) -> None:
-    """Transparent pixels become white, not black."""
-    Image.new("RGBA", (20, 20), (0, 0, 0, 0)).save(tmp_path / "a.png")
-    (page,) = iter_pages(tmp_path / "a.png")
-    assert page.image.getpixel((5, 5)) == (255, 255, 255)
-
-
 def encrypted_pdf(path: Path) -> Path:
     doc = pymupdf.open(make_pdf(path.with_suffix(".plain.pdf")))
     doc.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="1234", owner_pw="owner")
@@ -267,11 +234,3 @@ def test_a_page_too_large_at_the_dpi_renders_at_a_lower_one(tmp_path: Path) -> N
     assert render.fitting_dpi(5000, 5000, 72) == 72
     with pytest.raises(InputError, match=f"page 2 too large: .* at {render.MIN_DPI} dpi"):
         list(iter_pages(tmp_path / "huge.pdf", pages="2", dpi=300))
-
-
-def test_an_image_over_the_limit_is_scaled_down(tmp_path: Path, monkeypatch) -> None:
-    """As a PDF page renders at a lower dpi: the page keeps its shape, its dpi scales with it."""
-    monkeypatch.setattr(render, "MAX_PIXELS", 100)
-    Image.new("RGB", (40, 20)).save(tmp_path / "big.png", dpi=(300, 300))
-    (page,) = iter_pages(tmp_path / "big.png")
-    assert page.image.size == (14, 7) and page.dpi == 106
