@@ -183,7 +183,8 @@ def turned(doc: Document, page: PageImage, turn: int) -> tuple[Document, PageIma
 
 
 def _to_px(pdf_page: pymupdf.Page, dpi: int) -> pymupdf.Matrix:
-    # Text coordinates are unrotated PDF points; the image is the rotated page at dpi.
+    # Text coordinates are the page's own points: upright (pdftext.upright), or for a page MuPDF
+    # could not turn, unrotated points of a page the image shows rotated.
     return pdf_page.rotation_matrix * pymupdf.Matrix(dpi / 72, dpi / 72)
 
 
