@@ -16,6 +16,7 @@ from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.reading_order import reading_order
 from hsd_cli.drafts.validity import MAX_INVALID, invalid_share, is_page_text, layer_text
 from hsd_cli.pages import geometry as geo
+from hsd_cli.pages.bands import BAND
 
 _MARGIN = 0.06  # top/bottom fraction of the page where running headers and footers live
 # Above this share of a table box's text left out of the grid finder's cells, the cells are
@@ -29,9 +30,16 @@ MAX_MISSED = 0.1
 
 
 def has_text_layer(page: PageImage) -> bool:
-    """True when the page carries enough valid visible text to draft from."""
+    """True when the page carries enough valid visible text to draft from, in its body: a stamp
+    in the top or bottom band (a court's filing line over a scanned page) is no text of the
+    body, which OCR then reads (the stamp's own lines kept, drafts.overlay)."""
     text = layer_text(page.text_spans)
-    return is_page_text(text) and invalid_share(text) <= MAX_INVALID
+    return is_page_text(layer_text(_body_lines(page))) and invalid_share(text) <= MAX_INVALID
+
+
+def _body_lines(page: PageImage) -> list[TextSpan]:
+    top, bottom = BAND * page.image.height, (1 - BAND) * page.image.height
+    return [s for s in page.text_spans if s.bbox[3] > top and s.bbox[1] < bottom]
 
 
 class TextLayerSource:

@@ -119,6 +119,15 @@ def test_page_without_text_layer() -> None:
     assert not has_text_layer(page_of(line(0, 0, "stamp")))
 
 
+def test_a_stamp_in_the_bands_is_no_text_layer_of_the_body() -> None:
+    """A filing stamp over a scanned page (head and foot lines, over 100 characters) leaves the
+    page to OCR; the same lines in the body are its text layer."""
+    stamp = "Case 1:20-cv-01234-ABC Document 12 Filed 01/02/20 Page 3 of 10 PageID #: 456"
+    head, foot = line(40, 20, stamp), line(40, H - 60, stamp)
+    assert not has_text_layer(page_of(head, foot))
+    assert has_text_layer(page_of(line(40, 500, stamp), line(40, 540, stamp)))
+
+
 def test_xy_cut_columns_follow_script_direction() -> None:
     """Two columns under a full-width title: left column first, or right first when RTL."""
     boxes = [(500, 200, 900, 400), (100, 200, 480, 400), (100, 50, 900, 150), (100, 420, 480, 600)]
