@@ -10,9 +10,7 @@ table's relations are lost. Such a grid is recognized by what its cells hold:
 - figures stacked on two text rows or more, in two cells of one grid row: figures do not wrap,
   so each text row is a row of the table (a grid of one row holds the heading above them too);
 - a row without figures whose text goes on, at a line's leading, from the cell above it in a
-  row of figures: one cell's wrapped text cut in two, its figures left beside the first half;
-- a heading row whose cells stand on two text rows, a group name over a sub-heading in one
-  cell and a sub-heading alone on the lower row in another: rules under the group names only.
+  row of figures: one cell's wrapped text cut in two, its figures left beside the first half.
 The text's own lines then make the better grid (drafts/tablegrid.cells_from_lines).
 """
 
@@ -55,26 +53,7 @@ def misses_rows_or_columns(cells: tuple[TableCell, ...], boxes: list, words: lis
             return True
         if sum(all(NUMBER.match(text) for _, text in row) for row in rows) >= 2:
             stacked[cell.row] += 1  # figures of two rows, under a heading the grid also put there
-    return any(n >= 2 for n in stacked.values()) or _cuts_wrapped_text(cells, held) or _two_rows_level(held)
-
-
-def _two_rows_level(held: dict) -> bool:
-    """A grid row whose cells' text stands on two text rows, one cell only on the lower (a
-    sub-heading) while another has text on the upper (a group heading over it): two rows of
-    the table. A wrapped cell's neighbours stand on its first line or between its lines."""
-    by_row: dict[int, list[list[list[Line]]]] = defaultdict(list)
-    for (r, _), rows in held.items():
-        if rows:
-            by_row[r].append(rows)
-    for cells in by_row.values():
-        upper = min((row[0][0] for rows in cells for row in rows), key=lambda b: b[1])
-        lower = max((row[0][0] for rows in cells for row in rows), key=lambda b: b[3])
-        if geo.same_row(upper, lower) or upper[3] > lower[1]:
-            continue
-        only_lower = any(all(geo.same_row(row[0][0], lower) for row in rows) for rows in cells)
-        if only_lower and any(geo.same_row(rows[0][0][0], upper) and len(rows) >= 2 for rows in cells):
-            return True
-    return False
+    return any(n >= 2 for n in stacked.values()) or _cuts_wrapped_text(cells, held)
 
 
 def _cuts_wrapped_text(cells: tuple[TableCell, ...], held: dict) -> bool:

@@ -86,18 +86,3 @@ def test_a_row_cutting_a_wrapped_cell_from_its_figures_misses_rows() -> None:
     assert not table_check.misses_rows_or_columns(
         cells, [(0, 0, 90, 18), (100, 0, 140, 18), (0, 18, 90, 34), (100, 18, 140, 34)], words
     )
-
-
-def test_a_group_heading_over_sub_headings_in_one_grid_row_misses_a_row() -> None:
-    """Rules under the group names only: "Low dose" over "Precision" in one cell, "Std. dev."
-    alone on the lower text row in the next: two heading rows in one grid row."""
-    cells = (TableCell(0, 0, "Sample"), TableCell(0, 1, "Low dose Precision"), TableCell(0, 2, "Std. dev."))
-    boxes = [(0, 0, 50, 40), (60, 0, 130, 40), (140, 0, 200, 40)]
-    words = [word(5, 13, "Sample"), word(65, 5, "Low"), word(90, 5, "dose"), word(65, 22, "Precision")]
-    words += [word(145, 22, "Std."), word(170, 22, "dev.")]
-    assert table_check.misses_rows_or_columns(cells, boxes, words)
-    # A cell wrapped over two lines beside a figure centred between them, or on the first line.
-    cells = (TableCell(0, 0, "Invariant operator"), TableCell(0, 1, "51.0"))
-    for y in (13, 5):
-        words = [word(5, 5, "Invariant"), word(5, 22, "operator"), word(65, y, "51.0")]
-        assert not table_check.misses_rows_or_columns(cells, boxes[:2], words)
