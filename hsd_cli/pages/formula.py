@@ -255,5 +255,11 @@ def _atom(run: list[Glyph]) -> str:
 
 
 def _scripted(sub: list[Glyph], sup: list[Glyph], rules: list[Rule]) -> str:
-    out = f"_{{{_row(sub, rules)}}}" if sub else ""
-    return out + (f"^{{{_row(sup, rules)}}}" if sup else "")
+    out = f"_{{{_script(sub, rules)}}}" if sub else ""
+    return out + (f"^{{{_script(sup, rules)}}}" if sup else "")
+
+
+def _script(glyphs: list[Glyph], rules: list[Rule]) -> str:
+    """A script's LaTeX; an upright word in it is a label (`D_{\\mathrm{KL}}`, `T_{\\mathrm{eff}}`),
+    not an operator as on the baseline (`\\operatorname{Var}(X)`)."""
+    return _row(glyphs, rules).replace("\\operatorname{", "\\mathrm{")

@@ -182,3 +182,12 @@ def test_a_macron_struck_through_h_is_hbar():
 
     assert to_latex(h_with_macron(100.3)) == "\\hbar=1"
     assert to_latex(h_with_macron(97)) == "\\bar{h}=1"
+
+
+def test_an_upright_word_in_a_subscript_is_a_label():
+    """`D_{KL}` with KL upright in the subscript: \\mathrm, a label; on the baseline an unknown
+    upright word stays an operator (`\\operatorname{Var}`)."""
+    glyphs = [g("D", 0), g("K", 7.2, 102, 7, "CMR7"), g("L", 11.5, 102, 7, "CMR7")]
+    assert to_latex(glyphs) == "D_{\\mathrm{KL}}"  # not D_{\operatorname{KL}}
+    glyphs = [g("V", 0, font="CMR10"), g("a", 6, font="CMR10"), g("r", 12, font="CMR10")]
+    assert to_latex(glyphs) == "\\operatorname{Var}"
