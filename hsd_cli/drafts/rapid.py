@@ -117,7 +117,8 @@ class RapidOcrSource:
         found = [(b, t, s) for b, t, s in zip(result.boxes, result.txts, result.scores, strict=False) if t.strip()]
         lines = [TextSpan(_aabb(box), text.strip(), score=float(score)) for box, text, score in found]
         quads = [tuple((float(p[0]), float(p[1])) for p in box) for box, _, _ in found]
-        return ocr_columns.split_crossing(lines, quads)  # lines stay in their column
+        lines = ocr_columns.split_crossing(lines, quads)  # lines stay in their column
+        return ocr_columns.deskewed(lines, quads)  # boxes as tall as the text on a turned page
 
     def orientation(self, image: Image.Image, lines: list[TextSpan]) -> int:
         """Counter-clockwise turn (0/90/180/270) that makes the text upright.

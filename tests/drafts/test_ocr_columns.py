@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hsd_cli.datatypes import TextSpan
-from hsd_cli.drafts.ocr_columns import split_crossing
+from hsd_cli.drafts.ocr_columns import deskewed, split_crossing
 
 LEFT, RIGHT = (70, 595), (610, 1135)  # two columns, a 15 px gutter
 
@@ -49,3 +49,31 @@ def test_full_width_lines_above_and_below_columns_stay_whole() -> None:
 def test_one_column_of_text_is_left_alone() -> None:
     lines = [TextSpan((70, 100 + 30 * k, 1135, 128 + 30 * k), "a full line of a single column page") for k in range(10)]
     assert split_crossing(lines) == lines
+
+
+def turned_lines(slope: float, n: int = 5) -> tuple[list[TextSpan], list[tuple]]:
+    """Lines 500 px wide in boxes 28 px tall (the detector pads them), 20 px apart, turned by
+    `slope`: their upright boxes and quads."""
+    lines, quads = [], []
+    for k in range(n):
+        top = 100 + 20 * k
+        quad = ((60, top), (560, top + 500 * slope), (560, top + 500 * slope + 28), (60, top + 28))
+        ys = [p[1] for p in quad]
+        lines.append(TextSpan((60, min(ys), 560, max(ys)), f"line {k}"))
+        quads.append(quad)
+    return lines, quads
+
+
+def test_a_turned_pages_line_boxes_are_cut_to_the_texts_height() -> None:
+    """1.5 degrees off, a line's upright box is 41 px tall for 28 px of text and overlaps the
+    next line's by half; cut to 28 px about its centre, each line is a row of its own."""
+    from hsd_cli.pages.geometry import split_rows
+
+    lines, quads = turned_lines(0.026)
+    assert len(split_rows(lines)) < len(lines)  # rows chained: a paragraph read out of order
+    out = deskewed(lines, quads)
+    assert [round(s.bbox[3] - s.bbox[1]) for s in out] == [28] * 5
+    assert [[s.text for s in row] for row in split_rows(out)] == [[f"line {k}"] for k in range(5)]
+    # An upright page keeps its boxes.
+    lines, quads = turned_lines(0.0)
+    assert deskewed(lines, quads) == lines
