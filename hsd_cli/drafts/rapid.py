@@ -25,6 +25,7 @@ from hsd_cli.drafts import (
 )
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.fractions import stacked_fractions
+from hsd_cli.drafts.lookalikes import latin_symbols
 from hsd_cli.drafts.paragraphs import paragraphs
 from hsd_cli.drafts.reading_order import reading_order
 from hsd_cli.pages import geometry as geo
@@ -118,7 +119,8 @@ class RapidOcrSource:
         lines = [TextSpan(_aabb(box), text.strip(), score=float(score)) for box, text, score in found]
         quads = [tuple((float(p[0]), float(p[1])) for p in box) for box, _, _ in found]
         lines = ocr_columns.split_crossing(lines, quads)  # lines stay in their column
-        return ocr_columns.deskewed(lines, quads)  # boxes as tall as the text on a turned page
+        lines = ocr_columns.deskewed(lines, quads)  # boxes as tall as the text on a turned page
+        return latin_symbols(lines)  # a Latin page's symbols read as ideographs (十 for +)
 
     def orientation(self, image: Image.Image, lines: list[TextSpan]) -> int:
         """Counter-clockwise turn (0/90/180/270) that makes the text upright.
