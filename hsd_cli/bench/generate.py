@@ -19,7 +19,7 @@ from transformers import LogitsProcessor, LogitsProcessorList
 from hsd_cli.bench.oracle import force_logits
 from hsd_cli.bench.records import MethodRun
 from hsd_cli.datatypes import PageImage
-from hsd_cli.targets.runtime.base import fit_pixels
+from hsd_cli.targets.runtime.base import model_image
 
 
 class OracleLogits(LogitsProcessor):
@@ -67,7 +67,7 @@ def run_generate(
 
 def _generate(target, page: PageImage, max_new_tokens: int, options: dict, ref) -> list[int]:
     text = target.chat_prompt(target.family.page_prompt)
-    image = fit_pixels(page.image, target.family.max_pixels)  # as VisionTarget.prefill does
+    image = model_image(page.image, target.family)  # as VisionTarget.prefill does
     inputs = target.processor(images=[image], text=[text], return_tensors="pt").to(target.device)
     prompt_len = inputs["input_ids"].shape[1]
     extra = {}

@@ -13,7 +13,7 @@ import re
 from hsd_cli.datatypes import DraftStyle
 from hsd_cli.targets.convert import bare_tables, display_math, normalize_math, tidy
 from hsd_cli.targets.plain_rope import PlainRopeTarget
-from hsd_cli.targets.runtime.base import FamilySpec
+from hsd_cli.targets.runtime.base import SMART_RESIZE_MAX_ASPECT, FamilySpec
 
 # dots_ocr/utils/prompts.py: "prompt_layout_all_en" (the parser's default) and "prompt_ocr".
 PAGE_PROMPT = """Please output the layout information from the PDF image, including each layout element's bbox, its category, and the corresponding text content within the bbox.
@@ -55,6 +55,7 @@ FAMILIES = (
         published_params="3B",
         auto_class="AutoModelForCausalLM",
         max_pixels=MAX_PIXELS,
+        max_aspect=SMART_RESIZE_MAX_ASPECT,
     ),
 )
 

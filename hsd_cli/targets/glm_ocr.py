@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hsd_cli.datatypes import DraftStyle
 from hsd_cli.targets.convert import bare_tables, normalize_math, tidy
-from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
+from hsd_cli.targets.runtime.base import SMART_RESIZE_MAX_ASPECT, FamilySpec, VisionTarget
 
 # The model card's task prompts. Its SDK runs PP-DocLayout-V3 and sends each region its task;
 # a whole page goes through "Text Recognition:" like any text region.
@@ -25,6 +25,7 @@ FAMILIES = (
         STYLE,
         published_params="1.1B",
         max_pixels=MAX_PIXELS,
+        max_aspect=SMART_RESIZE_MAX_ASPECT,
         kind_prompts={"table": PROMPTS["table"], "equation": PROMPTS["formula"]},
         element_level=True,
     ),

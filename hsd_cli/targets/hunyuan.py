@@ -6,7 +6,7 @@ import re
 
 from hsd_cli.datatypes import DraftStyle
 from hsd_cli.targets.convert import bare_tables, normalize_math, tidy
-from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
+from hsd_cli.targets.runtime.base import SMART_RESIZE_MAX_ASPECT, FamilySpec, VisionTarget
 
 # The model card's document-parsing prompt ("doc_parse": body as Markdown, headers and footers
 # left out, tables as HTML, formulas as LaTeX, in reading order) and plain text extraction.
@@ -33,6 +33,7 @@ FAMILIES = (
         rope_per_row=True,
         published_params="1B",
         max_pixels=MAX_PIXELS,
+        max_aspect=SMART_RESIZE_MAX_ASPECT,
     ),
 )
 

@@ -12,6 +12,9 @@ PROMPT = ""
 # Markdown with `#` headings, Markdown tables and LaTeX math (KaTeX), figures left out.
 STYLE = DraftStyle(table="markdown", heading="hash", formula="dollars", figure="", drop_furniture=True)
 MAX_PIXELS = 1540 * 1540  # trained with the longest edge at 1540 px
+# Pixtral's processor brings the longest edge to 1540 px and counts 14 px patches on each side:
+# past 1540 / 14 to 1 the short side rounds to no patch at all.
+MAX_ASPECT = 100.0
 
 FAMILIES = (
     FamilySpec(
@@ -23,6 +26,7 @@ FAMILIES = (
         n_axes=0,
         published_params="1B / 1B",
         max_pixels=MAX_PIXELS,
+        max_aspect=MAX_ASPECT,
     ),
 )
 

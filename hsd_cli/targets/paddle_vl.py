@@ -6,7 +6,7 @@ import re
 
 from hsd_cli.datatypes import DraftStyle
 from hsd_cli.targets.convert import normalize_math, pipe_table, tidy
-from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
+from hsd_cli.targets.runtime.base import SMART_RESIZE_MAX_ASPECT, FamilySpec, VisionTarget
 
 # Element prompts the model was trained with; the page and plain regions use "OCR:".
 PROMPTS = {
@@ -35,6 +35,7 @@ FAMILIES = (
         STYLE,
         published_params="0.9B",
         max_pixels=MAX_PIXELS,
+        max_aspect=SMART_RESIZE_MAX_ASPECT,
         kind_prompts={"table": PROMPTS["table"], "equation": PROMPTS["formula"]},
         markup_tokens=OTSL_TOKENS,
         element_level=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hsd_cli.datatypes import DraftStyle
 from hsd_cli.targets.convert import bare_tables, normalize_math, strip_fence, tidy
-from hsd_cli.targets.runtime.base import FamilySpec, VisionTarget
+from hsd_cli.targets.runtime.base import SMART_RESIZE_MAX_ASPECT, FamilySpec, VisionTarget
 
 # Qwen2.5-VL's cookbook prompt for document parsing into Markdown (Qwen3-VL kept it).
 PAGE_PROMPT = "qwenvl markdown"
@@ -24,6 +24,7 @@ FAMILIES = (
         STYLE,
         published_params="2.13B / 4.44B / 8.77B",
         max_pixels=MAX_PIXELS,
+        max_aspect=SMART_RESIZE_MAX_ASPECT,
     ),
     FamilySpec(
         "qwen2_5_vl",
@@ -33,6 +34,7 @@ FAMILIES = (
         STYLE,
         published_params="3.75B / 8.29B",
         max_pixels=MAX_PIXELS,
+        max_aspect=SMART_RESIZE_MAX_ASPECT,
     ),
     FamilySpec(
         "qwen2_vl",
@@ -42,6 +44,7 @@ FAMILIES = (
         STYLE,
         published_params="2.21B / 8.29B",
         max_pixels=MAX_PIXELS,
+        max_aspect=SMART_RESIZE_MAX_ASPECT,
     ),
 )
 

@@ -12,7 +12,7 @@ from PIL import Image, ImageDraw
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import PageImage
-from hsd_cli.targets.runtime.base import fit_pixels
+from hsd_cli.targets.runtime.base import model_image
 
 N = 40  # tokens compared per family
 # Processors the core applies per tree node (VisionTarget.repetition_penalty), so tau = 1 stays
@@ -35,7 +35,7 @@ def _page() -> PageImage:
 
 def generate_tokens(target, page: PageImage, max_new_tokens: int) -> list[int]:
     """New tokens of `generate(do_sample=False)` on the inputs `ar` prefills (prompt, image size)."""
-    image = fit_pixels(page.image, target.family.max_pixels)
+    image = model_image(page.image, target.family)
     text = target.chat_prompt(target.family.page_prompt)
     inputs = target.processor(images=[image], text=[text], return_tensors="pt").to(target.device)
     out = target.model.generate(**inputs, do_sample=False, max_new_tokens=max_new_tokens)

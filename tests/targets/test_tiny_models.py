@@ -144,3 +144,15 @@ def test_cli_prints_the_output_dir(tmp_path, capsys):
     main(["--family", "hunyuan_vl", str(tmp_path / "hy")])
     assert capsys.readouterr().out.strip() == str(tmp_path / "hy")
     assert model_type_of(str(tmp_path / "hy")) == "hunyuan_vl"
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_page_far_longer_than_wide_reaches_the_processor(loaded, family):
+    """A till receipt 300 times as long as wide is padded to what the processor takes (Qwen2-VL's
+    smart_resize refuses over 200), not failed."""
+    from hsd_cli.targets.runtime import registry
+    from hsd_cli.targets.runtime.base import model_image
+
+    model, processor = loaded(family)
+    image = model_image(Image.new("RGB", (40, 12_000), "white"), registry.FAMILIES[family][0])
+    assert int((_inputs(processor, image)["input_ids"] == model.config.image_token_id).sum()) > 0

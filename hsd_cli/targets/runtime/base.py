@@ -15,6 +15,10 @@ from hsd_cli.targets.convert import display_math, tidy
 from hsd_cli.targets.runtime import threads
 from hsd_cli.targets.runtime.session import HFSession
 
+# Qwen2-VL's smart_resize, which the Qwen-VL, HunyuanOCR, PaddleOCR-VL and GLM processors share,
+# refuses an image whose long side passes 200 times its short one.
+SMART_RESIZE_MAX_ASPECT = 200.0
+
 
 @dataclass(frozen=True, slots=True)
 class FamilySpec:
@@ -32,6 +36,9 @@ class FamilySpec:
     processor_kwargs: dict = field(default_factory=dict)
     auto_class: str = "AutoModelForImageTextToText"  # transformers Auto* class that loads it
     max_pixels: int | None = None  # pages above this are downscaled before the processor
+    # The processor refuses an image longer than this to its other side (Qwen2-VL's smart_resize
+    # and those made from it: 200); a longer page (a till receipt) is padded to it, not failed.
+    max_aspect: float | None = None
     kind_prompts: dict = field(default_factory=dict)  # RegionKind value -> Stage-1 prompt, if not region_prompt
     # Special tokens that carry the output's markup (DeepSeek-OCR-2 grounding tags, OTSL cells):
     # `decode` keeps them where skip_special_tokens=True would drop them.
@@ -94,7 +101,7 @@ class VisionTarget:
         from transformers import DynamicCache
 
         text = self.chat_prompt(prompt)
-        images = [fit_pixels(im, self.family.max_pixels) for im in images]
+        images = [model_image(im, self.family) for im in images]
         inputs = self.processor(
             images=images,
             text=[text] * len(images),
@@ -170,6 +177,23 @@ class VisionTarget:
         if kind == "title":
             return tidy("#" * max(1, level) + " " + " ".join(text.split()))
         return self.to_markdown(text)
+
+
+def model_image(image: Image.Image, family: FamilySpec) -> Image.Image:
+    """`image` as the family's processor takes it: padded to its max_aspect, within max_pixels."""
+    return fit_pixels(fit_aspect(image, family.max_aspect), family.max_pixels)
+
+
+def fit_aspect(image: Image.Image, max_aspect: float | None) -> Image.Image:
+    """`image` padded with white on its right or bottom to at most `max_aspect` long side to short
+    (just under, as the processor's test is strict); other images as they are."""
+    if max_aspect is None or max(image.size) <= max_aspect * min(image.size):
+        return image
+    short = int(max(image.size) / max_aspect) + 1
+    size = (short, image.height) if image.width < image.height else (image.width, short)
+    padded = Image.new("RGB", size, "white")
+    padded.paste(image.convert("RGB"), (0, 0))
+    return padded
 
 
 def fit_pixels(image: Image.Image, max_pixels: int | None) -> Image.Image:
