@@ -29,6 +29,7 @@ BOX_LIFT = 0.03  # ems a box's superscript stands above a character's, at least 
 # (KaTeX 0.38), 0.36 in text; a \right)'s about 0.46-0.5.
 BOX_RISE = 0.45
 _TAG = re.compile(r"^\(([A-Z]?\d+(\.\d+)*[a-z]?[*′']?)\)$")  # (12), (2.4a), an appendix's (A3), (4*)
+_LABEL = re.compile(r"\\operatorname\{([A-Za-z]+)\}")  # a script that is one upright word
 
 
 def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
@@ -260,6 +261,8 @@ def _scripted(sub: list[Glyph], sup: list[Glyph], rules: list[Rule]) -> str:
 
 
 def _script(glyphs: list[Glyph], rules: list[Rule]) -> str:
-    """A script's LaTeX; an upright word in it is a label (`D_{\\mathrm{KL}}`, `T_{\\mathrm{eff}}`),
-    not an operator as on the baseline (`\\operatorname{Var}(X)`)."""
-    return _row(glyphs, rules).replace("\\operatorname{", "\\mathrm{")
+    """A script's LaTeX; a script that is one upright word is a label (`D_{\\mathrm{KL}}`,
+    `T_{\\mathrm{eff}}`), not an operator as a word with an argument is (`\\operatorname{Ann}_{R}(x)`)."""
+    latex = _row(glyphs, rules)
+    word = _LABEL.fullmatch(latex)
+    return f"\\mathrm{{{word[1]}}}" if word else latex

@@ -191,3 +191,7 @@ def test_an_upright_word_in_a_subscript_is_a_label():
     assert to_latex(glyphs) == "D_{\\mathrm{KL}}"  # not D_{\operatorname{KL}}
     glyphs = [g("V", 0, font="CMR10"), g("a", 6, font="CMR10"), g("r", 12, font="CMR10")]
     assert to_latex(glyphs) == "\\operatorname{Var}"
+    # An operator name with its argument in a script stays an operator (`\operatorname{Ann}(x)`).
+    sub = [g(c, 7.2 + 4.2 * k, 102, 7, "CMR7") for k, c in enumerate("Ann(")] + [g("x", 24, 102, 7)]
+    glyphs = [g("D", 0), *sub, g(")", 28.2, 102, 7, "CMR7")]
+    assert to_latex(glyphs) == "D_{\\operatorname{Ann}(x)}"
