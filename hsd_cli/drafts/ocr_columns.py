@@ -30,7 +30,7 @@ TRIM = 0.2  # line heights trimmed off each end of a line box before it covers a
 MIN_SIDE = 2  # lines of a column above and below a line that crosses its gutter
 MAX_CROSSING = 1  # other lines around that may cross a gutter (merged like this one)
 WIDE = 5.0  # lines this many heights wide give the page's slope
-MIN_SLOPE = 0.004  # a slope under this (a quarter of a degree) leaves the boxes as they are
+MIN_SLOPE = 0.01  # a slope under this (0.6 degrees: 5 px over 500) leaves the boxes as they are
 CORE = 0.4  # a deskewed box keeps at least this share of its height
 
 
