@@ -29,7 +29,7 @@ REACH = 2.0  # line heights a line must reach past each side of the gutter
 TRIM = 0.2  # line heights trimmed off each end of a line box before it covers an x
 MIN_SIDE = 2  # lines of a column above and below a line that crosses its gutter
 MAX_CROSSING = 1  # other lines around that may cross a gutter (merged like this one)
-WIDE = 5.0  # lines this many heights wide give the page's slope
+WIDE, MIN_WIDE = 5.0, 5  # lines this many heights wide, this many at least, give the page's slope
 MIN_SLOPE = 0.01  # a slope under this (0.6 degrees: 5 px over 500) leaves the boxes as they are
 CORE = 0.4  # a deskewed box keeps at least this share of its height
 
@@ -122,8 +122,8 @@ def deskewed(lines: list[TextSpan], quads: list[Quad]) -> list[TextSpan]:
     `quads` (the detector's corners) give the page's slope: the median over the wide lines.
     """
     slopes = [(q[1][1] - q[0][1]) / (q[1][0] - q[0][0]) for q in quads if q[1][0] - q[0][0] > WIDE * _height(q)]
-    if not slopes:
-        return lines
+    if len(slopes) < MIN_WIDE:
+        return lines  # too few lines to tell a turned page from handwriting's own slants
     slope = abs(float(median(slopes)))
     if slope < MIN_SLOPE:
         return lines
