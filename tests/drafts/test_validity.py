@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PIL import Image
@@ -36,5 +37,6 @@ def test_a_garbled_page_goes_to_ocr_and_its_valid_lines_still_win() -> None:
     page = PageImage(Path("x.pdf"), 0, Image.new("RGB", (600, 400)), 144, (good, *bad))
     assert not has_text_layer(page)  # not True: 100+ characters of Latin-1 letters "read"
     assert [s.text for s in valid_lines(page.text_spans)] == [good.text]
-    clean = PageImage(Path("x.pdf"), 0, Image.new("RGB", (600, 400)), 144, (good, good))
+    body = [replace(good, bbox=(0, 100 + 30 * i, 500, 120 + 30 * i)) for i in range(2)]  # below the head band
+    clean = PageImage(Path("x.pdf"), 0, Image.new("RGB", (600, 400)), 144, tuple(body))
     assert has_text_layer(clean)
