@@ -69,15 +69,17 @@ def test_a_formula_box_over_two_columns_is_split(monkeypatch, right_x, box_x1):
     assert [r.text for r in found] == ["x^{2}=y", "z^{3}=w"]
 
 
-def test_a_formula_box_over_two_cards_stacked_is_split(monkeypatch):
+@pytest.mark.parametrize("sentence_y", [90, 75.5], ids=["apart", "set-close"])
+def test_a_formula_box_over_two_cards_stacked_is_split(monkeypatch, sentence_y):
     """The layout model's one formula box over a card's formula, its text, the next card's
-    heading and formula gives two displays (words between them), the words left to the text."""
+    heading and formula gives two displays (words between them), the words left to the text;
+    also where the formula stands closer to its sentence than a display's usual 0.15 em."""
     from hsd_cli.datatypes import Region
 
     monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
     upper = [("x", 60, 60, 12, "tiit"), ("2", 66, 55, 8, "tiro"), ("= y", 72, 60, 12, "tiit")]
     words = [
-        ("Taken together, the kernel is shifted.", 40, 90, 11, "tiro"),
+        ("Taken together, the kernel is shifted.", 40, sentence_y, 11, "tiro"),
         ("5. Quadratic formula", 40, 120, 11, "tibo"),
     ]
     lower = [("z", 60, 150, 12, "tiit"), ("3", 66, 145, 8, "tiro"), ("= w", 72, 150, 12, "tiit")]
@@ -104,24 +106,6 @@ def test_a_formula_box_over_a_grid_of_cards_is_split(monkeypatch):
     box = Region((35, 40, 330, 160), RegionKind.EQUATION, 0, "")
     found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (box,))
     assert sorted(r.text for r in found) == ["x^{2}=y", "x^{3}=w", "z^{2}=y", "z^{3}=w"]
-
-
-def test_a_formula_box_over_cards_set_close_to_their_text_is_split(monkeypatch):
-    """Cards whose formula stands closer to the sentence under it than a display's usual space
-    (0.15 em): in a formula box over two cards, it is one of the box's displays all the same."""
-    from hsd_cli.datatypes import Region
-
-    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
-    upper = [("x", 60, 60, 12, "tiit"), ("2", 66, 55, 8, "tiro"), ("= y", 72, 60, 12, "tiit")]
-    words = [
-        ("Taken together, the kernel is shifted.", 40, 75.5, 11, "tiro"),
-        ("5. Quadratic formula", 40, 120, 11, "tibo"),
-    ]
-    lower = [("z", 60, 150, 12, "tiit"), ("3", 66, 145, 8, "tiro"), ("= w", 72, 150, 12, "tiit")]
-    page = page_with(upper + words + lower)
-    box = Region((35, 40, 250, 160), RegionKind.EQUATION, 0, "")
-    found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), (box,))
-    assert [r.text for r in found] == ["x^{2}=y", "z^{3}=w"]
 
 
 def test_a_numerator_seeded_alone_joins_its_formula():
