@@ -20,6 +20,10 @@ STYLE = DraftStyle(table="html", heading="hash", formula="brackets", figure="", 
 # markdown conversion"), or the tags vanish and their boxes stay in the text as "title[[93, 61, ...]]".
 GROUNDING_TOKENS = ("<|ref|>", "<|/ref|>", "<|det|>", "<|/det|>")
 
+# Its processor cuts a page into 768 px tiles, the long side brought to 768: past about 768 to 1
+# the short side rounds to no pixel at all (a few pixels are all a tile needs).
+MAX_ASPECT = 100.0
+
 # The card's "3B" is the MoE decoder (DeepSeek3B-MoE-A570M); with SAM + Qwen2-0.5B encoder the
 # checkpoint is 3.4B (6.8 GB in bf16).
 FAMILIES = (
@@ -32,6 +36,7 @@ FAMILIES = (
         n_axes=0,
         published_params="3.4B",
         markup_tokens=GROUNDING_TOKENS,
+        max_aspect=MAX_ASPECT,
     ),
 )
 

@@ -146,13 +146,14 @@ def test_cli_prints_the_output_dir(tmp_path, capsys):
     assert model_type_of(str(tmp_path / "hy")) == "hunyuan_vl"
 
 
+@pytest.mark.parametrize("size", [(40, 12_000), (10, 28_928)], ids=["receipt", "receipt-over-max-pixels"])
 @pytest.mark.parametrize("family", FAMILIES)
-def test_a_page_far_longer_than_wide_reaches_the_processor(loaded, family):
+def test_a_page_far_longer_than_wide_reaches_the_processor(loaded, family, size):
     """A till receipt 300 times as long as wide is padded to what the processor takes (Qwen2-VL's
-    smart_resize refuses over 200), not failed."""
+    smart_resize refuses over 200), not failed; also one that padding takes past max_pixels."""
     from hsd_cli.targets.runtime import registry
     from hsd_cli.targets.runtime.base import model_image
 
     model, processor = loaded(family)
-    image = model_image(Image.new("RGB", (40, 12_000), "white"), registry.FAMILIES[family][0])
+    image = model_image(Image.new("RGB", size, "white"), registry.FAMILIES[family][0])
     assert int((_inputs(processor, image)["input_ids"] == model.config.image_token_id).sum()) > 0

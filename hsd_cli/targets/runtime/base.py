@@ -180,8 +180,9 @@ class VisionTarget:
 
 
 def model_image(image: Image.Image, family: FamilySpec) -> Image.Image:
-    """`image` as the family's processor takes it: padded to its max_aspect, within max_pixels."""
-    return fit_pixels(fit_aspect(image, family.max_aspect), family.max_pixels)
+    """`image` as the family's processor takes it: within max_pixels, then padded to its
+    max_aspect (padding last: downscaling after it rounds the short side down, past the limit)."""
+    return fit_aspect(fit_pixels(image, family.max_pixels), family.max_aspect)
 
 
 def fit_aspect(image: Image.Image, max_aspect: float | None) -> Image.Image:
