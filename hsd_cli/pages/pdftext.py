@@ -1,6 +1,6 @@
 """What a PDF page knows about itself: visible text lines, layout boxes and table cells.
 
-All boxes come out in page-image pixels: `to_px` maps unrotated PDF points to pixels.
+All boxes come out in page-image pixels: `to_px` maps the page's points (upright, `upright`) to pixels.
 """
 
 from __future__ import annotations

@@ -37,7 +37,8 @@ class FamilySpec:
     auto_class: str = "AutoModelForImageTextToText"  # transformers Auto* class that loads it
     max_pixels: int | None = None  # pages above this are downscaled before the processor
     # The processor refuses an image longer than this to its other side (Qwen2-VL's smart_resize
-    # and those made from it: 200); a longer page (a till receipt) is padded to it, not failed.
+    # and those made from it: 200; tiling processors round a thin side to no pixel sooner); a
+    # longer page (a till receipt) is padded to it, not failed.
     max_aspect: float | None = None
     kind_prompts: dict = field(default_factory=dict)  # RegionKind value -> Stage-1 prompt, if not region_prompt
     # Special tokens that carry the output's markup (DeepSeek-OCR-2 grounding tags, OTSL cells):
