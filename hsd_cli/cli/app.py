@@ -31,7 +31,7 @@ from hsd_cli.config import (
     names,
     row_named,
 )
-from hsd_cli.pages.inputs import parse_shard
+from hsd_cli.pages.inputs import EXTENSIONS, parse_shard
 
 EXAMPLES = """\
 \b
@@ -147,7 +147,12 @@ DraftSrc = Annotated[
 ]
 Glob = Annotated[
     str | None,
-    opt("--glob", "File-name pattern in folders, case-insensitive [default: pdf png jpg jpeg tif tiff webp]."),
+    opt(
+        "--glob",
+        "File-name pattern in folders, case-insensitive [default: "
+        + " ".join(e.removeprefix(".") for e in EXTENSIONS)
+        + "].",
+    ),
 ]
 Shard = Annotated[str, opt("--shard", "Convert only shard i of N (i/N); stable across machines.")]
 Force = Annotated[bool, opt("--force", "Redo pages that already have a finished report.")]

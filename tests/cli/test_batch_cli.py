@@ -103,7 +103,7 @@ def test_help_keeps_default_notes_and_flags_take_no_value() -> None:
     """Issue 13.12: "[default: ...]" survives; flags are not shown as taking <bool>."""
     text = hsd("convert", "--help").stdout
     assert "[default: all]" in " ".join(text.split()) and "<bool>" not in text
-    assert "[default: pdf png jpg jpeg tif tiff webp]" in " ".join(text.split())
+    assert "[default: pdf png jpg jpeg jfif tif tiff webp bmp gif" in " ".join(text.split())  # inputs.EXTENSIONS
     assert "  0        all pages ok" in text  # the exit-code table is not rewrapped
 
 
