@@ -103,3 +103,20 @@ def test_growing_long_rows_drops_the_free_rows_of_many_short_ones():
     kv.reserve(0, 1000)
     assert kv.capacity == (2, 1024)  # Not (64, 1024)
     assert _slots(kv, 1)[5] == 7.0 and sorted(kv.free) == []
+
+
+def test_default_batch_pages_price_the_pool_as_it_allocates():
+    """A GPU's default batch: the pool's rows and slots rounded up to their buckets (and room for
+    the widest tree) fit in the budget; a page more would not (or the cap is reached)."""
+    from hsd_cli.targets.runtime.memory import MAX_BATCH_PAGES, pages_that_fit
+
+    per_token, new = 98_304, 2048  # a 0.5B model's bf16 KV (24 layers x 8 heads x 128 x 2 x 2 bytes)
+    slots = bucket(2048 + new + WIDTH_BUCKETS[-1], SLOT_BUCKETS)
+    for gib in (2, 6, 11, 16, 40):
+        budget = gib * 2**30
+        n = pages_that_fit(budget, per_token, new)
+        assert n == 1 or bucket(n, ROW_BUCKETS) * slots * per_token <= budget
+        assert n == MAX_BATCH_PAGES or bucket(n + 1, ROW_BUCKETS) * slots * per_token > budget
+    # the page count an unbucketed estimate gave (half of 22 GiB free) would not fit its own pool
+    naive = int(11 * 2**30 / (per_token * (2048 + new + 64)))
+    assert pages_that_fit(11 * 2**30, per_token, new) < naive
