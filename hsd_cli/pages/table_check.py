@@ -9,6 +9,8 @@ table's relations are lost. Such a grid is recognized by what its cells hold:
 - two lines side by side on one text row, a column gap apart: the cell holds two columns;
 - figures stacked on two text rows or more, in two cells of one grid row: figures do not wrap,
   so each text row is a row of the table (a grid of one row holds the heading above them too);
+- figures stacked in one cell and, level with them, two text rows or more of another cell of
+  the grid row (a narrow table of one figure column, its rules only under some rows);
 - a row without figures whose text goes on, at a line's leading, from the cell above it in a
   row of figures: one cell's wrapped text cut in two, its figures left beside the first half.
 The text's own lines then make the better grid (drafts/tablegrid.cells_from_lines).
@@ -53,7 +55,24 @@ def misses_rows_or_columns(cells: tuple[TableCell, ...], boxes: list, words: lis
             return True
         if sum(all(NUMBER.match(text) for _, text in row) for row in rows) >= 2:
             stacked[cell.row] += 1  # figures of two rows, under a heading the grid also put there
-    return any(n >= 2 for n in stacked.values()) or _cuts_wrapped_text(cells, held)
+    if any(n >= 2 for n in stacked.values()) or _labels_level_with_figures(held):
+        return True
+    return _cuts_wrapped_text(cells, held)
+
+
+def _labels_level_with_figures(held: dict) -> bool:
+    """A cell of figures stacked on two text rows or more, and another cell of its grid row with
+    two text rows or more standing level with them: each text row is a table row (figures do not
+    wrap, and a label wrapped over two lines stands between two rows of figures, not level)."""
+    for (r, k), rows in held.items():
+        figure_rows = [row[0][0] for row in rows if all(NUMBER.match(text) for _, text in row)]
+        if len(figure_rows) < 2:
+            continue
+        for (r2, k2), other in held.items():
+            level = [row for row in other if any(geo.same_row(row[0][0], box) for box in figure_rows)]
+            if r2 == r and k2 != k and len(other) >= 2 and len(level) >= 2:
+                return True
+    return False
 
 
 def _cuts_wrapped_text(cells: tuple[TableCell, ...], held: dict) -> bool:

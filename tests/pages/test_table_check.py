@@ -86,3 +86,16 @@ def test_a_row_cutting_a_wrapped_cell_from_its_figures_misses_rows() -> None:
     assert not table_check.misses_rows_or_columns(
         cells, [(0, 0, 90, 18), (100, 0, 140, 18), (0, 18, 90, 34), (100, 18, 140, 34)], words
     )
+
+
+def test_labels_level_with_one_column_of_stacked_figures_miss_rows() -> None:
+    """A narrow table with one figure column, ruled only under some rows: a grid row holds
+    "Variant / Adaptive network / Physical instrument" beside "Bias / 24.7 / 588"."""
+    cells = (TableCell(0, 0, "Variant Adaptive network Physical instrument"), TableCell(0, 1, "Bias 24.7 588"))
+    boxes = [(0, 0, 100, 60), (110, 0, 160, 60)]
+    words = [word(5, 5, "Variant"), word(5, 22, "Adaptive"), word(5, 39, "Physical")]
+    words += [word(115, 5, "Bias"), word(115, 22, "24.7"), word(115, 39, "588")]
+    assert table_check.misses_rows_or_columns(cells, boxes, words)
+    # A label wrapped over two lines between two stacked figures (a coefficient over its error).
+    words = [word(5, 13, "Early"), word(5, 30, "gradient"), word(115, 5, "0.602"), word(115, 39, "(0.04)")]
+    assert not table_check.misses_rows_or_columns(cells, boxes, words)
