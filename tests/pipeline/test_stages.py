@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from hsd_cli.config import RunConfig
-from hsd_cli.datatypes import PreparedPage
+from hsd_cli.datatypes import PreparedPage, RegionKind
 from hsd_cli.methods.draft import DraftConverter
 from hsd_cli.pipeline import local as runner
 from hsd_cli.pipeline.prepare import PrepareConfig, PrepareQueue, Preparer
@@ -163,3 +163,36 @@ def test_the_ocr_engines_take_the_threads_the_prepare_stage_gives(monkeypatch):
         params["EngineConfig.onnxruntime.intra_op_num_threads"] == 3
         and layout["engine_cfg"]["intra_op_num_threads"] == 3
     )
+
+
+def _letter_png() -> bytes:
+    """A letter scanned at 150 dpi: ten lines of printed prose."""
+    src = pymupdf.open()
+    page = src.new_page()
+    text = "We write to confirm the delivery of forty crates of apples to the northern depot. " * 8
+    page.insert_textbox(pymupdf.Rect(60, 60, 540, 400), text, fontsize=12)
+    return page.get_pixmap(dpi=150, colorspace=pymupdf.csGRAY).tobytes("png")
+
+
+@pytest.mark.parametrize("layout", ["exhibit", "watermark"])
+def test_scanned_text_in_a_text_layer_page_is_read(tmp_path, layout):
+    """A letter scanned into an exhibit under a paragraph of the page's own text, or a scan under
+    a watermark paragraph: the page is drafted from its text layer, and the picture by OCR (it
+    was an empty figure, its words in no draft). Asked for text-layer drafts, no OCR runs."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    own = "Exhibit 4, received by the clerk of the court and reproduced as it was received, without corrections."
+    if layout == "exhibit":
+        page.insert_textbox(pymupdf.Rect(50, 110, 560, 190), own * 2, fontsize=10)
+        page.insert_image(pymupdf.Rect(50, 200, 560, 760), stream=_letter_png())
+    else:
+        page.insert_image(page.rect, stream=_letter_png())
+        page.insert_textbox(pymupdf.Rect(60, 500, 540, 560), own * 2, fontsize=10, color=(0.6, 0.6, 0.6))
+    doc.save(tmp_path / "p.pdf")
+    got = Preparer(PrepareConfig(dpi=72))(tmp_path / "p.pdf", 1)
+    text = " ".join(r.text for r in sorted(got.regions, key=lambda r: r.order))
+    assert got.draft_source == "text_layer" and "Exhibit 4" in text
+    assert text.count("forty crates of apples") >= 4
+    assert not any(r.kind is RegionKind.FIGURE for r in got.regions)
+    layer_only = Preparer(PrepareConfig(dpi=72, drafts="text"))(tmp_path / "p.pdf", 1)
+    assert "forty crates" not in " ".join(r.text for r in layer_only.regions)
