@@ -100,20 +100,20 @@ class Preparer:
             image = with_layout(doc, image, self.cfg.ocr_threads)
         found = _ocr_regions(doc, image, source) if source.wants_ocr_render else source.regions(image)
         if source.exact and self.cfg.drafts == AUTO_SOURCE and doc.pdf is not None:
-            found = self._with_picture_text(doc, image, found)
+            found = self._with_ink_text(doc, image, found)
         return image, found, source
 
-    def _with_picture_text(self, doc, image: PageImage, found: list[Region]) -> list[Region]:
-        """Text-layer drafts with the scanned text in the page's pictures read by OCR (the
-        source that reads any page image): a scanned letter in an exhibit, a scan under a watermark."""
-        from hsd_cli.drafts.picture_text import with_picture_text
-        from hsd_cli.pages.pictures import paper_pictures
+    def _with_ink_text(self, doc, image: PageImage, found: list[Region]) -> list[Region]:
+        """Text-layer drafts with the text in no layer read by OCR (the source that reads any page
+        image): a letter scanned into an exhibit, a scan under a watermark, type in outlines."""
+        from hsd_cli.drafts.ink_reading import with_ink_text
+        from hsd_cli.pages.ink_text import ink_text
 
-        pictures = paper_pictures(doc.pdf_page(image.index), image)
-        if not pictures:
+        areas = ink_text(doc.pdf_page(image.index), image)
+        if not areas:
             return found
         ocr = next(s for s in self._sources.sources.values() if s.wants_ocr_render)
-        return with_picture_text(found, image, pictures, ocr.regions)
+        return with_ink_text(found, image, areas, ocr.regions)
 
     def _read_turned(self, doc, image: PageImage, turn: int) -> tuple[PageImage, list[Region], DraftSource]:
         """Drafts of a sideways page, read turned upright; boxes back on the page as shown."""
