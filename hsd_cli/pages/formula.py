@@ -28,6 +28,9 @@ BOX_LIFT = 0.03  # ems a box's superscript stands above a character's, at least 
 # A superscript this many ems up is a box's: TeX raises a character's 0.41 em in a display
 # (KaTeX 0.38), 0.36 in text; a \right)'s about 0.46-0.5.
 BOX_RISE = 0.45
+# A gap this many ems wide between two atoms of a row is a `\quad` (1 em), this many a `\qquad`
+# (2 em): TeX's own spaces between atoms reach 0.28 em (a relation's), with side bearings 0.4.
+QUAD, QQUAD = 0.75, 1.5
 _TAG = re.compile(r"^\(([A-Z]?\d+(\.\d+)*[a-z]?[*′']?)\)$")  # (12), (2.4a), an appendix's (A3), (4*)
 _LABEL = re.compile(r"\\operatorname\{([A-Za-z]+)\}")  # a script that is one upright word
 
@@ -85,16 +88,37 @@ def _row(items: list[Glyph], rules: list[Rule]) -> str:
     claimed = {id(g) for lo, hi in limits.values() for g in lo + hi}
     rest = [g for g in satellites if id(g) not in claimed] + primes
     scripts = _scripts(bases, rest, baseline, size, [lst for pair in limits.values() for lst in pair])
-    tokens, apart, right, spaced = [], [], float("-inf"), SPACED
+    tokens, apart, gaps, right, spaced, built = [], [], [], float("-inf"), SPACED, True
     words = _words(bases, scripts)
     for run, attached in words:
         lo, hi = limits.get(id(run[0]), ([], []))
         tokens.append(_atom(run) + _scripted(lo + attached[0], hi + attached[1], rules))
+        # Between glyphs only: a stacked piece's box (a matrix, a fraction) is no glyph's advance.
+        gaps.append(0.0 if built or _stacked(run[0]) else (run[0].bbox[0] - right) / run[0].size)
+        built = _stacked(run[-1])
         apart.append(run[0].bbox[0] - right >= spaced * run[0].size)
         right = max(g.bbox[2] for g in run + lo + hi + attached[0] + attached[1])
         spaced = _spacing(run[-1]) if not (attached[0] or attached[1]) else SPACED
     stretched = [len(run) == 1 and not run[0].latex and tall(run[0]) for run, _ in words]
-    return mathtokens.joined(tokens, apart, _boxed(words), stretched)
+    return mathtokens.joined(*_quads(gaps, tokens, apart, _boxed(words), stretched))
+
+
+def _stacked(g: Glyph) -> bool:
+    """A piece built of several glyphs and rules (an accented letter keeps its letter's box)."""
+    return bool(g.latex) and not g.latex.startswith((*mc.ACCENTS.values(), "\\hbar"))
+
+
+def _quads(gaps: list[float], *lists: list) -> tuple[list, ...]:
+    """The row's per-atom lists with a `\\quad` or `\\qquad` atom before each atom set that
+    far from the one before (`\\dot{q}=a,\\quad\\dot{p}=b`): a space is no glyph of the page."""
+    out: tuple[list, ...] = tuple([] for _ in lists)
+    for i, gap in enumerate(gaps):
+        if i and gap >= QUAD:
+            for lst, value in zip(out, ("\\qquad" if gap >= QQUAD else "\\quad", False, False, False), strict=True):
+                lst.append(value)
+        for lst, source in zip(out, lists, strict=True):
+            lst.append(source[i])
+    return out
 
 
 def _boxed(words: list[tuple[list[Glyph], tuple[list, list]]]) -> list[bool]:

@@ -8,7 +8,7 @@
   bars `\\|`, not the relation `\\parallel` (`P\\parallel Q`).
 - A stretched `(` or `[` left open at the row's end (a display clipped at its column's edge)
   is closed there: `\\left(`..`\\right)`.
-- `(mod p)` is `\\pmod{p}`.
+- `(mod p)` is `\\pmod{p}` (the quad TeX sets before it is its own).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ _INSIDE = re.compile(r"[_^]\{|\\frac|\\sqrt|\\left|\\begin|\\binom")
 _NOT_ORDINARY = re.compile(r"^(=|\+|-|<|>|,|\(|\[|\\\{|\\[a-z]*(eq|leq|geq|neq|approx|equiv|sim|times|cdot|pm|to|in)$)")
 _GREEK = frozenset(GREEK.values())
 _STYLES = frozenset(["mathbf", "mathbb", "mathcal", "mathrm", "mathfrak", "boldsymbol", "hat", "bar", "vec", "dot"])
+_QUAD_PMOD = re.compile(r"\\q?quad\s*(?=\\pmod)")
 _PMOD = re.compile(r"(?:\\left)?\(\\operatorname\{mod\}\s*([^()]+?)(?:\\right)?\)")
 
 
@@ -34,7 +35,8 @@ def joined(
     token i is a stretched bracket."""
     tokens = _norms(tokens)
     latex = _join(_fenced(tokens, apart, boxed or [False] * len(tokens), tall or [False] * len(tokens)))
-    return _PMOD.sub(r"\\pmod{\1}", _balanced(latex))
+    # `\\pmod` sets its own quad before the bracket: the gap measured there is no `\\quad` of its own.
+    return _QUAD_PMOD.sub("", _PMOD.sub(r"\\pmod{\1}", _balanced(latex)))
 
 
 def _norms(tokens: list[str]) -> list[str]:

@@ -195,3 +195,16 @@ def test_an_upright_word_in_a_subscript_is_a_label():
     sub = [g(c, 7.2 + 4.2 * k, 102, 7, "CMR7") for k, c in enumerate("Ann(")] + [g("x", 24, 102, 7)]
     glyphs = [g("D", 0), *sub, g(")", 28.2, 102, 7, "CMR7")]
     assert to_latex(glyphs) == "D_{\\operatorname{Ann}(x)}"
+
+
+def test_a_wide_gap_between_atoms_is_a_quad():
+    """Two relations set a quad apart after a comma keep the space (`a=b,\\quad c=d`); TeX's own
+    spaces around a relation (0.28 em) stay unwritten."""
+    glyphs = [g("a", 0, italic=True), g("=", 8.8, font="CMR10"), g("b", 19.6, italic=True), g(",", 25.6, font="CMR10")]
+    glyphs += [g("c", 39.6, italic=True), g("=", 48.4, font="CMR10"), g("d", 59.2, italic=True)]
+    assert to_latex(glyphs) == "a=b,\\quad c=d"
+    glyphs[4:] = [g(x.c, x.bbox[0] + 10, font=x.font, italic=x.italic) for x in glyphs[4:]]
+    assert to_latex(glyphs) == "a=b,\\qquad c=d"
+    # An accented letter after the gap keeps its letter's box: `a,\quad\dot{p}`.
+    dotted = [g("a", 0, italic=True), g(",", 6, font="CMR10"), g("p", 20, italic=True), g("˙", 21.5, font="CMR10")]
+    assert to_latex(dotted) == "a,\\quad\\dot{p}"

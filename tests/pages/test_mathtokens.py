@@ -24,6 +24,8 @@ def test_norm_bars_and_the_parallel_relation():
 
 def test_mod_in_parentheses_is_pmod():
     assert joined(["a", "(", "\\operatorname{mod}", "p", ")"], [False] * 5) == "a\\pmod{p}"
+    # The em TeX sets before the bracket, measured as a quad, is the \\pmod's own.
+    assert joined(["a", "\\quad", "(", "\\operatorname{mod}", "p", ")"], [False] * 6) == "a\\pmod{p}"
 
 
 def test_a_bracket_a_thin_space_after_a_letter_on_a_page():
