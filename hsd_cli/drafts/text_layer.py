@@ -22,6 +22,8 @@ _MARGIN = 0.06  # top/bottom fraction of the page where running headers and foot
 # Above this share of a table box's text left out of the grid finder's cells, the cells are
 # rebuilt from the box's lines: a grid holding 90% of the text keeps its multi-line cells.
 MAX_MISSED = 0.1
+# Kinds whose box is their lines' extent (a table's or figure's box also holds rules and drawings).
+_FITTED = frozenset([RegionKind.TEXT, RegionKind.TITLE, RegionKind.LIST, RegionKind.CAPTION, RegionKind.REFERENCE])
 
 
 # A layer failing the validity test (drafts.validity: unreadable characters, words garbled by
@@ -87,7 +89,7 @@ class TextLayerSource:
                     parts += _figure_parts(replace(region, bbox=box), found, own)
                     groups.append(list(found.notes))
             else:
-                parts.append((region, held))
+                parts.append((_fitted(region, held), held))
         body = body_size(lines)
         height = page.image.height
         found = [_typed(_fill(r, ls), ls, body, height) for r, ls in parts]
@@ -108,6 +110,15 @@ def body_size(lines: list[TextSpan]) -> float:
 
 def _readable(line: TextSpan) -> TextSpan:
     return replace(line, text=line.text.replace("\ufffd", "").strip()) if "\ufffd" in line.text else line
+
+
+def _fitted(region: Region, lines: list[TextSpan]) -> Region:
+    """A text box as wide and tall as the lines it holds: a layout box that also took in a
+    formula of the next column (its glyphs rebuilt apart, pages/pdfmath.py) reaches across the
+    gutter, and reading order would place its text in the wrong column."""
+    if region.kind not in _FITTED or not lines:
+        return region
+    return replace(region, bbox=geo.union_box([s.bbox for s in lines]))
 
 
 def _loose_lines(region: Region, lines: list[TextSpan]) -> list[TextSpan]:

@@ -335,3 +335,20 @@ def test_a_tables_wide_label_column_stays_in_the_table() -> None:
     box = Region((100, 595, 800, 760), RegionKind.TABLE, 0, "")
     regions = TextLayerSource().regions(page_of(*spans, layout=(box,)))
     assert [r.kind for r in regions] == [RegionKind.TABLE]
+
+
+def test_a_box_reaching_across_the_gutter_reads_in_its_lines_column() -> None:
+    """A layout box that took in a formula of the left column holds only right-column lines
+    (the formula rebuilt apart): it reads as wide as its lines, after the whole left column."""
+    layout = (
+        Region((50, 100, 450, 180), RegionKind.TEXT, 0, ""),
+        Region((50, 400, 450, 480), RegionKind.TEXT, 1, ""),
+        Region((500, 100, 950, 180), RegionKind.TEXT, 2, ""),
+        Region((250, 240, 950, 320), RegionKind.TEXT, 3, ""),  # from the left formula to the right edge
+        Region((500, 400, 950, 480), RegionKind.TEXT, 4, ""),
+    )
+    spans = [line(x, y + 20 * i, f"{name} {i}") for x, y, name in ((60, 110, "a"), (60, 410, "b")) for i in range(3)]
+    right = ((110, "c"), (250, "d"), (410, "e"))
+    spans += [line(520, y + 20 * i, f"{name} {i}") for y, name in right for i in range(3)]
+    order = [text.split()[0] for _, text in texts(TextLayerSource().regions(page_of(*spans, layout=layout)))]
+    assert order == ["a", "b", "c", "d", "e"]
