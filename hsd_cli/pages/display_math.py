@@ -22,6 +22,7 @@ JOIN_GAP = 0.25  # ems between the line boxes of one formula's stacked parts (Mu
 SIDE_GAP = 1.0  # ems between two parts of one formula side by side (MuPDF split it at a shifted baseline)
 APART = 0.15  # ems at least between a display and a line of text above or below it (tight leading)
 WIDE_SPACE = 2.0  # ems at most between two parts of one formula level in a column (`\qquad`)
+INSET = 2.0  # ems a centred display stands in from a line of text it nearly touches, on each side
 COLUMN_LINE = 3.0  # ems at most from a formula to the text line whose width says its column
 Row = tuple[BBox, list[Glyph]]
 _PARTS = ("formula", "part", "blank")
@@ -44,7 +45,7 @@ def display_boxes(rows: list[Row], taken: list[BBox], apart: float = APART) -> l
     for members in _side_by_side(groups, rows, text):
         box = geo.union_box([rows[j][0] for j in members])
         size = max(g.size for j in members for g in rows[j][1])
-        if _apart(box, size * apart, text) and not any(geo.intersection(box, t) > 0 for t in taken):
+        if _apart(box, size * apart, text, size) and not any(geo.intersection(box, t) > 0 for t in taken):
             out.append(_numbered(box, size, rows, text))
     return out
 
@@ -117,10 +118,14 @@ def _stacked(a: BBox, b: BBox, size: float) -> bool:
     return (shared_x > 0 and gap_y <= JOIN_GAP * size) or (shared_y > 0 and gap_x <= SIDE_GAP * size)
 
 
-def _apart(box: BBox, space: float, text: list[BBox]) -> bool:
+def _apart(box: BBox, space: float, text: list[BBox], size: float) -> bool:
+    """No text line right above or below the box, unless that line reaches INSET ems past it on
+    both sides: a paragraph's lines stand flush with each other, a display set tightly under
+    small type (its fraction's denominator down to the next line) stands centred between them."""
     for t in text:
         shared_x = min(box[2], t[2]) - max(box[0], t[0])
         gap = max(box[1] - t[3], t[1] - box[3])
-        if shared_x > 0 and gap < space:
+        inset = min(box[0] - t[0], t[2] - box[2]) >= INSET * size
+        if shared_x > 0 and gap < space and not (gap >= 0 and inset):
             return False
     return True

@@ -227,3 +227,17 @@ def test_an_inline_formula_in_any_font_below_a_display():
     ]
     rows = [((100, 91, 121, 103), formula), ((60, 103.5, 160, 118), [*words, *inline])]
     assert display_math.display_boxes(rows, []) == [(100, 91, 121, 103)]
+
+
+@pytest.mark.parametrize("dx, display", [(100, True), (0, False)], ids=["centred", "flush left"])
+def test_a_display_nearly_touching_the_next_line_when_centred_between_lines(monkeypatch, dx, display):
+    """Small type sets the fraction's denominator 1 pt above the next line (under 0.15 em): set
+    centred, lines reaching past it on both sides, it is a display; flush with them, a line."""
+    monkeypatch.setattr(pdfmath, "has_math_fonts", lambda page: True)
+    pieces = [("Some words of a paragraph run here and run on and on again.", 50, 60, 11, "tiro")]
+    pieces += [("E", 50 + dx, 100, 12, "tiit"), ("k", 58 + dx, 103, 8, "tiit"), ("= mv", 64 + dx, 100, 12, "tiit")]
+    pieces += [("1", 93 + dx, 94, 12, "tiro"), ("2", 93 + dx, 110, 12, "tiro")]
+    pieces += [("Then more words of the next paragraph go on and on again.", 50, 126, 11, "tiro")]
+    page = page_with(pieces, [(91 + dx, 101 + dx, 98)])
+    found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), ())
+    assert [r.text for r in found] == (["E_{k}=mv\\frac{1}{2}"] if display else [])
