@@ -145,15 +145,8 @@ DraftSrc = Annotated[
         "the first of these that can read it.",
     ),
 ]
-Glob = Annotated[
-    str | None,
-    opt(
-        "--glob",
-        "File-name pattern in folders, case-insensitive [default: "
-        + " ".join(e.removeprefix(".") for e in EXTENSIONS)
-        + "].",
-    ),
-]
+_SUFFIXES = " ".join(e.removeprefix(".") for e in EXTENSIONS)
+Glob = Annotated[str | None, opt("--glob", f"File-name pattern in folders, case-insensitive [default: {_SUFFIXES}].")]
 Shard = Annotated[str, opt("--shard", "Convert only shard i of N (i/N); stable across machines.")]
 Force = Annotated[bool, opt("--force", "Redo pages that already have a finished report.")]
 Password = Annotated[str | None, opt("--password", "Password for encrypted PDFs.")]
