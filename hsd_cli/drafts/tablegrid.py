@@ -32,6 +32,9 @@ PROSE_CELL_CHARS = 60
 ROW_CENTRED = 0.35
 MIN_PROSE_ROWS = 3  # a text column beside a table shows at least this many rows of prose in its box,
 FULL_ROWS, FULL_ROW = 0.75, 0.95  # and this share of them fills this share of its width (justified)
+# A table's turn: from pairs of lines this many line heights apart side by side whose centres
+# differ by at most LEVEL heights, MIN_PAIRS of them; under MIN_TURN (0.6 degrees) it stands upright.
+WIDE_RUN, LEVEL, MIN_PAIRS, MIN_TURN = 5.0, 0.6, 4, 0.01
 TALL = 1.8  # a line this many times the table's line height is a slanted or turned label
 _FRACTION = re.compile(r"^\$\\frac\{(\d{1,4})\}\{(\d{1,4})\}\$$")  # drafts/fractions.py's
 
@@ -98,18 +101,39 @@ def table_rows(lines: list[TextSpan]) -> list[list[TextSpan]]:
     """Lines by row, a line joining the row whose centre height its own centre is near.
 
     OCR pads its boxes: on a tightly set scan a row's boxes overlap the next row's by half their
-    height, and rows chained by overlaps (geometry.split_rows) run into one.
+    height, and rows chained by overlaps (geometry.split_rows) run into one. On a turned scan a
+    row's cells stand higher or lower the further right they are: heights are compared as if
+    the table were upright (its slope from the cells level with each other).
     """
     if not lines:
         return []
-    tolerance = ROW_CENTRED * median(s.bbox[3] - s.bbox[1] for s in lines)
+    height = median(s.bbox[3] - s.bbox[1] for s in lines)
+    tolerance = ROW_CENTRED * height
+    turn = _slope(lines, height)
     rows: list[list[TextSpan]] = []
-    for line in sorted(lines, key=_centre):
-        if rows and abs(_centre(line) - mean(map(_centre, rows[-1]))) <= tolerance:
+    for line in sorted(lines, key=lambda s: _centre(s) - turn * s.bbox[0]):
+        level = _centre(line) - turn * line.bbox[0]
+        if rows and abs(level - mean(_centre(s) - turn * s.bbox[0] for s in rows[-1])) <= tolerance:
             rows[-1].append(line)
         else:
             rows.append([line])
     return rows
+
+
+def _slope(lines: list[TextSpan], height: float) -> float:
+    """The table's turn: the median rise over run of pairs of lines far apart side by side and
+    nearly level; 0 when under MIN_TURN (an upright table) or too few pairs tell it."""
+    slopes = []
+    for a in lines:
+        for b in lines:
+            run = b.bbox[0] - a.bbox[0]
+            rise = _centre(b) - _centre(a)
+            if run > WIDE_RUN * height and abs(rise) <= LEVEL * height:
+                slopes.append(rise / run)
+    if len(slopes) < MIN_PAIRS:
+        return 0.0
+    turn = median(slopes)
+    return turn if abs(turn) >= MIN_TURN else 0.0
 
 
 def _centre(line: TextSpan) -> float:

@@ -46,3 +46,17 @@ def test_a_group_heading_over_its_columns_still_spans_them() -> None:
     rows.append([(280, 300, "0.87"), (340, 360, "0.79")])
     cells = tablegrid.cells_from_lines(lines(rows))
     assert [(c.text, c.col, c.col_span) for c in cells if c.row == 0] == [("Test set", 0, 2)]
+
+
+def test_rows_of_a_turned_table_are_read_level() -> None:
+    """A scan turned 1.7 degrees: a row's last figure stands 18 px lower than its label, more
+    than half the row pitch; compared as if upright, each row keeps its label and figures."""
+    turn, rows = 0.03, [("Joint variable", "287", "0.884", "17.1"), ("Approximate sector", "324", "0.759", "844")]
+    rows += [("Previous variance", "64.6", "884", "9.3")]
+    lines = []
+    for r, texts in enumerate(rows):
+        for x0, width, text in zip((100, 400, 550, 700), (150, 50, 50, 50), texts, strict=True):
+            top = 100 + 26 * r + turn * x0
+            lines.append(TextSpan((x0, top, x0 + width, top + 20), text))
+    cells = tablegrid.cells_from_lines(lines)
+    assert [[c.text for c in cells if c.row == r] for r in range(3)] == [list(t) for t in rows]
