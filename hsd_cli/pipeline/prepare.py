@@ -80,12 +80,12 @@ class Preparer:
         return PreparedPage(image, tuple(regions), source.name, t_render, t_draft, draft_note=note)
 
     def _draft(self, doc, image: PageImage) -> tuple[PageImage, list[Region], DraftSource]:
-        from hsd_cli.drafts import running
+        from hsd_cli.drafts import running, side_folios
         from hsd_cli.pages.render import text_turn
 
         turn = text_turn(doc, image)
         image, found, source = self._read_turned(doc, image, turn) if turn else self._read(doc, image)
-        regions = running.relabel(found, self._running_lines(doc), image.image.height)
+        regions = side_folios.relabel(running.relabel(found, self._running_lines(doc), image.image.height))
         return image, regions, source
 
     def _read(self, doc, image: PageImage) -> tuple[PageImage, list[Region], DraftSource]:
