@@ -76,5 +76,7 @@ def vincula(items: list[Glyph], rules: list[Rule]) -> list[Rule]:
 
 
 def starts(sign: Glyph, r: Rule) -> bool:
-    """Whether the bar `r` starts at the radical sign (its vinculum)."""
-    return sign.bbox[0] <= r.x0 <= sign.bbox[2] + 0.6 * sign.size and r.y <= sign.baseline + 0.2 * sign.size
+    """Whether the bar `r` starts at the radical sign (its vinculum): at the sign's top right,
+    past its middle; a fraction bar over a denominator that opens with the sign starts at its left."""
+    middle = (sign.bbox[0] + sign.bbox[2]) / 2
+    return middle <= r.x0 <= sign.bbox[2] + 0.6 * sign.size and r.y <= sign.baseline + 0.2 * sign.size

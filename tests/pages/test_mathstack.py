@@ -42,3 +42,11 @@ def test_a_hanging_radical_sign_is_seated_on_its_radicand():
     bar = Rule(6, 14, 91)
     seated = mathstack.seated([sign, x], [bar])
     assert seated[0].baseline == 100 and seated[1] is x
+
+
+def test_a_fraction_bar_over_a_denominator_opening_with_a_radical_is_no_vinculum():
+    """`\\frac{1}{\\sqrt{x}}` in small type: the fraction bar starts at the sign's left edge, 1.6 pt
+    above the vinculum that starts at its top right; only the latter is the radical's."""
+    sign = g("√", 0, 106, font="CMEX10")
+    fraction, vinculum = Rule(0, 14, 96.5), Rule(6, 14, 98)
+    assert mathstack.vincula([sign], [fraction, vinculum]) == [vinculum]
