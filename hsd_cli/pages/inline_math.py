@@ -18,6 +18,7 @@ _WEAK = frozenset("=+-−<>/|()[],.'*0123456789")
 _NAMES = mc.FUNCTIONS | {"mod"}  # operator names, weak like an italic letter
 _TRAIL = frozenset(".,;:")  # sentence punctuation after a formula stays in the text
 _NOT_MATH = frozenset("•◦▪▸►–—·")  # bullets and dashes in symbol fonts
+_NOTE_MARKS = frozenset("*†‡§¶")  # footnote marks besides numbers
 # `$..$` (not `$$`) holding LaTeX markup (a price like "$5 and $10" holds none, so it is left alone).
 _INLINE = re.compile(r"(?<!\$)\$(?!\$)([^$\n]*?[\\_^{][^$\n]*?)\$(?!\$)")
 
@@ -121,7 +122,7 @@ def _body(glyphs: list[Glyph]) -> tuple[float, float]:
 def _kind(word: list[Glyph], size: float, baseline: float) -> str:
     """ "math", "weak" (may join a formula beside it) or "text"."""
     marks = [g for g in word if not g.c.isspace()]
-    if not marks or _has_real_word(marks):
+    if not marks or _has_real_word(marks) or _marked_word(marks, size, baseline):
         return "text"
     if any(_strong(g, size, baseline) for g in marks):
         return "math"
@@ -141,6 +142,24 @@ def _strong(g: Glyph, size: float, baseline: float) -> bool:
     if g.c.isalpha() and mc.family(g.font):  # a blackboard, calligraphic or fraktur letter
         return True
     return g.size < 0.9 * size and abs(g.baseline - baseline) > 0.12 * size
+
+
+def _marked_word(marks: list[Glyph], size: float, baseline: float) -> bool:
+    """A word of two upright text letters or more after a raised small mark (`¹In this paper`,
+    a footnote's opening word after its number): text, not `I^{1}n`. Mathematics sets its
+    letters italic, and its scripts after their base."""
+    lead = 0
+    while lead < len(marks) and (marks[lead].c.isdigit() or marks[lead].c in _NOTE_MARKS):
+        if not (marks[lead].size < 0.9 * size and baseline - marks[lead].baseline > 0.12 * size):
+            return False
+        lead += 1
+    rest = marks[lead:]
+    return bool(lead) and len(rest) >= 2 and all(_text_letter(g, size) for g in rest)
+
+
+def _text_letter(g: Glyph, size: float) -> bool:
+    math_font = mc.MATH_ONLY.search(g.font) or mc.family(g.font)
+    return g.c.isalpha() and not g.italic and not math_font and g.size >= 0.9 * size
 
 
 def is_words(glyphs: list[Glyph]) -> bool:

@@ -34,3 +34,13 @@ def test_an_operator_name_of_four_letters_is_no_word():
     assert to_latex(row) == "\\kappa=\\tanh(y)"
     words = [g(c, 5 * i, font="Times-Roman") for i, c in enumerate("than")]
     assert row_kind(words) == "text"
+
+
+def test_a_footnote_mark_before_an_upright_word_is_text():
+    """A footnote opens with its raised number set close before the word: `¹In this paper`
+    stays text (not `$I^{1}n$`); a raised number before an italic letter is still mathematics."""
+    from hsd_cli.pages.inline_math import line_segments
+
+    note = [g("1", 0, 96, 7, font="Times-Roman"), *_word("In this paper we go on.", 4.2)]
+    assert row_kind(note) == "text" and line_segments(note) is None
+    assert row_kind([g("1", 0, 96, 7, font="Times-Roman"), g("x", 4.2, italic=True)]) == "formula"
