@@ -219,3 +219,22 @@ print(sorted(s.get_session_options().enable_cpu_mem_arena for s in sessions))
     threads, arenas = out.stdout.strip().splitlines()[-2:]
     assert threads == "[1, 1, 1]"  # detector, recognizer, layout
     assert arenas == "[False, True, True]"  # the OCR engines keep their buffers between runs
+
+
+def test_an_invoices_items_and_prices_come_out_in_rows(source: RapidOcrSource) -> None:
+    """The layout model boxes the items as a paragraph and leaves the prices out: the drafts wrote
+    every item, then every price. Now they are one table, each price beside its item."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((50, 60), "INVOICE 2291", fontsize=20, fontname="hebo")
+    items = [("Garden hose", "34.90"), ("Brass nozzle", "12.50"), ("Pruning shears", "27.00"), ("Delivery", "15.00")]
+    for i, (item, price) in enumerate([("Item", "Price"), *items]):
+        page.insert_text((50, 140 + 24 * i), item, fontsize=12)
+        page.insert_text((480, 140 + 24 * i), price, fontsize=12)
+    pix = page.get_pixmap(dpi=150)
+    image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+    (table,) = [r for r in source.regions(PageImage(Path("invoice.png"), 0, image, 150)) if r.cells]
+    rows = {c.row: [] for c in table.cells}
+    for c in sorted(table.cells, key=lambda c: c.col):
+        rows[c.row].append(c.text)
+    assert [items[0][0], items[0][1]] in rows.values() and ["Delivery", "15.00"] in rows.values()

@@ -1,0 +1,58 @@
+"""Borderless tables on a page image that the layout model did not box: rows of cells level with
+each other across a wide gap, ending in a column of figures.
+
+An invoice's items and prices, a price list, a statement's labels and amounts: the layout model
+boxes the labels as a paragraph and leaves the figures out, and the drafts wrote every label,
+then every figure, the pairs lost. Such rows are found from the OCR lines themselves: at least
+MIN_ROWS consecutive rows of two or more lines set GAP line heights apart, most ending in a
+figure, those figures standing in one column. Two columns of prose are rows of level lines too,
+but their lines end in words.
+"""
+
+from __future__ import annotations
+
+from statistics import median
+
+from hsd_cli.datatypes import TextSpan
+from hsd_cli.pages import geometry as geo
+from hsd_cli.pages.table_check import NUMBER
+
+MIN_ROWS = 3  # rows in a run: two level pairs are as likely a heading beside a date
+GAP = 2.0  # line heights between two cells of a row: words of one line stand closer
+FIGURE_SHARE = 0.7  # of a run's rows, those ending in a figure
+COLUMN_SLACK = 2.0  # line heights by which the figures' right (or left) edges may differ
+
+
+def row_tables(lines: list[TextSpan]) -> tuple[list[list[TextSpan]], list[TextSpan]]:
+    """(the lines of each borderless table, in rows; the other lines)."""
+    tables, run = [], []
+    for row in [*geo.split_rows(lines), []]:  # an empty row ends the last run
+        row = sorted(row, key=lambda s: s.bbox[0])
+        if _cells_apart(row):
+            run.append(row)
+            continue
+        if _is_table(run):
+            tables.append([s for r in run for s in r])
+        run = []
+    taken = {id(s) for t in tables for s in t}
+    return tables, [s for s in lines if id(s) not in taken]
+
+
+def _cells_apart(row: list[TextSpan]) -> bool:
+    """Two or more lines on the row, each a wide gap from the one before."""
+    if len(row) < 2:
+        return False
+    height = median(s.bbox[3] - s.bbox[1] for s in row)
+    return all(b.bbox[0] - a.bbox[2] >= GAP * height for a, b in zip(row, row[1:], strict=False))
+
+
+def _is_table(run: list[list[TextSpan]]) -> bool:
+    """Enough rows, most ending in a figure, the figures in one column."""
+    if len(run) < MIN_ROWS:
+        return False
+    figures = [row[-1] for row in run if NUMBER.match(row[-1].text.strip())]
+    if len(figures) < FIGURE_SHARE * len(run):
+        return False
+    slack = COLUMN_SLACK * median(s.bbox[3] - s.bbox[1] for s in figures)
+    rights, lefts = [s.bbox[2] for s in figures], [s.bbox[0] for s in figures]
+    return max(rights) - min(rights) <= slack or max(lefts) - min(lefts) <= slack
