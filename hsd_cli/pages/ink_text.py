@@ -87,19 +87,16 @@ def _areas(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
     joined = cv2.dilate(ink.astype(np.uint8), np.ones(JOIN[::-1], np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     least = MIN_PAGE_SHARE * ink.size
-    boxes = [(x, y, x + w, y + h) for x, y, w, h, _ in stats[1:count] if w * h >= least]
-    return boxes
+    return [(x, y, x + w, y + h) for x, y, w, h, _ in stats[1:count] if w * h >= least]
 
 
 def _read_dpi(pdf_page: pymupdf.Page, box: pymupdf.Rect) -> int:
     """The resolution of the raster pictures under `box` (within READ_DPI), or DRAWN_DPI."""
-    found = [
-        72
-        * max(info["width"], info["height"])
-        / max(pymupdf.Rect(info["bbox"]).width, pymupdf.Rect(info["bbox"]).height, 1)
-        for info in pdf_page.get_image_info()
-        if pymupdf.Rect(info["bbox"]).intersects(box)
-    ]
+    found = []
+    for info in pdf_page.get_image_info():
+        placed = pymupdf.Rect(info["bbox"])
+        if placed.intersects(box):
+            found.append(72 * max(info["width"], info["height"]) / max(placed.width, placed.height, 1))
     return round(min(max(max(found), READ_DPI[0]), READ_DPI[1])) if found else DRAWN_DPI
 
 
