@@ -171,11 +171,14 @@ def turned(doc: Document, page: PageImage, turn: int) -> tuple[Document, PageIma
     """`page` turned `turn` degrees clockwise, as a one-page PDF in memory and its render: the
     page a reader turns to read a sideways table. Drafts read there; their boxes map back with
     geometry.unrotate_box (the render is `page.image.rotate(-turn, expand=True)`). Annotations
-    do not come along (show_pdf_page draws the page's content only)."""
+    and form fields come along baked into the content (show_pdf_page draws content only)."""
     source = doc.pdf_page(page.index)
+    baked = pymupdf.open()
+    baked.insert_pdf(doc.pdf, from_page=page.index, to_page=page.index)
+    baked.bake()
     view = pymupdf.open()
     flat = view.new_page(width=source.rect.width, height=source.rect.height)
-    flat.show_pdf_page(flat.rect, doc.pdf, page.index)
+    flat.show_pdf_page(flat.rect, baked, 0)
     flat.set_rotation(turn)
     flat.remove_rotation()
     view_doc = Document(doc.path, 1, pdf=view)

@@ -196,3 +196,19 @@ def test_scanned_text_in_a_text_layer_page_is_read(tmp_path, layout):
     assert not any(r.kind is RegionKind.FIGURE for r in got.regions)
     layer_only = Preparer(PrepareConfig(dpi=72, drafts="text"))(tmp_path / "p.pdf", 1)
     assert "forty crates" not in " ".join(r.text for r in layer_only.regions)
+
+
+def test_a_sideways_pages_annotations_and_fields_are_drafted(tmp_path):
+    """The turned copy a sideways page is read from carries its form fields' values and its
+    comments (they are drawn from the page's annotations, not its content)."""
+    doc = pymupdf.open(sideways_table(tmp_path / "s.pdf"))
+    page = doc[0]
+    field = pymupdf.Widget()
+    field.field_type, field.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, "observer"
+    field.rect, field.field_value, field.text_fontsize = pymupdf.Rect(100, 600, 500, 620), "Margaret Ellington", 11
+    page.add_widget(field)
+    page.add_freetext_annot(pymupdf.Rect(100, 650, 500, 690), "Reviewer: recount the southern site.", fontsize=11)
+    doc.save(tmp_path / "f.pdf")
+    got = Preparer(PrepareConfig(dpi=72))(tmp_path / "f.pdf", 1)
+    text = " ".join(r.text for r in got.regions)
+    assert "Quokka" in text and "Margaret Ellington" in text and "recount the southern site" in text
