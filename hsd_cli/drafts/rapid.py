@@ -216,14 +216,15 @@ def _borderless_tables(
 ) -> tuple[list[Region], list[TextSpan]]:
     """Tables of level rows ending in figures (row_tables.py) among the lines the layout model
     boxed as no table, as table regions; and the other lines. Rows whose first cells run on in a
-    paragraph the layout boxed past them are a text column beside a table, not its labels."""
+    paragraph the layout boxed past them are a text column beside a table, not its labels (a
+    figure box over most of a badly scanned page is no paragraph)."""
 
     def within(s: TextSpan, b: BBox) -> bool:
         return geo.intersection(s.bbox, b) > 0.5 * geo.area(s.bbox)
 
     tables = [b for b, k in zip(boxes, kinds, strict=True) if k is RegionKind.TABLE]
     found, _ = row_tables([s for s in lines if not any(within(s, b) for b in tables)])
-    held = [{id(s) for s in lines if within(s, b)} for b in boxes]
+    held = [{id(s) for s in lines if within(s, b)} for b, k in zip(boxes, kinds, strict=True) if k in _PROSE]
     found = [t for t in found if not any(_runs_on({id(s) for s in t}, ids) for ids in held)]
     taken = {id(s) for table in found for s in table}
     regions = [_region(geo.union_box([s.bbox for s in t]), RegionKind.TABLE, t) for t in found]

@@ -13,7 +13,7 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from hsd_cli.datatypes import PageImage
+from hsd_cli.datatypes import PageImage, RegionKind, TextSpan
 from hsd_cli.drafts import AutoSource, RapidOcrSource, rapid, rapid_engines, second_look, word_gaps
 from hsd_cli.drafts.rapid import MAX_UPSCALE, MIN_LONG_SIDE, ocr_scale
 from hsd_cli.pages.onnx_models import ort_threads
@@ -238,3 +238,15 @@ def test_an_invoices_items_and_prices_come_out_in_rows(source: RapidOcrSource) -
     for c in sorted(table.cells, key=lambda c: c.col):
         rows[c.row].append(c.text)
     assert [items[0][0], items[0][1]] in rows.values() and ["Delivery", "15.00"] in rows.values()
+
+
+def test_a_table_under_a_figure_box_over_the_whole_page_is_still_a_table() -> None:
+    """A badly scanned page the layout model boxed as one figure: that box is no paragraph running
+    past the table's labels, and the borderless table found from the rows stands."""
+    rows = [("Item", "Price"), ("Garden hose", "34.90"), ("Brass nozzle", "12.50"), ("Delivery", "15.00")]
+    lines = [TextSpan((90, 100, 600, 140), "A report on the garden and the crates sent north by rail")]
+    for i, (item, price) in enumerate(rows):
+        y = 200 + 50 * i
+        lines += [TextSpan((90, y, 300, y + 40), item), TextSpan((900, y, 1000, y + 40), price)]
+    tables, rest = rapid._borderless_tables(lines, [(0, 0, 1200, 1600)], [RegionKind.FIGURE])
+    assert len(tables) == 1 and [s.text for s in rest] == [lines[0].text]
