@@ -121,11 +121,8 @@ def deskewed(lines: list[TextSpan], quads: list[Quad]) -> list[TextSpan]:
     order. Each box keeps its centre and width and gets the height its width does not explain.
     `quads` (the detector's corners) give the page's slope: the median over the wide lines.
     """
-    slopes = [(q[1][1] - q[0][1]) / (q[1][0] - q[0][0]) for q in quads if q[1][0] - q[0][0] > WIDE * _height(q)]
-    if len(slopes) < MIN_WIDE:
-        return lines  # too few lines to tell a turned page from handwriting's own slants
-    slope = abs(float(median(slopes)))
-    if slope < MIN_SLOPE:
+    slope = abs(page_turn(quads))
+    if not slope:
         return lines
     out = []
     for line in lines:
@@ -133,6 +130,37 @@ def deskewed(lines: list[TextSpan], quads: list[Quad]) -> list[TextSpan]:
         height = max(y1 - y0 - slope * (x1 - x0), CORE * (y1 - y0))
         mid = (y0 + y1) / 2
         out.append(TextSpan((x0, mid - height / 2, x1, mid + height / 2), line.text, line.size, line.bold, line.score))
+    return out
+
+
+def page_turn(quads: list[Quad]) -> float:
+    """The page's slope (rise over run, y down) from the detector's corners: the median over the
+    wide lines; 0.0 under MIN_SLOPE or with too few wide lines to tell a turned page from
+    handwriting's own slants."""
+    slopes = [(q[1][1] - q[0][1]) / (q[1][0] - q[0][0]) for q in quads if q[1][0] - q[0][0] > WIDE * _height(q)]
+    if len(slopes) < MIN_WIDE:
+        return 0.0
+    turn = float(median(slopes))
+    return turn if abs(turn) >= MIN_SLOPE else 0.0
+
+
+def levelled(lines: list[TextSpan], turn: float, middle: float) -> list[TextSpan]:
+    """Line boxes moved to the height their centre would have on the page turned upright about
+    the vertical at x = `middle`.
+
+    On a turned page the short last line of a paragraph (a list item's "94.") stands at the
+    column's edge, where its line starts; the long line under it has its centre halfway across,
+    higher or lower by the slope times half its width: deskewed boxes then stand level and the
+    two lines are read interleaved. Used on lines already assigned to layout boxes and grouped
+    into blocks: those boxes stand upright around turned text, and moved lines fell out of them
+    (or blocks merged: a paragraph then came out a line at a time)."""
+    if not turn:
+        return lines
+    out = []
+    for line in lines:
+        x0, y0, x1, y1 = line.bbox
+        shift = -turn * ((x0 + x1) / 2 - middle)
+        out.append(TextSpan((x0, y0 + shift, x1, y1 + shift), line.text, line.size, line.bold, line.score))
     return out
 
 

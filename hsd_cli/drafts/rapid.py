@@ -77,6 +77,7 @@ class RapidOcrSource:
     prior = (0.7, 0.85)
     wants_layout = False  # its own layout model reads the image
     wants_ocr_render = True
+    turn = 0.0  # the slope of the page read_lines read last (ocr_columns.page_turn)
 
     def __init__(self, layout_conf: float = 0.5, threads: int | None = None, device: str | None = None) -> None:
         self.layout_conf = layout_conf
@@ -101,16 +102,17 @@ class RapidOcrSource:
         return [replace(r, bbox=tuple(v / scale for v in r.bbox)) for r in regions]
 
     def _read_upright(self, image: Image.Image, layer: list[TextSpan]) -> list[Region]:
-        lines = self.read_lines(image)
+        lines, turn = self.read_lines(image), self.turn
         angle = self.orientation(image, lines)
         if angle:  # a text layer's boxes are upright page boxes: it cannot help a turned page
             upright = image.rotate(angle, expand=True)
-            regions = self._regions(upright, self.read_lines(upright))
+            regions = self._regions(upright, self.read_lines(upright), self.turn)
             return [replace(r, bbox=geo.unrotate_box(r.bbox, angle, image.size)) for r in regions]
-        return self._regions(image, overlay.prefer_text_layer(lines, layer))
+        return self._regions(image, overlay.prefer_text_layer(lines, layer), turn)
 
     def read_lines(self, image: Image.Image) -> list[TextSpan]:
-        """OCR lines as axis-aligned boxes with their text."""
+        """OCR lines as axis-aligned boxes with their text; `turn` set to the page's slope."""
+        self.turn = 0.0
         # No per-line 180-degree classifier: it flips clean upright lines now and then, and
         # `orientation` turns whole pages. (Flags are sticky in RapidOCR, so pass them all.)
         result = self._engines()[0](image, use_det=True, use_cls=False, use_rec=True)
@@ -121,6 +123,7 @@ class RapidOcrSource:
         quads = [tuple((float(p[0]), float(p[1])) for p in box) for box, _, _ in found]
         lines = ocr_columns.split_crossing(lines, quads)  # lines stay in their column
         lines = ocr_columns.deskewed(lines, quads)  # boxes as tall as the text on a turned page
+        self.turn = ocr_columns.page_turn(quads)
         return latin_symbols(lines)  # a Latin page's symbols read as ideographs (十 for +)
 
     def orientation(self, image: Image.Image, lines: list[TextSpan]) -> int:
@@ -146,7 +149,7 @@ class RapidOcrSource:
         results = [ocr(c.rotate(angle, expand=True), use_det=False, use_cls=False, use_rec=True) for c in crops]
         return sum(r.scores[0] if r.scores else 0.0 for r in results) / len(results)
 
-    def _regions(self, image: Image.Image, lines: list[TextSpan]) -> list[Region]:
+    def _regions(self, image: Image.Image, lines: list[TextSpan], turn: float = 0.0) -> list[Region]:
         lines = stacked_fractions(lines)
         # Running rows at the page's edges first: a layout box must not join them to the body.
         running, lines = furniture.split_lines(lines, image.height)
@@ -168,11 +171,17 @@ class RapidOcrSource:
         claimed, groups[0] = eqtags.claim_tags([boxes[i] for i in formulas], groups[0])
         for i, numbers in zip(formulas, claimed, strict=False):
             inside[i] += numbers
+        # Lines in their boxes and blocks: each paragraph's rows now as on the page turned upright.
+        inside = [ocr_columns.levelled(ls, turn, image.width / 2) for ls in inside]
         regions = [r for b, k, ls in zip(boxes, kinds, inside, strict=False) for r in _box_regions(b, k, ls)]
         regions = [r for r in regions if r.text or r.kind in _KEEP_EMPTY] + tables
         regions += [replace(r, source=self.name) for r in running]
         regions += [
-            _region(geo.union_box([s.bbox for s in block]), RegionKind.TEXT, block)
+            _region(
+                geo.union_box([s.bbox for s in block]),
+                RegionKind.TEXT,
+                ocr_columns.levelled(block, turn, image.width / 2),
+            )
             for g in groups
             for block in geo.group_lines(g)
         ]

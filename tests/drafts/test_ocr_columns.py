@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from hsd_cli.datatypes import TextSpan
-from hsd_cli.drafts.ocr_columns import deskewed, split_crossing
+from hsd_cli.drafts.ocr_columns import deskewed, levelled, page_turn, split_crossing
+from hsd_cli.pages.geometry import split_rows
 
 LEFT, RIGHT = (70, 595), (610, 1135)  # two columns, a 15 px gutter
 
@@ -77,3 +78,23 @@ def test_a_turned_pages_line_boxes_are_cut_to_the_texts_height() -> None:
     # An upright page keeps its boxes.
     lines, quads = turned_lines(0.0)
     assert deskewed(lines, quads) == lines
+
+
+def test_a_short_line_under_a_long_one_on_a_turned_page_is_a_row_of_its_own() -> None:
+    """Right side up 1.3 degrees: a list item's last word ("94.") at the left under a long line,
+    and the next long line, whose centre stands high at the page's middle though its left end is
+    a line below "94.". Deskewed, the two stand level; levelled about the page's middle, the
+    four lines are four rows, in their order."""
+    slope, lines, quads = -0.023, [], []
+    for k, (x1, text) in enumerate([(1060, "long 0"), (100, "94."), (1060, "long 1"), (1060, "long 2")]):
+        top = 100 + 24 * k  # the line's top at its left end, x = 60
+        quad = ((60, top), (x1, top + (x1 - 60) * slope), (x1, top + (x1 - 60) * slope + 28), (60, top + 28))
+        ys = [p[1] for p in quad]
+        lines.append(TextSpan((60, min(ys), x1, max(ys)), text))
+        quads.append(quad)
+    quads += [((60, 300 + 26 * k), (1060, 277 + 26 * k), (1060, 305 + 26 * k), (60, 328 + 26 * k)) for k in range(3)]
+    turn = page_turn(quads)
+    assert abs(turn - slope) < 1e-9
+    rows = [[s.text for s in row] for row in split_rows(levelled(deskewed(lines, quads), turn, 600))]
+    assert rows == [["long 0"], ["94."], ["long 1"], ["long 2"]]
+    assert levelled(lines, 0.0, 600) == lines  # an upright page's lines stay where they are
