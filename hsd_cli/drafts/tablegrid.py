@@ -20,6 +20,8 @@ from collections import Counter
 from dataclasses import replace
 from statistics import mean, median
 
+import numpy as np
+
 from hsd_cli.datatypes import TableCell, TextSpan
 from hsd_cli.drafts import table_spans
 from hsd_cli.pages import geometry as geo
@@ -33,8 +35,11 @@ ROW_CENTRED = 0.35
 MIN_PROSE_ROWS = 3  # a text column beside a table shows at least this many rows of prose in its box,
 FULL_ROWS, FULL_ROW = 0.75, 0.95  # and this share of them fills this share of its width (justified)
 # A table's turn: from pairs of lines this many line heights apart side by side whose centres
-# differ by at most LEVEL heights, MIN_PAIRS of them; under MIN_TURN (0.6 degrees) it stands upright.
-WIDE_RUN, LEVEL, MIN_PAIRS, MIN_TURN = 5.0, 0.6, 4, 0.01
+# differ by at most NEARLY heights, MIN_PAIRS of them; under MIN_TURN (0.6 degrees) it stands upright.
+WIDE_RUN, NEARLY, MIN_PAIRS, MIN_TURN = 5.0, 0.6, 4, 0.01
+# Or the slope, of those up to MAX_TURN (3.4 degrees) in steps of TURN_STEP, that sets SURER times
+# as many of them level to LEVEL heights.
+MAX_TURN, TURN_STEP, LEVEL, SURER = 0.06, 0.0025, 0.2, 1.5
 TALL = 1.8  # a line this many times the table's line height is a slanted or turned label
 _FRACTION = re.compile(r"^\$\\frac\{(\d{1,4})\}\{(\d{1,4})\}\$$")  # drafts/fractions.py's
 
@@ -122,17 +127,29 @@ def table_rows(lines: list[TextSpan]) -> list[list[TextSpan]]:
 
 def _slope(lines: list[TextSpan], height: float) -> float:
     """The table's turn: the median rise over run of pairs of lines far apart side by side and
-    nearly level; 0 when under MIN_TURN (an upright table) or too few pairs tell it."""
-    slopes = []
+    nearly level; 0 when under MIN_TURN (an upright table) or too few pairs tell it.
+
+    Rows of a low-resolution scan stand under a padded box's height apart: a label is then as
+    nearly level with the next row's figures as with its own and the median comes out at half
+    the turn. Where another slope sets SURER times as many pairs level (to LEVEL heights), the
+    median of those pairs is the turn."""
+    runs, rises = [], []
     for a in lines:
         for b in lines:
-            run = b.bbox[0] - a.bbox[0]
-            rise = _centre(b) - _centre(a)
-            if run > WIDE_RUN * height and abs(rise) <= LEVEL * height:
-                slopes.append(rise / run)
-    if len(slopes) < MIN_PAIRS:
+            if b.bbox[0] - a.bbox[0] > WIDE_RUN * height:
+                runs.append(b.bbox[0] - a.bbox[0])
+                rises.append(_centre(b) - _centre(a))
+    run, rise = np.array(runs), np.array(rises)
+    nearly = np.abs(rise) <= NEARLY * height
+    if nearly.sum() < MIN_PAIRS:
         return 0.0
-    turn = median(slopes)
+    turn = float(np.median(rise[nearly] / run[nearly]))
+    turns = np.arange(-MAX_TURN, MAX_TURN + TURN_STEP / 2, TURN_STEP)
+    level = (np.abs(rise[None, :] - turns[:, None] * run[None, :]) <= LEVEL * height).sum(axis=1)
+    best = int(np.argmax(level))
+    if level[best] >= SURER * (np.abs(rise - turn * run) <= LEVEL * height).sum():
+        chosen = np.abs(rise - turns[best] * run) <= LEVEL * height
+        turn = float(np.median(rise[chosen] / run[chosen]))
     return turn if abs(turn) >= MIN_TURN else 0.0
 
 
