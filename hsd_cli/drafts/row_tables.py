@@ -6,7 +6,7 @@ boxes the labels as a paragraph and leaves the figures out, and the drafts wrote
 then every figure, the pairs lost. Such rows are found from the OCR lines themselves: at least
 MIN_ROWS consecutive rows of two or more lines, the widest gap between them GAP line heights,
 most ending in a figure, those figures standing in one column. Two columns of prose are rows of
-level lines too, but their lines end in words. Rows are taken as tablegrid takes them: on a
+level lines too, but their lines end in words. Rows are taken as tables take them (table_rows): on a
 turned scan a figure far right of its label stands a line lower or higher. A prose line level
 with the rows is a text column beside the table, no cell: a badly scanned page's layout model
 boxes neither, and that column's lines broke every row.
@@ -17,7 +17,7 @@ from __future__ import annotations
 from statistics import median
 
 from hsd_cli.datatypes import TextSpan
-from hsd_cli.drafts import tablegrid
+from hsd_cli.drafts.table_rows import table_rows
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.table_check import NUMBER
 
@@ -31,7 +31,7 @@ COLUMN_SLACK = 2.0  # line heights by which the figures' right (or left) edges m
 def row_tables(lines: list[TextSpan]) -> tuple[list[list[TextSpan]], list[TextSpan]]:
     """(the lines of each borderless table, in rows; the other lines)."""
     tables, run = [], []
-    for row in [*tablegrid.table_rows(lines), []]:  # an empty row ends the last run
+    for row in [*table_rows(lines), []]:  # an empty row ends the last run
         row = sorted((s for s in row if not _is_prose(s)), key=lambda s: s.bbox[0])
         if _cells_apart(row):
             run.append(row)

@@ -18,28 +18,19 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
-from statistics import mean, median
-
-import numpy as np
+from statistics import median
 
 from hsd_cli.datatypes import TableCell, TextSpan
 from hsd_cli.drafts import table_spans
+from hsd_cli.drafts.table_rows import ROW_CENTRED, centre, table_rows
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.table_check import NUMBER
 
 # Real table cells on the dev corpus hold 40 characters at most on average (description columns);
 # two columns of prose set side by side hold over 100.
 PROSE_CELL_CHARS = 60
-# Lines of one row have centres within this share of a line's height of each other.
-ROW_CENTRED = 0.35
 MIN_PROSE_ROWS = 3  # a text column beside a table shows at least this many rows of prose in its box,
 FULL_ROWS, FULL_ROW = 0.75, 0.95  # and this share of them fills this share of its width (justified)
-# A table's turn: from pairs of lines this many line heights apart side by side whose centres
-# differ by at most NEARLY heights, MIN_PAIRS of them; under MIN_TURN (0.6 degrees) it stands upright.
-WIDE_RUN, NEARLY, MIN_PAIRS, MIN_TURN = 5.0, 0.6, 4, 0.01
-# Or the slope, of those up to MAX_TURN (3.4 degrees) in steps of TURN_STEP, that sets SURER times
-# as many of them level to LEVEL heights.
-MAX_TURN, TURN_STEP, LEVEL, SURER = 0.06, 0.0025, 0.2, 1.5
 TALL = 1.8  # a line this many times the table's line height is a slanted or turned label
 _FRACTION = re.compile(r"^\$\\frac\{(\d{1,4})\}\{(\d{1,4})\}\$$")  # drafts/fractions.py's
 
@@ -102,61 +93,6 @@ def _distance(x: float, column: tuple[float, float]) -> float:
     return max(column[0] - x, x - column[1], 0.0)
 
 
-def table_rows(lines: list[TextSpan]) -> list[list[TextSpan]]:
-    """Lines by row, a line joining the row whose centre height its own centre is near.
-
-    OCR pads its boxes: on a tightly set scan a row's boxes overlap the next row's by half their
-    height, and rows chained by overlaps (geometry.split_rows) run into one. On a turned scan a
-    row's cells stand higher or lower the further right they are: heights are compared as if
-    the table were upright (its slope from the cells level with each other).
-    """
-    if not lines:
-        return []
-    height = median(s.bbox[3] - s.bbox[1] for s in lines)
-    tolerance = ROW_CENTRED * height
-    turn = _slope(lines, height)
-    rows: list[list[TextSpan]] = []
-    for line in sorted(lines, key=lambda s: _centre(s) - turn * s.bbox[0]):
-        level = _centre(line) - turn * line.bbox[0]
-        if rows and abs(level - mean(_centre(s) - turn * s.bbox[0] for s in rows[-1])) <= tolerance:
-            rows[-1].append(line)
-        else:
-            rows.append([line])
-    return rows
-
-
-def _slope(lines: list[TextSpan], height: float) -> float:
-    """The table's turn: the median rise over run of pairs of lines far apart side by side and
-    nearly level; 0 when under MIN_TURN (an upright table) or too few pairs tell it.
-
-    Rows of a low-resolution scan stand under a padded box's height apart: a label is then as
-    nearly level with the next row's figures as with its own and the median comes out at half
-    the turn. Where another slope sets SURER times as many pairs level (to LEVEL heights), the
-    median of those pairs is the turn."""
-    runs, rises = [], []
-    for a in lines:
-        for b in lines:
-            if b.bbox[0] - a.bbox[0] > WIDE_RUN * height:
-                runs.append(b.bbox[0] - a.bbox[0])
-                rises.append(_centre(b) - _centre(a))
-    run, rise = np.array(runs), np.array(rises)
-    nearly = np.abs(rise) <= NEARLY * height
-    if nearly.sum() < MIN_PAIRS:
-        return 0.0
-    turn = float(np.median(rise[nearly] / run[nearly]))
-    turns = np.arange(-MAX_TURN, MAX_TURN + TURN_STEP / 2, TURN_STEP)
-    level = (np.abs(rise[None, :] - turns[:, None] * run[None, :]) <= LEVEL * height).sum(axis=1)
-    best = int(np.argmax(level))
-    if level[best] >= SURER * (np.abs(rise - turn * run) <= LEVEL * height).sum():
-        chosen = np.abs(rise - turns[best] * run) <= LEVEL * height
-        turn = float(np.median(rise[chosen] / run[chosen]))
-    return turn if abs(turn) >= MIN_TURN else 0.0
-
-
-def _centre(line: TextSpan) -> float:
-    return (line.bbox[1] + line.bbox[3]) / 2
-
-
 def _set_on_baselines(lines: list[TextSpan]) -> list[TextSpan]:
     """Lines far taller than the table's (heading labels set slanted or turned) cut to one line's
     height at their foot, where they stand on their row: their centre is above it."""
@@ -175,13 +111,13 @@ def _unstacked(lines: list[TextSpan]) -> list[TextSpan]:
     """Figures of two rows that OCR drafts read as a fraction (one over the other) as two lines
     again, where each half stands level with other lines of the table."""
     out = []
-    centres = [_centre(s) for s in lines]
+    centres = [centre(s) for s in lines]
     tolerance = ROW_CENTRED * median(s.bbox[3] - s.bbox[1] for s in lines) if lines else 0.0
     for line in lines:
         found = _FRACTION.match(line.text)
         x0, y0, x1, y1 = line.bbox
         halves = [replace(line, bbox=(x0, y0, x1, (y0 + y1) / 2)), replace(line, bbox=(x0, (y0 + y1) / 2, x1, y1))]
-        level = found and all(any(abs(_centre(h) - c) <= tolerance for c in centres) for h in halves)
+        level = found and all(any(abs(centre(h) - c) <= tolerance for c in centres) for h in halves)
         if level:
             out += [replace(h, text=t) for h, t in zip(halves, found.groups(), strict=True)]
         else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hsd_cli.datatypes import TextSpan
 from hsd_cli.drafts import tablegrid
+from hsd_cli.drafts.table_rows import table_rows
 
 
 def rows_of(rows: list[list[tuple[str, float]]], y0: float = 0, step: float = 20) -> list[TextSpan]:
@@ -51,7 +52,7 @@ def test_padded_ocr_boxes_overlapping_the_next_row_keep_their_rows() -> None:
         for r, row in enumerate(table)
         for k, (t, x) in enumerate(row)
     ]
-    rows = tablegrid.table_rows(lines)
+    rows = table_rows(lines)
     assert [[s.text for s in row] for row in rows] == [["Name", "Mass"], ["alpha", "0.1"], ["beta", "0.2"]]
 
 
