@@ -233,7 +233,9 @@ def _borderless_tables(
 
     tables = [b for b, k in zip(boxes, kinds, strict=True) if k is RegionKind.TABLE]
     found, _ = row_tables([s for s in lines if not any(within(s, b) for b in tables)])
-    held = [{id(s) for s in lines if within(s, b)} for b, k in zip(boxes, kinds, strict=True) if k in _PROSE]
+    held = [
+        {id(s) for s in lines if within(s, b)} for b, k in zip(boxes, kinds, strict=True) if k is not RegionKind.FIGURE
+    ]
     found = [t for t in found if not any(_runs_on({id(s) for s in t}, ids) for ids in held)]
     taken = {id(s) for table in found for s in table}
     regions = [_region(geo.union_box([s.bbox for s in t]), RegionKind.TABLE, t) for t in found]

@@ -250,3 +250,19 @@ def test_a_table_under_a_figure_box_over_the_whole_page_is_still_a_table() -> No
         lines += [TextSpan((90, y, 300, y + 40), item), TextSpan((900, y, 1000, y + 40), price)]
     tables, rest = rapid._borderless_tables(lines, [(0, 0, 1200, 1600)], [RegionKind.FIGURE])
     assert len(tables) == 1 and [s.text for s in rest] == [lines[0].text]
+
+
+def test_a_text_column_beside_a_boxed_table_is_no_table_of_its_own() -> None:
+    """A worksheet: a question's last lines in the left column stand level with the rows of a
+    table the layout model boxed (as a formula) in the right column. The box holds the table's
+    heading too, past the rows: the rows' first cells are a text column, not labels."""
+    left = [
+        TextSpan((165, 1246 + 45 * i, 460, 1290 + 45 * i), t)
+        for i, t in enumerate(("what fraction of the", "cake remains?"))
+    ]
+    right = [TextSpan((960, 1160, 1300, 1200), "Birthday Money")]
+    right += [TextSpan((1010, 1235 + 45 * i, 1066, 1280 + 45 * i), f"${v}") for i, v in enumerate((5, 10, 20))]
+    right += [TextSpan((1202, 1240 + 45 * i, 1231, 1276 + 45 * i), n) for i, n in enumerate(("5", "3", "2"))]
+    lines = left + right
+    tables, rest = rapid._borderless_tables(lines, [(934, 1155, 1325, 1595)], [RegionKind.EQUATION])
+    assert tables == [] and rest == lines
