@@ -77,7 +77,6 @@ class RapidOcrSource:
     prior = (0.7, 0.85)
     wants_layout = False  # its own layout model reads the image
     wants_ocr_render = True
-    turn = 0.0  # the slope of the page read_lines read last (ocr_columns.page_turn)
 
     def __init__(self, layout_conf: float = 0.5, threads: int | None = None, device: str | None = None) -> None:
         self.layout_conf = layout_conf
@@ -102,29 +101,29 @@ class RapidOcrSource:
         return [replace(r, bbox=tuple(v / scale for v in r.bbox)) for r in regions]
 
     def _read_upright(self, image: Image.Image, layer: list[TextSpan]) -> list[Region]:
-        lines, turn = self.read_lines(image), self.turn
+        lines, turn = self.read_page(image)
         angle = self.orientation(image, lines)
         if angle:  # a text layer's boxes are upright page boxes: it cannot help a turned page
             upright = image.rotate(angle, expand=True)
-            regions = self._regions(upright, self.read_lines(upright), self.turn)
+            regions = self._regions(upright, *self.read_page(upright))
             return [replace(r, bbox=geo.unrotate_box(r.bbox, angle, image.size)) for r in regions]
         return self._regions(image, overlay.prefer_text_layer(lines, layer), turn)
 
-    def read_lines(self, image: Image.Image) -> list[TextSpan]:
-        """OCR lines as axis-aligned boxes with their text; `turn` set to the page's slope."""
-        self.turn = 0.0
+    def read_page(self, image: Image.Image) -> tuple[list[TextSpan], float]:
+        """OCR lines as axis-aligned boxes with their text, and the page's slope (its turn,
+        ocr_columns.page_turn; 0 for none)."""
         # No per-line 180-degree classifier: it flips clean upright lines now and then, and
         # `orientation` turns whole pages. (Flags are sticky in RapidOCR, so pass them all.)
         result = self._engines()[0](image, use_det=True, use_cls=False, use_rec=True)
         if not result or result.boxes is None:
-            return []
+            return [], 0.0
         found = [(b, t, s) for b, t, s in zip(result.boxes, result.txts, result.scores, strict=False) if t.strip()]
         lines = [TextSpan(_aabb(box), text.strip(), score=float(score)) for box, text, score in found]
         quads = [tuple((float(p[0]), float(p[1])) for p in box) for box, _, _ in found]
         lines = ocr_columns.split_crossing(lines, quads)  # lines stay in their column
         lines = ocr_columns.deskewed(lines, quads)  # boxes as tall as the text on a turned page
-        self.turn = ocr_columns.page_turn(quads)
-        return latin_symbols(lines)  # a Latin page's symbols read as ideographs (十 for +)
+        # A Latin page's symbols read as ideographs (十 for +) become symbols.
+        return latin_symbols(lines), ocr_columns.page_turn(quads)
 
     def orientation(self, image: Image.Image, lines: list[TextSpan]) -> int:
         """Counter-clockwise turn (0/90/180/270) that makes the text upright.

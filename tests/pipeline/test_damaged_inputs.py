@@ -69,7 +69,7 @@ def test_a_degraded_page_is_finished_for_resume(tmp_path) -> None:
 
 def test_a_page_with_ink_whose_drafts_found_nothing_is_degraded(tmp_path, monkeypatch) -> None:
     """OCR that reads nothing on a scan (faint print, a hand it cannot read) is no empty page."""
-    monkeypatch.setattr(RapidOcrSource, "read_lines", lambda self, image: [])
+    monkeypatch.setattr(RapidOcrSource, "read_page", lambda self, image: ([], 0.0))
     monkeypatch.setattr(RapidOcrSource, "_layout_boxes", lambda self, image: ([], []))
     summary, lines = convert(tmp_path, [SAMPLES / "scanned.pdf"])
     assert lines == [f"hsd: warning: {SAMPLES / 'scanned.pdf'}: page 1: {NOTHING_FOUND}"]
@@ -81,7 +81,7 @@ def test_a_garbage_text_layer_goes_to_ocr_and_is_degraded(tmp_path, monkeypatch)
     pdf = tmp_path / "textbook.pdf"
     pdf.write_bytes(garbage_layer_pdf())
     read = [TextSpan((140, 200, 900, 230), "第一章 函数与极限", score=0.98)]
-    monkeypatch.setattr(RapidOcrSource, "read_lines", lambda self, image: list(read))
+    monkeypatch.setattr(RapidOcrSource, "read_page", lambda self, image: (list(read), 0.0))
     monkeypatch.setattr(RapidOcrSource, "_layout_boxes", lambda self, image: ([], []))
     summary, lines = convert(tmp_path, [pdf])
     assert len(lines) == 1 and lines[0].startswith(f"hsd: warning: {pdf}: page 1: text layer unreadable")
