@@ -16,6 +16,7 @@ the detector's quadrilateral.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from statistics import median
 
 import numpy as np
@@ -112,16 +113,16 @@ def _around(line: TextSpan, column: list[TextSpan]) -> tuple[bool, bool]:
     return above >= MIN_SIDE, below >= MIN_SIDE
 
 
-def deskewed(lines: list[TextSpan], quads: list[Quad]) -> list[TextSpan]:
+def deskewed(lines: list[TextSpan], turn: float) -> list[TextSpan]:
     """Line boxes cut down to the text's own height on a turned page.
 
     The box upright around a line turned by a slope s is taller than the line by s times its
     width: on a page scanned 1.5 degrees off, the boxes of a column's lines 500 px wide overlap
     the next line's by half, rows chain together and the lines of a paragraph are read out of
     order. Each box keeps its centre and width and gets the height its width does not explain.
-    `quads` (the detector's corners) give the page's slope: the median over the wide lines.
+    `turn` is the page's slope (page_turn).
     """
-    slope = abs(page_turn(quads))
+    slope = abs(turn)
     if not slope:
         return lines
     out = []
@@ -129,7 +130,7 @@ def deskewed(lines: list[TextSpan], quads: list[Quad]) -> list[TextSpan]:
         x0, y0, x1, y1 = line.bbox
         height = max(y1 - y0 - slope * (x1 - x0), CORE * (y1 - y0))
         mid = (y0 + y1) / 2
-        out.append(TextSpan((x0, mid - height / 2, x1, mid + height / 2), line.text, line.size, line.bold, line.score))
+        out.append(replace(line, bbox=(x0, mid - height / 2, x1, mid + height / 2)))
     return out
 
 
@@ -160,7 +161,7 @@ def levelled(lines: list[TextSpan], turn: float, middle: float) -> list[TextSpan
     for line in lines:
         x0, y0, x1, y1 = line.bbox
         shift = -turn * ((x0 + x1) / 2 - middle)
-        out.append(TextSpan((x0, y0 + shift, x1, y1 + shift), line.text, line.size, line.bold, line.score))
+        out.append(replace(line, bbox=(x0, y0 + shift, x1, y1 + shift)))
     return out
 
 

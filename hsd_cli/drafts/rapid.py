@@ -121,9 +121,10 @@ class RapidOcrSource:
         lines = [TextSpan(_aabb(box), text.strip(), score=float(score)) for box, text, score in found]
         quads = [tuple((float(p[0]), float(p[1])) for p in box) for box, _, _ in found]
         lines = ocr_columns.split_crossing(lines, quads)  # lines stay in their column
-        lines = ocr_columns.deskewed(lines, quads)  # boxes as tall as the text on a turned page
+        turn = ocr_columns.page_turn(quads)
+        lines = ocr_columns.deskewed(lines, turn)  # boxes as tall as the text on a turned page
         # A Latin page's symbols read as ideographs (十 for +) become symbols.
-        return latin_symbols(lines), ocr_columns.page_turn(quads)
+        return latin_symbols(lines), turn
 
     def orientation(self, image: Image.Image, lines: list[TextSpan]) -> int:
         """Counter-clockwise turn (0/90/180/270) that makes the text upright.
@@ -226,14 +227,12 @@ def _borderless_tables(
     boxed as no table, as table regions; and the other lines. Rows whose first cells run on in a
     paragraph the layout boxed past them are a text column beside a table, not its labels (a
     figure box over most of a badly scanned page is no paragraph)."""
-
-    def within(s: TextSpan, b: BBox) -> bool:
-        return geo.intersection(s.bbox, b) > 0.5 * geo.area(s.bbox)
-
     tables = [b for b, k in zip(boxes, kinds, strict=True) if k is RegionKind.TABLE]
-    found, _ = row_tables([s for s in lines if not any(within(s, b) for b in tables)])
+    found, _ = row_tables([s for s in lines if not any(geo.mostly_in(s.bbox, b) for b in tables)])
     held = [
-        {id(s) for s in lines if within(s, b)} for b, k in zip(boxes, kinds, strict=True) if k is not RegionKind.FIGURE
+        {id(s) for s in lines if geo.mostly_in(s.bbox, b)}
+        for b, k in zip(boxes, kinds, strict=True)
+        if k is not RegionKind.FIGURE
     ]
     found = [t for t in found if not any(_runs_on({id(s) for s in t}, ids) for ids in held)]
     taken = {id(s) for table in found for s in table}

@@ -37,10 +37,13 @@ def table_rows(lines: list[TextSpan]) -> list[list[TextSpan]]:
     height = median(s.bbox[3] - s.bbox[1] for s in lines)
     tolerance = ROW_CENTRED * height
     turn = _slope(lines, height)
+
+    def upright(line: TextSpan) -> float:  # its centre's height with the table turned upright
+        return centre(line) - turn * line.bbox[0]
+
     rows: list[list[TextSpan]] = []
-    for line in sorted(lines, key=lambda s: centre(s) - turn * s.bbox[0]):
-        level = centre(line) - turn * line.bbox[0]
-        if rows and abs(level - mean(centre(s) - turn * s.bbox[0] for s in rows[-1])) <= tolerance:
+    for line in sorted(lines, key=upright):
+        if rows and abs(upright(line) - mean(map(upright, rows[-1]))) <= tolerance:
             rows[-1].append(line)
         else:
             rows.append([line])
@@ -55,13 +58,11 @@ def _slope(lines: list[TextSpan], height: float) -> float:
     nearly level with the next row's figures as with its own and the median comes out at half
     the turn. Where another slope sets SURER times as many pairs level (to LEVEL heights), the
     median of those pairs is the turn."""
-    runs, rises = [], []
-    for a in lines:
-        for b in lines:
-            if b.bbox[0] - a.bbox[0] > WIDE_RUN * height:
-                runs.append(b.bbox[0] - a.bbox[0])
-                rises.append(centre(b) - centre(a))
-    run, rise = np.array(runs), np.array(rises)
+    x = np.array([s.bbox[0] for s in lines], dtype=float)
+    y = np.array([centre(s) for s in lines], dtype=float)
+    run, rise = x[None, :] - x[:, None], y[None, :] - y[:, None]  # every pair (a, b): b's less a's
+    wide = run > WIDE_RUN * height
+    run, rise = run[wide], rise[wide]
     nearly = np.abs(rise) <= NEARLY * height
     if nearly.sum() < MIN_PAIRS:
         return 0.0

@@ -136,16 +136,12 @@ def _figure_parts(
     region: Region, split: figure_tables.FigureText, lines: tuple[TextSpan, ...]
 ) -> list[tuple[Region, list[TextSpan]]]:
     """The figure, its labels as its text (no text of the page), and the table found in its box."""
-    labels = [s for s in lines if s not in split.notes and _mostly_in(s.bbox, split.figure)]
+    labels = [s for s in lines if s not in split.notes and geo.mostly_in(s.bbox, split.figure)]
     figure = (replace(region, bbox=split.figure), labels)
     if not split.table:
         return [figure]
     table = Region(geo.union_box([c.bbox for c in split.table]), RegionKind.TABLE, 0, "")
     return [figure, (table, list(split.table))]
-
-
-def _mostly_in(a: BBox, b: BBox) -> bool:
-    return geo.intersection(a, b) > 0.5 * geo.area(a)
 
 
 def _fill(region: Region, lines: list[TextSpan]) -> Region:

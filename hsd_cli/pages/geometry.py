@@ -29,6 +29,11 @@ def intersection(a: BBox, b: BBox) -> float:
     return area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
 
 
+def mostly_in(a: BBox, b: BBox) -> bool:
+    """Over half of `a` lies in `b`."""
+    return intersection(a, b) > 0.5 * area(a)
+
+
 def union_box(boxes: list[BBox]) -> BBox:
     return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 

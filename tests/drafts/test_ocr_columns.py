@@ -72,12 +72,12 @@ def test_a_turned_pages_line_boxes_are_cut_to_the_texts_height() -> None:
 
     lines, quads = turned_lines(0.026)
     assert len(split_rows(lines)) < len(lines)  # rows chained: a paragraph read out of order
-    out = deskewed(lines, quads)
+    out = deskewed(lines, page_turn(quads))
     assert [round(s.bbox[3] - s.bbox[1]) for s in out] == [28] * 5
     assert [[s.text for s in row] for row in split_rows(out)] == [[f"line {k}"] for k in range(5)]
     # An upright page keeps its boxes.
     lines, quads = turned_lines(0.0)
-    assert deskewed(lines, quads) == lines
+    assert deskewed(lines, page_turn(quads)) == lines
 
 
 def test_a_short_line_under_a_long_one_on_a_turned_page_is_a_row_of_its_own() -> None:
@@ -95,6 +95,6 @@ def test_a_short_line_under_a_long_one_on_a_turned_page_is_a_row_of_its_own() ->
     quads += [((60, 300 + 26 * k), (1060, 277 + 26 * k), (1060, 305 + 26 * k), (60, 328 + 26 * k)) for k in range(3)]
     turn = page_turn(quads)
     assert abs(turn - slope) < 1e-9
-    rows = [[s.text for s in row] for row in split_rows(levelled(deskewed(lines, quads), turn, 600))]
+    rows = [[s.text for s in row] for row in split_rows(levelled(deskewed(lines, page_turn(quads)), turn, 600))]
     assert rows == [["long 0"], ["94."], ["long 1"], ["long 2"]]
     assert levelled(lines, 0.0, 600) == lines  # an upright page's lines stay where they are
