@@ -20,7 +20,6 @@ from hsd_cli.pages.ink_text import InkText
 PROSE_WORDS = 8  # a block of at least this many words is prose, not a label or a legend
 MIN_WORDS = 30  # OCR words in prose blocks an area must hold to be read as text
 LAYER_RATIO = 3  # ... and this many times the words the text layer has there
-INSIDE = 0.5  # a region with this share of its own area in an area lies in it
 
 Reader = Callable[[PageImage], list[Region]]  # OCR: an area's regions, in its own pixels
 
@@ -42,7 +41,7 @@ def holds_prose(found: list[Region], layer_words: int) -> bool:
 
 
 def _layer_words(spans: tuple[TextSpan, ...], box: BBox) -> int:
-    return sum(len(s.text.split()) for s in spans if _inside(s.bbox, box))
+    return sum(len(s.text.split()) for s in spans if geo.mostly_in(s.bbox, box))
 
 
 def _placed(found: list[Region], area: InkText, dpi: int) -> list[Region]:
@@ -57,7 +56,7 @@ def _in_place(regions: list[Region], box: BBox, placed: list[Region]) -> list[Re
     """The regions lying in `box`, and the figure it lies in, replaced by `placed` (in their own
     order) where the first of them stood in reading order, or else before the first region
     below the box's top."""
-    gone = [_inside(r.bbox, box) or (r.kind is RegionKind.FIGURE and _inside(box, r.bbox)) for r in regions]
+    gone = [geo.mostly_in(r.bbox, box) or (r.kind is RegionKind.FIGURE and geo.mostly_in(box, r.bbox)) for r in regions]
     kept = [r for r, g in zip(regions, gone, strict=True) if not g]
     at = (
         gone.index(True) if any(gone) else next((i for i, r in enumerate(regions) if r.bbox[1] >= box[1]), len(regions))
@@ -65,8 +64,3 @@ def _in_place(regions: list[Region], box: BBox, placed: list[Region]) -> list[Re
     at -= sum(gone[:at])  # its index among the kept
     ordered = kept[:at] + sorted(placed, key=lambda r: r.order) + kept[at:]
     return [replace(r, order=n) for n, r in enumerate(ordered)]
-
-
-def _inside(b: BBox, box: BBox) -> bool:
-    """`b` lies mostly in `box`."""
-    return geo.intersection(b, box) >= INSIDE * max(geo.area(b), 1e-9)
