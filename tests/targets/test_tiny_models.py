@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 import torch
-from make_tiny_model import FAMILIES, build_tiny_model, main
+from make_tiny_model import FAMILIES, REMOTE_FAMILIES, build_tiny_model, main
 from PIL import Image, ImageDraw
 from transformers import AutoModelForImageTextToText
 
 from hsd_cli.errors import ModelNotFoundError
 from hsd_cli.targets.runtime.processors import load_processor, model_type_of
+from hsd_cli.targets.runtime.registry import families
 
 PROMPT = "Convert the document to markdown."
 MESSAGES = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": PROMPT}]}]
@@ -66,6 +67,11 @@ def loaded(tiny_model_dir):
 def _inputs(processor, image: Image.Image):
     prompt = processor.apply_chat_template(MESSAGES, add_generation_prompt=True, tokenize=False)
     return processor(images=[image], text=[prompt], return_tensors="pt")
+
+
+def test_a_tiny_model_for_every_family_hsd_serves():
+    """The lossless and batching tests (conftest.FAMILIES) cover each registered family."""
+    assert set(FAMILIES + REMOTE_FAMILIES) == set(families())
 
 
 @pytest.mark.parametrize("family", FAMILIES)
