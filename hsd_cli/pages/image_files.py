@@ -9,7 +9,7 @@ import math
 import warnings
 from pathlib import Path
 
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageChops, ImageOps, ImageStat, UnidentifiedImageError
 
 from hsd_cli.errors import InputError
 
@@ -59,14 +59,36 @@ def _fitted(image: Image.Image) -> tuple[Image.Image, float]:
 
 
 def _to_rgb(image: Image.Image) -> Image.Image:
-    """RGB copy; transparent parts become white (not black) and 16-bit greys keep contrast."""
-    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
-        image = image.convert("I").point(lambda v: v / 256).convert("L")
+    """RGB copy; transparent parts become the background the ink shows on, and deep greys
+    (16-bit, 32-bit, float) keep their contrast."""
+    if image.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
+        image = _grey8(image)
     if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
         rgba = image.convert("RGBA")
-        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        return Image.alpha_composite(white, rgba).convert("RGB")
+        background = Image.new("RGBA", rgba.size, _backdrop(rgba))
+        return Image.alpha_composite(background, rgba).convert("RGB")
     return image.convert("RGB")
+
+
+def _grey8(image: Image.Image) -> Image.Image:
+    """A deep grey image as 8-bit greys, by the range its values are in: 16-bit (0-65535), floats
+    in 0-1, or 8-bit values held in a wider type. PIL's own convert clips them (a 16-bit page
+    comes out white, a page of floats black)."""
+    deep = image.convert("F")
+    top = deep.getextrema()[1]
+    bits16 = image.mode.startswith("I;16") or 255 < top <= 65535
+    scale = 1 / 256 if bits16 else 255.0 if top <= 1.0 and image.mode == "F" else 255 / max(top, 255)
+    return deep.point(lambda v: v * scale).convert("L")
+
+
+def _backdrop(rgba: Image.Image) -> tuple[int, int, int, int]:
+    """White under transparent parts, unless what is drawn is light (white type on a transparent
+    logo or screenshot), which shows on black: on white it would vanish."""
+    grey, alpha = rgba.convert("L"), rgba.getchannel("A")
+    opacity = ImageStat.Stat(alpha).sum[0]
+    # The drawn pixels' mean grey, each weighted by its opacity (multiply divides by 255).
+    light = ImageStat.Stat(ImageChops.multiply(grey, alpha)).sum[0] / opacity if opacity else 0.0
+    return (0, 0, 0, 255) if light > 0.5 else (255, 255, 255, 255)
 
 
 def short(e: Exception) -> str:

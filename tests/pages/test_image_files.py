@@ -59,3 +59,30 @@ def test_a_16_bit_grey_frame_keeps_its_contrast(tmp_path: Path) -> None:
     Image.new("I;16", (4, 4), 32768).save(tmp_path / "g.png")
     page, dpi = image_files.frame(image_files.open_image(tmp_path / "g.png"), 0, 144)
     assert page.mode == "RGB" and page.getpixel((0, 0)) == (128, 128, 128) and dpi == 144
+
+
+@pytest.mark.parametrize(
+    ("mode", "value", "grey"),
+    [("F", 0.2, 51), ("F", 200.0, 200), ("I", 200, 200), ("I", 40000, 156)],
+)
+def test_float_and_32_bit_greys_keep_their_contrast(mode: str, value, grey: int) -> None:
+    """Floats in 0-1, 8-bit values in a wide type, 16-bit values in a 32-bit one: each by its
+    range, where PIL's plain convert makes 0.2 black and 40000 white."""
+    page = image_files._to_rgb(Image.new(mode, (4, 4), value))
+    assert page.getpixel((0, 0)) == (grey,) * 3
+
+
+def test_light_type_on_a_transparent_image_shows_on_black(tmp_path: Path) -> None:
+    """White text drawn on transparency (a logo, a dark-mode screenshot) vanished on white."""
+    image = Image.new("RGBA", (20, 20), (0, 0, 0, 0))
+    image.paste((255, 255, 255, 255), (5, 5, 15, 8))
+    image.save(tmp_path / "w.png")
+    (page,) = iter_pages(tmp_path / "w.png")
+    assert page.image.getpixel((1, 1)) == (0, 0, 0) and page.image.getpixel((6, 6)) == (255, 255, 255)
+
+
+def test_dark_type_on_a_transparent_image_shows_on_white(tmp_path: Path) -> None:
+    image = Image.new("RGBA", (20, 20), (255, 255, 255, 0))  # transparent white, as editors save it
+    image.paste((0, 0, 0, 255), (5, 5, 15, 8))
+    page = image_files._to_rgb(image)
+    assert page.getpixel((1, 1)) == (255, 255, 255) and page.getpixel((6, 6)) == (0, 0, 0)
