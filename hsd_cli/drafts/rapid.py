@@ -21,6 +21,7 @@ from hsd_cli.drafts import (
     rapid_engines,
     second_look,
     tablegrid,
+    tall_pages,
     word_gaps,
 )
 from hsd_cli.drafts.base import heading_level
@@ -101,13 +102,16 @@ class RapidOcrSource:
         return [replace(r, bbox=tuple(v / scale for v in r.bbox)) for r in regions]
 
     def _read_upright(self, image: Image.Image, layer: list[TextSpan]) -> list[Region]:
-        lines, turn = self.read_page(image)
+        lines, turn = self._read_lines(image)
         angle = self.orientation(image, lines)
         if angle:  # a text layer's boxes are upright page boxes: it cannot help a turned page
             upright = image.rotate(angle, expand=True)
-            regions = self._regions(upright, *self.read_page(upright))
+            regions = self._regions(upright, *self._read_lines(upright))
             return [replace(r, bbox=geo.unrotate_box(r.bbox, angle, image.size)) for r in regions]
         return self._regions(image, overlay.prefer_text_layer(lines, layer), turn)
+
+    def _read_lines(self, image: Image.Image) -> tuple[list[TextSpan], float]:
+        return tall_pages.read_tiles(self.read_page, image) if tall_pages.is_tall(image.size) else self.read_page(image)
 
     def read_page(self, image: Image.Image) -> tuple[list[TextSpan], float]:
         """OCR lines as axis-aligned boxes with their text, and the page's slope (its turn,
