@@ -56,14 +56,18 @@ def _unrotate(u: float, v: float, angle: int, w: int, h: int) -> tuple[float, fl
 
 
 def assign_lines(lines: list[TextSpan], boxes: list[BBox]) -> tuple[list[list[TextSpan]], list[TextSpan]]:
-    """Put each line in the box holding most of it (at least half); return (per box, leftovers)."""
+    """Put each line in the box holding most of it (at least half); return (per box, leftovers).
+
+    Of boxes holding a line alike, the smallest takes it: a sidebar or pull quote floated into a
+    paragraph's box keeps its lines, which the paragraph would interleave with its own by height.
+    """
     inside: list[list[TextSpan]] = [[] for _ in boxes]
     leftovers = []
     for line in lines:
         best, best_i = 0.5 * max(area(line.bbox), 1e-6), -1
         for i, box in enumerate(boxes):
             shared = intersection(line.bbox, box)
-            if shared >= best:
+            if shared > best or (shared == best and (best_i < 0 or area(box) <= area(boxes[best_i]))):
                 best, best_i = shared, i
         (inside[best_i] if best_i >= 0 else leftovers).append(line)
     return inside, leftovers

@@ -84,3 +84,15 @@ def test_line_columns_split_at_a_gutter_narrower_than_a_line() -> None:
     # Words of one line a third of its height apart are no columns.
     words = [TextSpan((100, 100, 300, 125), "words of", 12), TextSpan((308, 100, 600, 125), "a line", 12)]
     assert len(geo.line_columns(words + left[1:])) == 1
+
+
+def test_a_line_held_by_two_boxes_goes_to_the_smaller():
+    """A sidebar floated into a paragraph's box: its lines stay the sidebar's, whatever the boxes' order."""
+    sidebar, paragraph = (488.0, 845.0, 725.0, 1006.0), (130.0, 901.0, 756.0, 1145.0)
+    side_line = TextSpan((500, 950, 700, 970), "We extended 90 parameters")
+    body_line = TextSpan((130, 950, 442, 970), "Furthermore, the observed")
+    for boxes in ([sidebar, paragraph], [paragraph, sidebar]):
+        inside, leftovers = geo.assign_lines([side_line, body_line], boxes)
+        assert inside[boxes.index(sidebar)] == [side_line]
+        assert inside[boxes.index(paragraph)] == [body_line]
+        assert leftovers == []
