@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import replace
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
-from hsd_cli.drafts import carryover, figure_body, figure_tables, furniture, headings, tablegrid
+from hsd_cli.drafts import carryover, figure_body, figure_tables, furniture, headings, line_numbers, tablegrid
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.reading_order import reading_order
 from hsd_cli.drafts.validity import MAX_INVALID, invalid_share, is_page_text, layer_text
@@ -66,9 +66,14 @@ class TextLayerSource:
         lines = [s for s in map(_readable, page.text_spans) if s.text]
         if not lines:
             return []
+        layout = list(page.layout)
+        # A review copy's margin line numbers would join the lines they stand beside.
+        numbered = line_numbers.strip(lines, [r.bbox for r in layout if r.kind is RegionKind.TABLE])
+        lines = numbered.lines
+        if numbered.numbers:  # the layout model took each numbered line for an item: lines regrouped
+            layout = [r for r in layout if not _cut_by(r, numbered)]
         # Running rows at the page's edges first: a layout box must not join them to the body.
         running, lines = furniture.split_lines(lines, page.image.height)
-        layout = list(page.layout)
         inside, leftovers = geo.assign_lines(lines, [r.bbox for r in layout])
         groups = [leftovers]
         parts: list[tuple[Region, list[TextSpan]]] = []
@@ -94,10 +99,19 @@ class TextLayerSource:
         height = page.image.height
         found = [_typed(_fill(r, ls), ls, body, height) for r, ls in parts]
         found = [r for r in found if r.text or r.cells or r.kind is RegionKind.FIGURE]
-        blocks = [b for g in groups for b in geo.group_lines(g)]
+        # Numbered lines join at the numbers' pitch: review copies set double-spaced lines
+        # further apart than a block's usual gap.
+        blocks = [b for g in groups for b in geo.group_lines(g, numbered.pitch)]
         extra = [_typed(_block_region(b, body, height), b, body, height) for b in blocks]
         typed = headings.page_levels(found + extra, lines, page.image.width)
         return carryover.rejoined(_in_reading_order(typed + [replace(r, source=self.name) for r in running]))
+
+
+def _cut_by(region: Region, numbered: line_numbers.Stripped) -> bool:
+    """A text or list box of the layout model holding a margin line number: it takes numbered
+    lines for list items, a line each on a double-spaced page, or joins a footnote to the text."""
+    kinds = (RegionKind.TEXT, RegionKind.LIST)
+    return region.kind in kinds and any(geo.mostly_in(box, region.bbox) for box in numbered.numbers)
 
 
 def body_size(lines: list[TextSpan]) -> float:

@@ -73,11 +73,12 @@ def assign_lines(lines: list[TextSpan], boxes: list[BBox]) -> tuple[list[list[Te
     return inside, leftovers
 
 
-def group_lines(lines: list[TextSpan]) -> list[list[TextSpan]]:
-    """Blocks of lines that follow each other closely, overlap horizontally and look alike."""
+def group_lines(lines: list[TextSpan], pitch: float = 0.0) -> list[list[TextSpan]]:
+    """Blocks of lines that follow each other closely, overlap horizontally and look alike; a
+    known line `pitch` (px from top to top; 0: unknown) also joins lines spaced wider apart."""
     blocks: list[list[TextSpan]] = []
     for line in sorted(lines, key=lambda s: (s.bbox[1], s.bbox[0])):
-        home = next((b for b in reversed(blocks) if _continues(b[-1], line)), None)
+        home = next((b for b in reversed(blocks) if _continues(b[-1], line, pitch)), None)
         if home is None:
             blocks.append([line])
         else:
@@ -85,12 +86,19 @@ def group_lines(lines: list[TextSpan]) -> list[list[TextSpan]]:
     return blocks
 
 
-def _continues(prev: TextSpan, line: TextSpan) -> bool:
+def _continues(prev: TextSpan, line: TextSpan, pitch: float = 0.0) -> bool:
     h_prev, h = prev.bbox[3] - prev.bbox[1], line.bbox[3] - line.bbox[1]
     gap = line.bbox[1] - prev.bbox[3]
     overlap_x = min(prev.bbox[2], line.bbox[2]) - max(prev.bbox[0], line.bbox[0])
-    alike = 0.75 < (h + 1e-6) / (h_prev + 1e-6) < 1.33 and prev.bold == line.bold
-    return alike and -0.5 * h < gap < 0.9 * max(h, h_prev) and overlap_x > 0
+    # Type sizes, where known, say it better than heights a superscript (a footnote mark) raises.
+    sized = prev.size > 0 and line.size > 0
+    alike = (0.9 < line.size / prev.size < 1.11 if sized else 0.75 < (h + 1e-6) / (h_prev + 1e-6) < 1.33) and (
+        prev.bold == line.bold
+    )
+    close = -0.5 * h < gap < 0.9 * max(h, h_prev) or 0 < line.bbox[1] - prev.bbox[1] <= 1.25 * pitch
+    if pitch and alike and same_row(prev.bbox, line.bbox):  # a justified line MuPDF cut at a wide space
+        return 0 <= line.bbox[0] - prev.bbox[2] < h
+    return alike and close and overlap_x > 0
 
 
 def line_columns(lines: list[TextSpan]) -> list[list[TextSpan]]:

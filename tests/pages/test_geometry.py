@@ -96,3 +96,22 @@ def test_a_line_held_by_two_boxes_goes_to_the_smaller():
         assert inside[boxes.index(sidebar)] == [side_line]
         assert inside[boxes.index(paragraph)] == [body_line]
         assert leftovers == []
+
+
+def test_a_known_pitch_joins_double_spaced_lines():
+    lines = [TextSpan((165, 839 + 50 * k, 1075, 861 + 50 * k), "a double spaced line", 12.0) for k in range(4)]
+    assert len(geo.group_lines(lines)) == 4
+    assert geo.group_lines(lines, pitch=50) == [lines]
+
+
+def test_a_footnote_mark_raising_a_line_keeps_it_in_its_block():
+    """The line with a superscript is taller; its type size is the block's."""
+    plain = TextSpan((105, 691, 671, 710), "The strong coefficient preserves the rapid field", 10.0)
+    marked = TextSpan((105, 706, 671, 734), "tems.1 In practice, the simulated phase supports", 10.0)
+    assert geo.group_lines([plain, marked]) == [[plain, marked]]
+
+
+def test_with_a_known_pitch_a_line_cut_at_a_wide_space_is_one_line_of_its_block():
+    cut = [TextSpan((105, 685, 187, 707), "protein.", 10.9), TextSpan((206, 685, 738, 707), "Our results shift", 10.9)]
+    below = TextSpan((105, 714, 738, 735), "these fine equations rapidly.", 10.9)
+    assert geo.group_lines([*cut, below], pitch=28.4) == [[*cut, below]]
