@@ -16,6 +16,7 @@ from hsd_cli.drafts import (
     figure_body,
     furniture,
     headings,
+    line_numbers,
     ocr_columns,
     overlay,
     rapid_engines,
@@ -159,6 +160,7 @@ class RapidOcrSource:
         running, lines = furniture.split_lines(lines, image.height)
         boxes, kinds = self._layout_boxes(image)
         tables, lines = _borderless_tables(lines, boxes, kinds)
+        lines = line_numbers.strip(lines, [b for b, k in zip(boxes, kinds, strict=True) if k is RegionKind.TABLE]).lines
         inside, leftovers = geo.assign_lines(lines, boxes)
         groups = [leftovers]  # lines regrouped into paragraphs below
         for i, (box, kind) in enumerate(zip(boxes, kinds, strict=False)):
