@@ -24,6 +24,9 @@ from hsd_cli.datatypes import TextSpan
 WRAP_GAP = 0.35
 # A label is centred on rows or columns when its centre is this many line heights from theirs.
 CENTRED = 0.3
+# In the heading, where a label of its own row has empty cells above and below: LaTeX's \multirow
+# centres it on the rows' baselines, not their boxes, a third of a line high of their middle.
+HEAD_CENTRED = 0.45
 GROUP_CENTRED = 1.0
 
 
@@ -95,6 +98,19 @@ def _pairs(items: list) -> list[tuple]:
     return [(a, b) for i, a in enumerate(items) for b in items[i + 1 :]]
 
 
+def headed_columns(columns: list[tuple[float, float]], heading: list[TextSpan]) -> list[tuple[float, float]]:
+    """Columns widened to the lines of the heading row above the body (the columns' own
+    headings) that overlap no other column: a group heading is centred over its columns'
+    headings, which reach past the right-aligned figures below them."""
+    out = list(columns)
+    for line in heading:
+        over = [k for k, (c0, c1) in enumerate(columns) if line.bbox[0] < c1 and line.bbox[2] > c0]
+        if len(over) == 1:
+            k = over[0]
+            out[k] = (min(out[k][0], line.bbox[0]), max(out[k][1], line.bbox[2]))
+    return out
+
+
 def group_columns(line: TextSpan, columns: list[tuple[float, float]], free: list[int]) -> list[int] | None:
     """Adjacent free columns a heading line is centred over, when nearer their centre than any one's."""
     x0, x1 = line.bbox[0], line.bbox[2]
@@ -131,7 +147,8 @@ def span_rows(placed: list[Placed], body_start: int) -> list[Placed]:
         if not lone and any(k in top_aligned for k in p.cols):
             out.append(p)
             continue
-        span = _centred_span(p, up, down, lone, tops, bottoms, CENTRED * em)
+        centred = HEAD_CENTRED if lone and p.row < body_start else CENTRED
+        span = _centred_span(p, up, down, lone, tops, bottoms, centred * em)
         if span:
             a, b = span
             filled |= {(r, c) for r in range(a, b + 1) for c in p.cols}

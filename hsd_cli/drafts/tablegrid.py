@@ -43,11 +43,12 @@ def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
     widest = max(rows, key=len)
     columns = sorted((s.bbox[0], s.bbox[2]) for s in widest)
     body = next((r for r, row in enumerate(rows) if sum(bool(NUMBER.match(s.text.strip())) for s in row) >= 2), 1)
+    headed = table_spans.headed_columns(columns, rows[body - 1] if body > 1 else [])
     placed = []
     for r, row in enumerate(rows):
         taken: set[int] = set()
         for line in sorted(row, key=lambda s: s.bbox[0]):
-            cols = _columns_of(line, columns, taken, heading=r < body)
+            cols = _columns_of(line, columns, taken, heading=r < body, headed=headed)
             taken.update(cols)
             # Below the group headings, a line over several columns is their cells set close.
             pieces = split_over_columns(line, cols, columns) if r >= body - 1 else [(line, cols)]
@@ -126,17 +127,22 @@ def _unstacked(lines: list[TextSpan]) -> list[TextSpan]:
 
 
 def _columns_of(
-    line: TextSpan, columns: list[tuple[float, float]], taken: set[int], heading: bool = False
+    line: TextSpan,
+    columns: list[tuple[float, float]],
+    taken: set[int],
+    heading: bool = False,
+    headed: list[tuple[float, float]] | None = None,
 ) -> list[int]:
     """The free column nearest `line`, widened to every free column whose centre it covers, or
-    in a heading row to the group of columns it is centred over."""
+    in a heading row to the group of columns it is centred over (`headed`: the columns as wide
+    as their own headings)."""
     x0, x1 = line.bbox[0], line.bbox[2]
     centres = [(c0 + c1) / 2 for c0, c1 in columns]
     free = [k for k in range(len(columns)) if k not in taken] or [len(columns) - 1]
     inside = [k for k in free if x0 <= centres[k] <= x1]
     if len(inside) > 1:  # a heading set over several columns
         return list(range(inside[0], inside[-1] + 1))
-    if heading and (group := table_spans.group_columns(line, columns, free)):
+    if heading and (group := table_spans.group_columns(line, headed or columns, free)):
         return group
     middle = (x0 + x1) / 2
     return [min(free, key=lambda k: abs(centres[k] - middle))]
@@ -178,6 +184,38 @@ def _covered(cell: TableCell, cells: list[TableCell]) -> bool:
     return any(
         o is not cell and o.row == cell.row and o.col <= cell.col < o.col + o.col_span and o.text.strip() for o in cells
     )
+
+
+def stub_spanning_heading(cells: tuple[TableCell, ...]) -> tuple[TableCell, ...]:
+    """A stub label a grid finder gave a row of its own between two heading rows ("Site" set
+    centred beside a group row and the metric row under it) spans both rows instead."""
+    numeric = _figure_columns(cells)
+    body = min((c.row for c in cells if c.col in numeric and NUMBER.match(c.text.strip())), default=0)
+    text = {(c.row, k) for c in cells if c.text.strip() for k in range(c.col, c.col + c.col_span)}
+    for r in range(1, body - 1):
+        own = {k for row, k in text if row == r}
+        around = {k for row, k in text if row in (r - 1, r + 1)}
+        if (
+            own
+            and not own & around
+            and {k for row, k in text if row == r - 1}
+            and {k for row, k in text if row == r + 1}
+        ):
+            return tuple(_lifted(c, r, own) for c in cells if _kept(c, r, own))
+    return cells
+
+
+def _kept(cell: TableCell, r: int, own: set[int]) -> bool:
+    """All but the lone row's empty cells and the cells its labels now cover above and below."""
+    if cell.row == r:
+        return bool(cell.text.strip())
+    return not (cell.row in (r - 1, r + 1) and cell.col in own and not cell.text.strip())
+
+
+def _lifted(cell: TableCell, r: int, own: set[int]) -> TableCell:
+    if cell.row == r:
+        return replace(cell, row=r - 1, row_span=2)
+    return replace(cell, row=cell.row - 1) if cell.row > r else cell
 
 
 def heading_rows(cells: tuple[TableCell, ...]) -> int:

@@ -168,7 +168,7 @@ def _fill(region: Region, lines: list[TextSpan]) -> Region:
         text = geo.join_lines(lines)
     level = heading_level(text, region.level) if region.kind is RegionKind.TITLE else 0
     # A table whose lines all left keeps no cells; a grid finder's headings get their spans.
-    cells = tablegrid.spread_centred_headings(region.cells) if lines else ()
+    cells = tablegrid.stub_spanning_heading(tablegrid.spread_centred_headings(region.cells)) if lines else ()
     if cells and tablegrid.missed_share(cells, lines) > MAX_MISSED:
         cells = ()  # the grid lost part of the table (its heading, a stub column): lines instead
     if region.kind is RegionKind.TABLE and not cells and lines:

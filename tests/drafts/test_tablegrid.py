@@ -3,7 +3,7 @@ MuPDF reads two or more of them as one line."""
 
 from __future__ import annotations
 
-from hsd_cli.datatypes import TextSpan
+from hsd_cli.datatypes import TableCell, TextSpan
 from hsd_cli.drafts import tablegrid
 
 # A LaTeX table scaled to its column: the column gaps are no wider than a word space.
@@ -60,3 +60,58 @@ def test_rows_of_a_turned_table_are_read_level() -> None:
             lines.append(TextSpan((x0, top, x0 + width, top + 20), text))
     cells = tablegrid.cells_from_lines(lines)
     assert [[c.text for c in cells if c.row == r] for r in range(3)] == [list(t) for t in rows]
+
+
+def test_multirow_stub_and_groups_over_right_aligned_figures():
+    """A LaTeX booktabs heading: \\multirow label set a little high of its two rows' middle,
+    group names centred over their columns' headings (wider than the figures below them)."""
+    spans = [
+        TextSpan((325, 331, 404, 350), "Material", 10.0, True),
+        TextSpan((579, 316, 675, 336), "Low dose", 10.0, True),
+        TextSpan((795, 316, 852, 336), "Noisy", 10.0, True),
+        TextSpan((541, 357, 636, 376), "Precision", 10.0, True),
+        TextSpan((664, 357, 713, 376), "Loss", 10.0, True),
+        TextSpan((738, 357, 832, 376), "Precision", 10.0, True),
+        TextSpan((860, 357, 909, 376), "Loss", 10.0, True),
+    ]
+    for k, (stub, *figures) in enumerate(
+        [
+            ("Modern equation", "50.0", "0.807", "0.360", "65.3"),
+            ("Physical observation", "11.7", "87.3", "6.6", "0.422"),
+        ]
+    ):
+        y = 398 + 28 * k
+        spans.append(TextSpan((325, y, 483, y + 19), stub, 10.0))
+        spans += [
+            TextSpan((x1 - 41, y, x1, y + 19), f, 10.0) for x1, f in zip((636, 713, 832, 909), figures, strict=True)
+        ]
+    cells = {c.text: c for c in tablegrid.cells_from_lines(spans) if c.row < 2}
+    assert (cells["Material"].row, cells["Material"].row_span) == (0, 2)
+    assert (cells["Low dose"].col, cells["Low dose"].col_span) == (1, 2)
+    assert (cells["Noisy"].col, cells["Noisy"].col_span) == (3, 2)
+
+
+def grid_cells(rows: list[list[str]]) -> tuple[TableCell, ...]:
+    return tuple(TableCell(r, k, text) for r, row in enumerate(rows) for k, text in enumerate(row))
+
+
+def test_a_stub_label_between_two_heading_rows_spans_them():
+    cells = grid_cells(
+        [
+            ["", "High dose", "", "Low dose", ""],
+            ["Site", "", "", "", ""],
+            ["", "Recall", "Count", "Recall", "Count"],
+            ["External sensor", "279", "49.7", "0.670", "0.178"],
+            ["Rapid region", "0.304", "20.7", "0.121", "0.478"],
+        ]
+    )
+    out = {(c.row, c.col): c for c in tablegrid.stub_spanning_heading(cells)}
+    assert (out[(0, 0)].text, out[(0, 0)].row_span) == ("Site", 2)
+    assert (1, 0) not in out and out[(1, 1)].text == "Recall" and out[(2, 0)].text == "External sensor"
+    assert tablegrid.heading_rows(tuple(out.values())) == 2
+
+
+def test_a_section_label_row_in_the_body_stays():
+    """A stub-only row below the body's first figures labels a section of the body."""
+    cells = grid_cells([["", "Recall", "Count"], ["Group A", "", ""], ["Sensor", "279", "49.7"], ["Group B", "", ""]])
+    assert tablegrid.stub_spanning_heading(cells) == cells
