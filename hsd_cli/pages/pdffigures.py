@@ -26,15 +26,20 @@ MAX_TEXT_SHARE = 0.3  # a picture or drawing under the layout's text boxes is a 
 
 
 def with_figures(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Region, ...]) -> tuple[Region, ...]:
-    """`regions` with a figure region per picture and drawing cluster, and their captions."""
+    """`regions` with a figure region per picture and drawing cluster, and their captions; the
+    layout's figure boxes that hold no picture or drawing give way to the text they hold."""
     to_pt = ~to_px
     text = [pymupdf.Rect(r.bbox) * to_pt for r in regions if r.kind is not RegionKind.FIGURE]
-    boxes = [b for b in _pictures(page) + _drawings(page) if not _holds_text(b, text)]
+    clusters = _clusters(page)
+    drawings = [c for c in clusters if not _holds_prose(page, c)]
+    boxes = [b for b in _pictures(page) + drawings if not _holds_text(b, text)]
+    # A figure is ink besides type: a layout figure box over no image (of any size, a scan's
+    # included) and no drawing is type alone (a grid of formula cards), the page's text.
+    ink = [pymupdf.Rect(info["bbox"]) for info in page.get_image_info()] + clusters
     layout = [pymupdf.Rect(r.bbox) * to_pt for r in regions if r.kind is RegionKind.FIGURE]
+    layout = [box for box in layout if any(abs(box & d) > 0 for d in ink)]
     lines = [(box, t) for box, t in _lines(page) if not any(_share(box, x) > 0.5 for x in text)]
     figures = _grown(_merged(boxes + layout), lines)
-    if not figures:
-        return regions
     kept = [r for r in regions if r.kind is not RegionKind.FIGURE]
     known = [pymupdf.Rect(r.bbox) * to_pt for r in kept if r.kind is RegionKind.CAPTION]
     captions = _captions(figures, _lines(page), known)
@@ -54,24 +59,20 @@ def _pictures(page: pymupdf.Page) -> list[pymupdf.Rect]:
     return out
 
 
-def _drawings(page: pymupdf.Page) -> list[pymupdf.Rect]:
-    """Clusters of vector drawings big enough to be a chart or diagram (not rules or frames of text)."""
+def _clusters(page: pymupdf.Page) -> list[pymupdf.Rect]:
+    """Clusters of vector drawings big enough to be a chart or diagram (not rules, not type's
+    fraction bars or radicals)."""
     area = abs(page.rect)
     try:
         clusters = page.cluster_drawings()
     except (AttributeError, ValueError):  # older PyMuPDF, or nothing drawn
         return []
-    out = []
-    for box in clusters:
-        box = pymupdf.Rect(box) & page.rect
-        big = min(box.width, box.height) >= 2 * MIN_SIDE and abs(box) <= MAX_PAGE_SHARE * area
-        if big and not _holds_prose(page, box):
-            out.append(box)
-    return out
+    boxes = [pymupdf.Rect(box) & page.rect for box in clusters]
+    return [b for b in boxes if min(b.width, b.height) >= 2 * MIN_SIDE and abs(b) <= MAX_PAGE_SHARE * area]
 
 
 def _holds_prose(page: pymupdf.Page, box: pymupdf.Rect) -> bool:
-    """A frame around paragraphs (a shaded note, a ruled table) is no figure."""
+    """A drawing framing paragraphs (a shaded note, a ruled table) is no figure."""
     text = page.get_text("text", clip=box)
     return sum(geo.is_prose(line) for line in text.splitlines()) >= 2
 
