@@ -18,6 +18,8 @@ from hsd_cli.drafts.validity import MAX_INVALID, invalid_share, is_page_text, la
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.bands import BAND
 
+FORMULA_GRID = 2  # display formulas in a layout table box that make it text
+
 _MARGIN = 0.06  # top/bottom fraction of the page where running headers and footers live
 # Above this share of a table box's text left out of the grid finder's cells, the cells are
 # rebuilt from the box's lines: a grid holding 90% of the text keeps its multi-line cells.
@@ -66,7 +68,7 @@ class TextLayerSource:
         lines = [s for s in map(_readable, page.text_spans) if s.text]
         if not lines:
             return []
-        layout = list(page.layout)
+        layout = _without_formula_grids(list(page.layout))
         # A review copy's margin line numbers would join the lines they stand beside.
         numbered = line_numbers.strip(lines, [r.bbox for r in layout if r.kind is RegionKind.TABLE])
         lines = numbered.lines
@@ -112,6 +114,18 @@ def _cut_by(region: Region, numbered: line_numbers.Stripped) -> bool:
     lines for list items, a line each on a double-spaced page, or joins a footnote to the text."""
     kinds = (RegionKind.TEXT, RegionKind.LIST)
     return region.kind in kinds and any(geo.mostly_in(box, region.bbox) for box in numbered.numbers)
+
+
+def _without_formula_grids(layout: list[Region]) -> list[Region]:
+    """The layout less its table boxes over two or more display formulas: a grid of formula cards
+    or a formula sheet the layout model took for a table, whose titles came out as a table's
+    cells and its formulas after it. Tables hold values; the formulas are displays of the text."""
+    shown = [r.bbox for r in layout if r.kind is RegionKind.EQUATION]
+    return [
+        r
+        for r in layout
+        if r.kind is not RegionKind.TABLE or sum(geo.mostly_in(e, r.bbox) for e in shown) < FORMULA_GRID
+    ]
 
 
 def body_size(lines: list[TextSpan]) -> float:

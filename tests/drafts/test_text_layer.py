@@ -243,6 +243,22 @@ def test_formula_box_gives_back_the_prose_it_swallowed() -> None:
     assert texts(regions) == [("equation", formula.text), ("text", prose.text)]
 
 
+def test_a_table_box_over_formula_cards_is_text() -> None:
+    """A 2 x 2 grid of formula cards boxed as a table: its titles came out as a table's cells and
+    its formulas after it; now each title and note is text of its own."""
+    cards, shown = [], []
+    for i, (x, y) in enumerate(((60, 200), (60, 400), (520, 200), (520, 400))):
+        cards += [
+            line(x, y, f"{i + 1}. Law number {i + 1}", width=200),
+            line(x, y + 110, PROSE[i % len(PROSE)], width=400),
+        ]
+        shown.append(Region((x + 40, y + 30, x + 300, y + 90), RegionKind.EQUATION, 0, "a = b + c"))
+    table = Region((50, 190, 950, 540), RegionKind.TABLE, 0, "")
+    regions = TextLayerSource().regions(page_of(*cards, layout=(table, *shown)))
+    assert {k for k, _ in texts(regions)} == {"text"}
+    assert sorted(t for _, t in texts(regions)) == sorted(s.text for s in cards)
+
+
 def test_is_prose() -> None:
     assert is_prose("where the sum runs over all pairs of words")
     assert is_prose("这个绑着火种的木架子四面都有谜语")
