@@ -100,13 +100,24 @@ _CMEX_DEPTHS += [(0x70, 0x70, 1.2), (0x71, 0x71, 1.8), (0x72, 0x72, 2.4), (0x73,
 # Delimiters in Unicode keep their meaning when a ToUnicode map names them.
 _UNICODE_KEEP = frozenset("()[]{}|/\\⟨⟩⌊⌋⌈⌉‖∑∏∫√")
 
-_ITALIC = re.compile(r"ital|oblique|cmmi|cmti|mathit|txmi|pxmi|-it\b|-bi\b|it$", re.I)
+# Euler Roman (EURM, EURB: euler.sty's and eulervm's math letters) draws its variables upright,
+# but they are math italic's letters all the same: `kT` is k times T, not an operator name.
+_ITALIC = re.compile(r"ital|oblique|cmmi|cmti|mathit|txmi|pxmi|eur[mb]|-it\b|-bi\b|it$", re.I)
 _BOLD = re.compile(r"bold|cmbx|cmmib|cmbsy|black|heavy|-bd|-b$", re.I)
 # Fonts that only set mathematics (not CMR: LaTeX's body text is Computer Modern Roman too); a
 # slanted Symbol is mathptmx's Greek, the only math font of a page whose formulas need no CMSY.
-MATH_ONLY = re.compile(r"cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|math|euclid|mtmi|mtsy|mtex|"
+MATH_ONLY = re.compile(r"cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eu[frs][mb]|euex|rsfs|math|euclid|mtmi|mtsy|mtex|"
                        r"txmi|txsy|txex|pxmi|pxsy|pxex|xits|esint|wasy|stix.*(math|integrals|sizes)|"
                        r"sym\w*[-_ ]?slant", re.I)  # fmt: skip
+
+
+# TeX's extension fonts by name, for those whose font box hides that their glyphs hang below
+# the origin (Euler's EUEX declares a text font's ascent): their codes are CMEX's layout too.
+_EXTENSION = re.compile(r"cmex|euex|txex|pxex|mtex", re.I)
+
+
+def is_extension(font: str) -> bool:
+    return bool(_EXTENSION.search(font))
 
 
 def is_italic(font: str, flags: int) -> bool:
@@ -144,11 +155,12 @@ def extension_depth(c: str) -> float:
 def family(font: str) -> str:
     """The LaTeX alphabet command a letter of this font is written with ("" for the default)."""
     low = font.lower()
-    if "msbm" in low or "bbold" in low or "doublestruck" in low or "_ams" in low:  # KaTeX_AMS: its letters
+    # KaTeX_AMS's letters, and txfonts'/pxfonts' symbol font B (their msbm): blackboard letters
+    if re.search(r"msbm|bbold|doublestruck|_ams|[tp]xsyb", low):
         return "\\mathbb"
     if "eufm" in low or "fraktur" in low:
         return "\\mathfrak"
-    if re.search(r"cmsy|cmbsy|eusm|calligraphic|script|rsfs", low):
+    if re.search(r"cmsy|cmbsy|[tp]xsy|eusm|cal+igraphic|script|rsfs", low):  # KaTeX_Caligraphic
         return "\\mathcal"
     return ""
 

@@ -59,9 +59,12 @@ def _at(ch: dict) -> tuple:
 def _span_glyphs(span: dict, level: bool = True, codes: dict[tuple, str] | None = None) -> list[Glyph]:
     font, size, flags = span["font"], span["size"], span["flags"]
     italic, bold = mc.is_italic(font, flags), mc.is_bold(font, flags)
-    is_ext = _hangs_below(span)
+    hangs = _hangs_below(span)
+    named = not hangs and mc.is_extension(font)  # its raw codes say which glyphs hang (a sum's P)
     out = []
     for ch in misread.checked_chars(span, level):  # misread glyphs build no formula
+        # (not a space MuPDF puts between glyphs: code 0x20 would read as CMEX's `(`)
+        is_ext = hangs or (named and not ch["c"].isspace() and mc.glyph_char(ch["c"], True) != ch["c"])
         raw = (codes or {}).get(_at(ch), ch["c"]) if is_ext and _unread(ch["c"]) else ch["c"]
         c = mc.glyph_char(raw, is_ext)
         bbox, base = tuple(ch["bbox"]), ch["origin"][1]

@@ -38,3 +38,24 @@ def test_a_slanted_symbol_font_sets_only_mathematics() -> None:
     assert mc.MATH_ONLY.search("LKRWQO+StandardSymL-Slant_167")
     assert mc.MATH_ONLY.search("Symbol-Slanted")
     assert not mc.MATH_ONLY.search("StandardSymL")
+
+
+def test_euler_roman_letters_are_math_italic() -> None:
+    """euler.sty's EURM draws variables upright: they are still variables (kT is k times T), and
+    Euler's fonts set only mathematics."""
+    assert mc.is_italic("PKIZSB+EURM10", 4) and mc.is_italic("EURB7", 4)
+    assert not mc.is_italic("CMR10", 4)
+    assert all(mc.MATH_ONLY.search(f) for f in ("EURM10", "EUFM7", "EUSM10", "EUEX10"))
+    assert mc.is_extension("RLYTKG+EUEX10") and not mc.is_extension("EURM10")
+
+
+def test_txfonts_and_pxfonts_alphabets() -> None:
+    """txfonts/pxfonts set \\mathbb in their symbol font B and \\mathcal in their symbol font."""
+    assert mc.family("Pxsyb") == mc.family("VWXQTR+txsyb") == "\\mathbb"
+    assert mc.family("Pxsy") == mc.family("txsy") == "\\mathcal"
+    assert mc.family("rtxmi") == mc.family("Rpxr") == ""
+
+
+def test_katex_caligraphic_spelling() -> None:
+    """KaTeX names its calligraphic font `KaTeX_Caligraphic` (one l): its letters are \\mathcal."""
+    assert mc.family("KaTeX_Caligraphic-Regular") == "\\mathcal"

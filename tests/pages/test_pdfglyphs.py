@@ -39,3 +39,22 @@ def test_extension_glyph_without_unicode_read_by_its_raw_code():
     char["c"], Page.code = " ", " "
     (glyph,) = pdfglyphs._span_glyphs(span, True, pdfglyphs._raw_codes(Page(), blocks))
     assert glyph.c == "(" and glyph.big
+
+
+def test_extension_font_by_name_when_its_box_rises():
+    """Euler's EUEX10 declares a text font's ascent, so its sum `P` (raw code 0x50) seems to rise
+    above its baseline; by its name it is an extension font and the `P` is a sum hanging below,
+    while a glyph whose code means nothing there (EUEX7's infinity) keeps its own box."""
+    sigma = {"c": "P", "bbox": (151.0, 473.1, 161.5, 483.1), "origin": (151.0, 481.1)}
+    span = {"font": "RLYTKG+EUEX10", "size": 10.0, "flags": 4, "chars": [sigma]}
+    (glyph,) = pdfglyphs._span_glyphs(span)
+    assert glyph.c == "\u2211" and glyph.big and glyph.bbox[1] > 480.0
+    span["chars"] = [{"c": "\u221e", "bbox": (422.0, 511.9, 429.9, 518.9), "origin": (422.0, 517.5)}]
+    (glyph,) = pdfglyphs._span_glyphs(span)
+    assert glyph.c == "\u221e" and not glyph.big and glyph.bbox[1] == 511.9
+    span["chars"] = [{"c": " ", "bbox": (80.0, 599.0, 83.0, 609.0), "origin": (80.0, 607.0)}]
+    assert pdfglyphs._span_glyphs(span)[0].c == " "  # Euler's ` →∞` in text: a space, not a `(`
+    span["font"] = "EURM10"  # the same `P` in a letter font is a P
+    span["chars"] = [sigma]
+    assert pdfglyphs._span_glyphs(span)[0].c == "P"
+
