@@ -19,7 +19,7 @@ def fractions(items: list[Glyph], rules: list[Rule], all_rules: list[Rule], row:
     for r in sorted(rules, key=lambda r: r.x1 - r.x0):
         near = [g for g in items if r.x0 - 1 <= g.cx <= r.x1 + 1]
         num = _stack([g for g in near if g.baseline < r.y], r.y, above=True)
-        den = [g for g in near if g.baseline > r.y and g.baseline - 0.6 * g.size > r.y - 0.3 * g.size]
+        den = [g for g in near if g.baseline > r.y and _head(g) > r.y - 0.3 * g.size]
         den = _stack(den, r.y, above=False)
         if not num or not den:
             continue
@@ -28,6 +28,12 @@ def fractions(items: list[Glyph], rules: list[Rule], all_rules: list[Rule], row:
         built = Glyph("", extent(num + den), r.y + 0.25 * size, size, latex=latex)
         items = [g for g in items if g not in num and g not in den] + [built]
     return items
+
+
+def _head(g: Glyph) -> float:
+    """How high a glyph under a bar reaches: its x-height over its baseline, or an extension
+    glyph's top (its origin is its top; a sum opening a denominator hangs just under the bar)."""
+    return top(g) if g.big else g.baseline - 0.6 * g.size
 
 
 def _stack(pool: list[Glyph], y: float, above: bool) -> list[Glyph]:

@@ -50,3 +50,13 @@ def test_a_fraction_bar_over_a_denominator_opening_with_a_radical_is_no_vinculum
     sign = g("√", 0, 106, font="CMEX10")
     fraction, vinculum = Rule(0, 14, 96.5), Rule(6, 14, 98)
     assert mathstack.vincula([sign], [fraction, vinculum]) == [vinculum]
+
+
+def test_a_sum_opening_a_denominator_is_in_it():
+    """A text-style sum of CMEX hangs from its origin just under the bar (Boltzmann's
+    p_i = e^{-E_i/kT} / sum_j e^{-E_j/kT}): its origin is its top, not a baseline above the bar."""
+    num = g("e", 293, 376.2, 12.0)
+    sigma = Glyph("\u2211", (283.0, 382.5, 295.6, 395.7), 383.7, 12.0, "CMEX10", big=True)
+    den = g("e", 302, 392.7, 12.0)
+    items = mathstack.fractions([num, sigma, den], [Rule(283.0, 337.3, 381.3)], [], _row)
+    assert [i.latex or i.c for i in items] == ["\\frac{e}{\u2211e}"]
