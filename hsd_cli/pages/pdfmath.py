@@ -14,7 +14,7 @@ from dataclasses import replace
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TextSpan
-from hsd_cli.pages import display_math, inline_math
+from hsd_cli.pages import display_math, inline_math, mathpieces
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import Glyph, Rule, is_tag, to_latex
@@ -49,7 +49,7 @@ def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Reg
     """Formula regions with their LaTeX as text (no delimiters: the markup adds them)."""
     if not has_math_fonts(page):
         return regions
-    lines, rules = _with_surds(page, page_glyph_lines(page), page_rules(page))
+    lines, rules = _with_surds(page, mathpieces.joined(page_glyph_lines(page)), page_rules(page))
     rows = [(geo.union_box([b for b, _ in row]), [g for _, gs in row for g in gs]) for row in _rows(lines)]
     to_pt = ~to_px
     found = display_math.display_boxes(rows, [])
