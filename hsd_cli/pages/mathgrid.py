@@ -22,6 +22,10 @@ RELATIONS = frozenset("=<>≤≥≈≡≠∼≃≅∝→⇒⇔≦≧≪≫⊂⊆
 _ENVS = {"(": "pmatrix", "[": "bmatrix", "|": "vmatrix", "‖": "Vmatrix", "{": "Bmatrix"}
 _PAIRS = {"(": ")", "[": "]", "|": "|", "‖": "‖", "{": "}"}
 COLUMN_GAP = 0.5  # ems of empty width between two matrix columns (arraycolsep is about 1 em)
+# Relation signs of aligned lines start at one x (their column's edge); those of `gathered`
+# lines, each centred, stand apart by half the difference of the lines' widths, often a
+# third of an em (`\nabla\cdot E = \rho/\varepsilon_0` over `\nabla\cdot B = 0`).
+ALIGNED = 0.2
 
 
 def lines(items: list[Glyph], rules: list[Rule]) -> list[list[Glyph]]:
@@ -57,19 +61,51 @@ def matrices(items: list[Glyph], rules: list[Rule], row: Row) -> list[Glyph]:
         size = max(g.size for g in inside)
         built = Glyph("", union([opener, closer]), mid + 0.25 * size, size, latex=latex)
         items = [g for g in items if g not in inside and g is not opener and g is not closer] + [built]
+    return _cases(items, rules, row, body)
+
+
+def _cases(items: list[Glyph], rules: list[Rule], row: Row, body: float) -> list[Glyph]:
+    """`items` with each tall left brace that no brace closes, and the lines to its right, as one
+    `cases` item: each line a value, then (past its first wide gap) its condition."""
+    for brace in sorted((g for g in items if g.c == "{" and _spans(g, body)), key=lambda g: -g.bbox[0]):
+        if brace not in items or _closer(brace, items, body) is not None:
+            continue
+        inside = [g for g in items if g is not brace and g.cx >= brace.bbox[2] - 1 and _within(g, brace)]
+        rows = lines(inside, rules) if inside else []
+        if len(rows) < 2:
+            continue
+        cells = [_two(_cells(r)) for r in rows]
+        tex = " \\\\ ".join("&".join(row(c, _rules_in(rules, c)) for c in r) for r in cells)
+        latex = f"\\begin{{cases}}{tex}\\end{{cases}}"
+        if all(len(r) == 1 for r in cells) and _aligned(rows):  # a system of equations, not cases
+            latex = f"\\left\\{{{stacked(rows, rules, row)}\\right."
+        mid = (brace.bbox[1] + brace.bbox[3]) / 2
+        size = max(g.size for g in inside)
+        built = Glyph("", union([brace, *inside]), mid + 0.25 * size, size, latex=latex)
+        items = [g for g in items if g not in inside and g is not brace] + [built]
     return items
+
+
+def _two(cells: list[list[Glyph]]) -> list[list[Glyph]]:
+    """A case's cells as its two columns: a condition's own wide gaps (`\\pmod`'s quad) stay in it."""
+    return cells if len(cells) <= 2 else [cells[0], [g for c in cells[1:] for g in c]]
 
 
 def stacked(rows: list[list[Glyph]], rules: list[Rule], row: Row) -> str:
     """Lines of one display: `aligned` at their relation signs when those stand in a column."""
     marks = [_relation(r) for r in rows]
-    xs = [m.bbox[0] for m in marks if m is not None]
-    size = max(g.size for r in rows for g in r)
-    if len(xs) == len(rows) and max(xs) - min(xs) <= 0.5 * size:
+    if _aligned(rows):
         body = " \\\\ ".join(_aligned_line(r, m, rules, row) for r, m in zip(rows, marks, strict=True))
         return f"\\begin{{aligned}}{body}\\end{{aligned}}"
     body = " \\\\ ".join(row(r, _rules_in(rules, r)) for r in rows)
     return f"\\begin{{gathered}}{body}\\end{{gathered}}"
+
+
+def _aligned(rows: list[list[Glyph]]) -> bool:
+    """Whether every line's first relation sign starts at one x."""
+    xs = [m.bbox[0] for m in map(_relation, rows) if m is not None]
+    size = max(g.size for r in rows for g in r)
+    return len(xs) == len(rows) and max(xs) - min(xs) <= ALIGNED * size
 
 
 def _aligned_line(r: list[Glyph], mark: Glyph, rules: list[Rule], row: Row) -> str:

@@ -31,3 +31,29 @@ def test_a_fraction_is_one_line_and_a_line_below_it_no_denominator():
     pieces += [("d", 103, 130, 12, "tiit"), ("= e", 115, 130, 12, "tiro")]
     page = page_with(pieces, [(101, 111, 99)])
     assert latex(page) == "\\begin{aligned}\\frac{a}{b} &=c \\\\ d &=e\\end{aligned}"
+
+
+def test_a_tall_brace_no_brace_closes_opens_cases():
+    """`{` spanning two lines with nothing closing it: each line a value, then past its first wide
+    gap its condition (further gaps, a `\\pmod`'s quad, stay in the condition)."""
+    rows = [("1", 118, 92, 12, "tiro"), ("x", 140, 92, 12, "tiit"), ("0", 118, 108, 12, "tiro")]
+    rows += [("y", 140, 108, 12, "tiit"), ("z", 170, 108, 12, "tiit")]
+    page = page_with([("f=", 70, 100, 12, "tiit"), ("{", 100, 110, 30, "tiro"), *rows])
+    assert latex(page) == "f=\\begin{cases}1&x \\\\ 0&y\\qquad z\\end{cases}"
+
+
+def test_centred_lines_whose_relations_nearly_meet_are_gathered():
+    """Two centred lines (`gathered`) whose `=` happen to stand a third of an em apart are no
+    `aligned` pair: aligned relations start at one x."""
+    page = page_with([("a", 100, 100, 12, "tiit"), ("= 1", 110, 100, 12, "tiro"), ("b", 104, 120, 12, "tiit")])
+    page.insert_text((114, 120), "= 2", fontsize=12, fontname="tiro")
+    assert latex(page) == "\\begin{gathered}a=1 \\\\ b=2\\end{gathered}"
+
+
+def test_a_brace_over_aligned_equations_is_a_system():
+    """`\\left\\{` before lines aligned at their `=` and no second column: a system of equations
+    (`\\left\\{\\begin{aligned}...\\end{aligned}\\right.`), not cases."""
+    rows = [("x", 118, 92, 12, "tiit"), ("= 1", 128, 92, 12, "tiro"), ("y", 118, 108, 12, "tiit")]
+    rows += [("= 2", 128, 108, 12, "tiro")]
+    page = page_with([("{", 100, 110, 30, "tiro"), *rows])
+    assert latex(page) == "\\left\\{\\begin{aligned}x &=1 \\\\ y &=2\\end{aligned}\\right."
