@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import replace
 
 from hsd_cli.datatypes import BBox
 from hsd_cli.pages import mathchars as mc
-from hsd_cli.pages import mathgrid, mathstack, mathtokens
+from hsd_cli.pages import mathgrid, mathmarks, mathstack, mathtokens
 from hsd_cli.pages.mathglyph import Glyph, Rule, tall, union
 
 __all__ = ["Glyph", "Rule", "is_tag", "split_tag", "tagged", "to_latex"]
@@ -38,7 +37,7 @@ _LABEL = re.compile(r"\\operatorname\{([A-Za-z]+)\}")  # a script that is one up
 def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
     """The formula's LaTeX, a trailing equation number as `\\tag{n}`."""
     # Glyphs that draw nothing (spaces, zero-width marks KaTeX sets as struts) take no part.
-    glyphs, tag = split_tag([g for g in glyphs if g.latex or (g.c.strip() and mc.symbol(g.c))])
+    glyphs, tag = split_tag(mathmarks.negated(mathmarks.ellipses(_drawn(glyphs))))
     rules = list(rules)
     bars = mathstack.vincula(glyphs, rules)
     glyphs = mathstack.seated(glyphs, bars)
@@ -47,6 +46,10 @@ def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
     rows = mathgrid.lines(glyphs, rules)
     latex = mathgrid.stacked(rows, rules, _row) if len(rows) > 1 else _row(glyphs, rules)
     return tagged(latex, tag)
+
+
+def _drawn(glyphs: list[Glyph]) -> list[Glyph]:
+    return [g for g in glyphs if g.latex or (g.c.strip() and mc.symbol(g.c))]
 
 
 def tagged(latex: str, tag: str) -> str:
@@ -76,7 +79,7 @@ def _row(items: list[Glyph], rules: list[Rule]) -> str:
     items = mathgrid.matrices(items, rules, _row)
     bars = mathstack.vincula(items, rules)
     items = mathstack.fractions(items, [r for r in rules if r not in bars], rules, _row)
-    items = _accented(mathstack.radicals(items, bars, rules, _row))
+    items = mathmarks.accented(mathstack.radicals(items, bars, rules, _row), _atom)
     size = max((g.size for g in items if not _is_big(g)), default=items[0].size)
     baseline = _baseline(items, size)
     primes = [g for g in items if g.c in _PRIMES] if len(items) > 1 else []
@@ -149,22 +152,6 @@ def _spacing(g: Glyph) -> float:
     if not g.italic:
         return SPACED
     return SPACED_LOWER if g.c.islower() else SPACED_CAPITAL
-
-
-def _accented(items: list[Glyph]) -> list[Glyph]:
-    """Items with each accent glyph set over a letter folded into it (`\\hat{u}`)."""
-    for acc in [g for g in items if g.c in mc.ACCENTS]:
-        base = next((g for g in items if g.c.isalpha() and g.bbox[0] <= acc.cx <= g.bbox[2] and g is not acc), None)
-        if base is not None and base in items:
-            latex = "\\hbar" if _struck(acc, base) else f"{mc.ACCENTS[acc.c]}{{{_atom([base])}}}"
-            items = [replace(base, c="", latex=latex) if g is base else g for g in items if g is not acc]
-    return items
-
-
-def _struck(acc: Glyph, base: Glyph) -> bool:
-    """A macron on the h's own baseline strikes through it: TeX's \\hbar is a macron glyph set
-    over h in line (Computer Modern, Times, Palatino), where \\bar raises it above the letter."""
-    return base.c == "h" and mc.ACCENTS[acc.c] == "\\bar" and abs(acc.baseline - base.baseline) <= 0.1 * base.size
 
 
 def _baseline(items: list[Glyph], size: float) -> float:

@@ -41,6 +41,12 @@ SYMBOLS = {
     "⟹": "\\Longrightarrow", "⟸": "\\Longleftarrow", "⟺": "\\Longleftrightarrow", "∶": ":", "∕": "/",
     "\u2013": "-", "\u2061": "", "\u2062": "", "\u2009": "", "\u200b": "",
 }  # fmt: skip
+SYMBOLS.update({"≢": "\\not\\equiv", "≁": "\\nsim", "⊄": "\\not\\subset", "⊈": "\\nsubseteq", "≰": "\\nleq"})
+SYMBOLS.update({"≱": "\\ngeq", "≮": "\\nless", "≯": "\\ngtr", "∌": "\\not\\ni"})
+# A slash struck through a relation negates it: KaTeX's \not is its own glyph (U+E020 in
+# KaTeX_Main), set over the `=` of `\neq` with the same box; U+0338 is Unicode's combining form.
+NEGATED = {"=": "≠", "≡": "≢", "∈": "∉", "∋": "∌", "∼": "≁", "⊂": "⊄", "⊆": "⊈", "≤": "≰", "≥": "≱", "<": "≮", ">": "≯"}
+NOT_SLASHES = frozenset("\ue020\u0338")
 BIG_OPERATORS = frozenset("∑∏∐∫∬∭∮⋃⋂⨁⨂⋀⋁")
 OPENERS, CLOSERS = "([{⟨⌊⌈|‖", ")]}⟩⌋⌉|‖"
 ACCENTS = {"ˆ": "\\hat", "^": "\\hat", "˜": "\\tilde", "~": "\\tilde", "¯": "\\bar", "˙": "\\dot", "¨": "\\ddot"}

@@ -1,0 +1,32 @@
+"""Accents and negating slashes folded into the glyphs they mark (pages/mathmarks.py)."""
+
+from __future__ import annotations
+
+from hsd_cli.pages.formula import Glyph, to_latex
+from tests.pages.test_formula import g
+
+
+def test_katex_not_slash_over_a_relation_negates_it():
+    """KaTeX sets `\\neq` as `=` with its `\\not` glyph (U+E020) in the same box: one `\\neq`."""
+    glyphs = [g("i", 0), g("=", 8, font="KaTeX_Main-Regular"), g("\ue020", 8, font="KaTeX_Main-Regular"), g("j", 16)]
+    assert to_latex(glyphs) == "i\\neq j"
+    above = [g("i", 0, 80), g("=", 8, 80, font="KaTeX_Main-Regular"), g("j", 16, 80)]
+    assert to_latex(above + glyphs) == "\\begin{aligned}i &=j \\\\ i &\\neq j\\end{aligned}"  # its own `=`
+
+
+def test_an_italic_letters_accent_set_past_its_advance():
+    """Palatino's `\\hat{f}`: the slanted f's advance ends at 243.2, its hat's middle is at 244.3
+    (over the f's slanted top), before the `(` that follows: the hat is the f's."""
+    f = Glyph("f", (240.2, 737.6, 243.2, 748.3), 745.5, 10.9, "URWPalladioL-Ital", italic=True)
+    hat = Glyph("ˆ", (242.5, 734.8, 246.2, 745.7), 742.6, 10.9, "URWPalladioL-Roma")
+    paren = Glyph("(", (244.7, 737.7, 248.3, 748.6), 745.5, 10.9, "URWPalladioL-Roma")
+    xi = Glyph("ξ", (248.3, 737.7, 253.3, 748.6), 745.5, 10.9, "Rpxmi")
+    close = Glyph(")", (253.3, 737.7, 256.9, 748.6), 745.5, 10.9, "URWPalladioL-Roma")
+    assert to_latex([f, hat, paren, xi, close]) == "\\hat{f}(\\xi)"
+
+
+def test_three_stops_in_a_row_are_one_ellipsis():
+    """Palatino's `\\dots` between commas is three full stops: `\\ldots`, not `...`."""
+    stops = [Glyph(".", (x, 92.5, x + 2.5, 102.5), 100.0, 10.0, "URWPalladioL-Roma") for x in (13, 17.4, 21.8)]
+    glyphs = [g("q", 0, italic=True), g(",", 7, font="URWPalladioL-Roma"), *stops, g(",", 25, font="URWPalladioL-Roma")]
+    assert to_latex([*glyphs, g("r", 30, italic=True)]) == "q,\\ldots,r"
