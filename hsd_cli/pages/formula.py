@@ -8,6 +8,7 @@ its radicand (both built in mathstack.py). Coordinates: any one unit (PDF points
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 
@@ -24,6 +25,7 @@ _PRIMES = frozenset("′″")
 # most f's 0.11 em, capitals up to V's 0.22 em), after an upright one alone.
 SPACED, SPACED_LOWER, SPACED_CAPITAL = 0.12, 0.19, 0.25
 BOX_LIFT = 0.03  # ems a box's superscript stands above a character's, at least (see _boxed)
+WORD_SPACE = 0.5  # ems between upright letters of one text piece at most (a word space is 0.25-0.33 em)
 # A superscript this many ems up is a box's: TeX raises a character's 0.41 em in a display
 # (KaTeX 0.38), 0.36 in text; a \right)'s about 0.46-0.5.
 BOX_RISE = 0.45
@@ -238,7 +240,8 @@ def _words(bases: list[Glyph], scripts: dict) -> list[tuple[list[Glyph], tuple[l
     for g in bases:
         prev = runs[-1][-1] if runs else None
         joined = prev is not None and _upright(prev) and _upright(g) and id(prev) not in scripts
-        if joined and g.bbox[0] - prev.bbox[2] < 0.3 * g.size:
+        # a word space (a third of an em) joins words too: `\\text{for all}` is one piece of text
+        if joined and g.bbox[0] - prev.bbox[2] < WORD_SPACE * g.size:
             runs[-1].append(g)
             continue
         runs.append([g])
@@ -250,6 +253,10 @@ def _upright(g: Glyph) -> bool:
 
 
 def _atom(run: list[Glyph]) -> str:
+    words = _split(run) if len(run) > 1 else []
+    if len(words) > 1:  # words in a formula (`\\text{for all}`), or one operator of two (`arg max`)
+        op = all(w in mc.FUNCTIONS for w in words)
+        return "\\operatorname*{" + "\\,".join(words) + "}" if op else "\\text{" + " ".join(words) + "}"
     if len(run) > 1:
         word = "".join(g.c for g in run)
         return f"\\{word}" if word in mc.FUNCTIONS else f"\\operatorname{{{word}}}"
@@ -264,6 +271,16 @@ def _atom(run: list[Glyph]) -> str:
     if g.bold and (g.c.isalnum() or text != g.c):
         return f"\\boldsymbol{{{text}}}" if text.startswith("\\") else f"\\mathbf{{{text}}}"
     return f"{alphabet}{{{text}}}" if alphabet else text
+
+
+def _split(run: list[Glyph]) -> list[str]:
+    """A run of upright letters in words, cut where a gap of a sixth of an em or more stands."""
+    words = [run[0].c]
+    for a, b in itertools.pairwise(run):
+        if b.bbox[0] - a.bbox[2] >= 0.15 * b.size:
+            words.append("")
+        words[-1] += b.c
+    return words
 
 
 def _scripted(sub: list[Glyph], sup: list[Glyph], rules: list[Rule]) -> str:

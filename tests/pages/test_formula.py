@@ -208,3 +208,17 @@ def test_a_wide_gap_between_atoms_is_a_quad():
     # An accented letter after the gap keeps its letter's box: `a,\quad\dot{p}`.
     dotted = [g("a", 0, italic=True), g(",", 6, font="CMR10"), g("p", 20, italic=True), g("˙", 21.5, font="CMR10")]
     assert to_latex(dotted) == "a,\\quad\\dot{p}"
+
+
+def test_upright_words_with_a_word_space_are_text():
+    """`\\quad\\text{for all} X` set in upright letters: one piece of text with its space (it read
+    `\\operatorname{forall}`); one upright word stays an operator name."""
+    words = [g(c, x, font="CMR10") for c, x in zip("forall", (20, 26, 32, 41, 47, 53), strict=True)]
+    glyphs = [g("g", 0, italic=True), *words, g("X", 63, italic=True)]
+    assert to_latex(glyphs) == "g\\quad\\text{for all}X"
+    assert (
+        to_latex([g("V", 0, font="CMR10"), g("a", 6, font="CMR10"), g("r", 12, font="CMR10")]) == "\\operatorname{Var}"
+    )
+    # Two operator names a thin space apart are one operator: `\operatorname*{arg\,max}`.
+    argmax = [g(c, x, font="KaTeX_Main-Regular") for c, x in zip("argmax", (0, 6, 12, 19.7, 25.7, 31.7), strict=True)]
+    assert to_latex(argmax) == "\\operatorname*{arg\\,max}"
