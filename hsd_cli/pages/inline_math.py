@@ -19,6 +19,7 @@ _NAMES = mc.FUNCTIONS | {"mod"}  # operator names, weak like an italic letter
 _TRAIL = frozenset(".,;:")  # sentence punctuation after a formula stays in the text
 _NOT_MATH = frozenset("•◦▪▸►–—·")  # bullets and dashes in symbol fonts
 _NOTE_MARKS = frozenset("*†‡§¶")  # footnote marks besides numbers
+_RELATIONS = frozenset("=<>≤≥≈≡≠∼")
 # `$..$` (not `$$`) holding LaTeX markup (a price like "$5 and $10" holds none, so it is left alone).
 _INLINE = re.compile(r"(?<!\$)\$(?!\$)([^$\n]*?[\\_^{][^$\n]*?)\$(?!\$)")
 
@@ -107,9 +108,26 @@ def row_kind(glyphs: list[Glyph]) -> str:
         return "blank"
     size, baseline = _body(glyphs)
     kinds = [_kind(w, size, baseline) for w in words]
+    if "math" not in kinds and _equation_of_letters(words, kinds):
+        return "formula"
     if any(k == "text" and any(g.c.isalnum() for g in w) for k, w in zip(kinds, words, strict=True)):
         return "mixed" if "math" in kinds else "text"
     return "formula" if "math" in kinds else "part" if "weak" in kinds else "blank"
+
+
+def _equation_of_letters(words: list[list[Glyph]], kinds: list[str]) -> bool:
+    """A relation between runs of italic letters and nothing else (`PV = nRT`, `V = IR`): a
+    formula even where its letters are the text font's italic (mathptmx, mathpple) and its `=`
+    the text font's, which no word of it marks as mathematics. Prose has a real word."""
+    marks = [[g for g in w if not g.c.isspace()] for w in words]
+    relation = [i for i, w in enumerate(marks) if w and all(g.c in _RELATIONS for g in w)]
+    if not relation or relation[0] == 0 or relation[-1] == len(marks) - 1:
+        return False
+    return all(k == "weak" or _italic_run(w) for k, w in zip(kinds, marks, strict=True))
+
+
+def _italic_run(marks: list[Glyph]) -> bool:
+    return 0 < len(marks) <= 4 and all(g.c.isalpha() and g.italic for g in marks)
 
 
 def _body(glyphs: list[Glyph]) -> tuple[float, float]:

@@ -44,3 +44,15 @@ def test_a_footnote_mark_before_an_upright_word_is_text():
     note = [g("1", 0, 96, 7, font="Times-Roman"), *_word("In this paper we go on.", 4.2)]
     assert row_kind(note) == "text" and line_segments(note) is None
     assert row_kind([g("1", 0, 96, 7, font="Times-Roman"), g("x", 4.2, italic=True)]) == "formula"
+
+
+def test_a_relation_between_italic_letter_runs_is_a_formula():
+    """mathpple's `PV = nRT`: text-font italic letters, the text font's `=`; nothing marks it as
+    mathematics but that it is a relation between runs of italic letters and holds no word."""
+    pv = [g("P", 0, italic=True, font="URWPalladioL-Ital"), g("V", 7, italic=True, font="URWPalladioL-Ital")]
+    eq = [g(" ", 14, font="CMR10"), g("=", 17, font="CMR10"), g(" ", 24, font="CMR10")]
+    nrt = [g(c, x, italic=True, font="URWPalladioL-Ital") for c, x in (("n", 28), ("R", 34), ("T", 40))]
+    assert row_kind([*pv, *eq, *nrt]) == "formula"
+    assert row_kind([*eq[1:], *nrt]) != "formula"  # a relation with nothing before it
+    prose = [g(c, 60 + 6 * i, italic=True, font="URWPalladioL-Ital") for i, c in enumerate("value")]
+    assert row_kind([*pv, *eq, *nrt, g(" ", 50), *prose]) != "formula"  # an italic word of five letters
