@@ -104,6 +104,39 @@ def page_surds(page: pymupdf.Page) -> list[tuple[Glyph, Rule]]:
     return out
 
 
+def page_fences(page: pymupdf.Page) -> list[Glyph]:
+    """Tall brackets and parentheses drawn as one filled path (KaTeX draws a delimiter taller
+    than its largest font's as an SVG shape: a three-row matrix's): narrow and tall, straight
+    edges only a bracket, curved ones a parenthesis; its ink halfway down on the left side of
+    its box an opener. Each hangs from its top, as an extension font's glyph."""
+    out = []
+    for path in page.get_drawings():
+        box, items = pymupdf.Rect(path["rect"]), path.get("items", ())
+        kinds = {item[0] for item in items}
+        if "f" not in path["type"] or len(items) < 6 or not kinds <= {"l", "c"}:
+            continue
+        if not (box.height >= 20 and 1.5 <= box.width <= 0.2 * box.height):
+            continue
+        cuts = _crossings(items, box.y0 + 0.4 * box.height)  # (KaTeX splits its paths at the middle)
+        if not cuts:
+            continue
+        shape = "[]" if kinds == {"l"} else "()"
+        c = shape[0] if sum(cuts) / len(cuts) < (box.x0 + box.x1) / 2 else shape[1]
+        size = box.width / 0.35  # a tall delimiter is about a third of an em wide
+        out.append(Glyph(c, tuple(box), box.y0 + 0.1 * size, size, big=True))
+    return out
+
+
+def _crossings(items: list, y: float) -> list[float]:
+    """Where the path's edges (a curve by its chord) cross the height `y`."""
+    out = []
+    for item in items:
+        a, b = item[1], item[-1]
+        if (a.y - y) * (b.y - y) < 0:
+            out.append(a.x + (b.x - a.x) * (y - a.y) / (b.y - a.y))
+    return out
+
+
 def page_rules(page: pymupdf.Page) -> list[Rule]:
     """Thin horizontal lines and filled bars: candidate fraction bars and radical vincula."""
     rules = []

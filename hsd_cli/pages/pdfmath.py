@@ -19,7 +19,7 @@ from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import Glyph, Rule, is_tag, to_latex
 from hsd_cli.pages.mathstack import starts
-from hsd_cli.pages.pdfglyphs import page_glyph_lines, page_rules, page_surds
+from hsd_cli.pages.pdfglyphs import page_fences, page_glyph_lines, page_rules, page_surds
 
 _PROSE = (RegionKind.TEXT, RegionKind.TITLE, RegionKind.LIST)
 _KEPT = (RegionKind.EQUATION, RegionKind.TABLE, *_PROSE)  # never dropped for displays they hold
@@ -42,7 +42,15 @@ def _with_surds(page: pymupdf.Page, lines: list, rules: list[Rule]) -> tuple[lis
         under = pymupdf.Rect(bar.x0, bar.y, bar.x1, sign.bbox[3])
         if any(under.contains(pymupdf.Point(g.cx, (g.bbox[1] + g.bbox[3]) / 2)) for g in glyphs):  # a radicand
             lines, rules = [*lines, (sign.bbox, [sign])], [*rules, bar]
+    # A tall bracket drawn as a shape beside glyphs (a matrix's); alone it is a figure's line art.
+    for fence in page_fences(page) if glyphs else ():
+        if any(geo.intersection(fence.bbox, _widened(g.bbox, fence.size)) > 0 for g in glyphs):
+            lines = [*lines, (fence.bbox, [fence])]
     return lines, rules
+
+
+def _widened(box: tuple, size: float) -> tuple:
+    return box[0] - 0.5 * size, box[1], box[2] + 0.5 * size, box[3]
 
 
 def with_equations(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Region, ...]) -> tuple[Region, ...]:
@@ -152,7 +160,9 @@ def _holds_math(lines: list[tuple[tuple, list[Glyph]]], clip: pymupdf.Rect) -> b
 
 def _inside(line: list[Glyph], clip: pymupdf.Rect) -> list[Glyph]:
     x0, y0, x1, y1 = clip  # plain comparisons: a Rect.contains per glyph cost most of a page's time
-    return [g for g in line if x0 <= g.cx <= x1 and y0 <= (g.bbox[1] + g.bbox[3]) / 2 <= y1]
+    # A tall delimiter at the box's edge counts by any overlap (a layout box ends at a matrix's cells).
+    across = [g for g in line if x0 <= g.cx <= x1 or (g.big and g.bbox[0] < x1 and g.bbox[2] > x0)]
+    return [g for g in across if y0 <= (g.bbox[1] + g.bbox[3]) / 2 <= y1]
 
 
 def region_latex(lines: list[tuple[tuple, list[Glyph]]], rules: list[Rule], clip: pymupdf.Rect) -> str:

@@ -58,3 +58,25 @@ def test_extension_font_by_name_when_its_box_rises():
     span["chars"] = [sigma]
     assert pdfglyphs._span_glyphs(span)[0].c == "P"
 
+
+def test_tall_brackets_drawn_as_shapes_are_delimiters():
+    """KaTeX draws a three-row matrix's brackets as filled SVG shapes: straight edges are a
+    bracket, curves a parenthesis; the side their ink stands on halfway down says which."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=200, height=200)
+    shape = page.new_shape()
+    left = [(20, 40), (25, 40), (25, 41), (21.2, 41), (21.2, 89), (25, 89), (25, 90), (20, 90)]
+    shape.draw_polyline([*left, left[0]])
+    shape.finish(fill=(0, 0, 0), color=None)
+    # a `(` bulging left: its outer curve down in two halves, a foot, its inner curve up, a head
+    shape.draw_bezier((60, 40), (56, 45), (54, 55), (54, 65))
+    shape.draw_bezier((54, 65), (54, 75), (56, 85), (60, 90))
+    shape.draw_line((60, 90), (61, 89))
+    shape.draw_bezier((61, 89), (57.5, 84), (56, 75), (56, 65))
+    shape.draw_bezier((56, 65), (56, 55), (57.5, 46), (61, 41))
+    shape.draw_line((61, 41), (60, 40))
+    shape.finish(fill=(0, 0, 0), color=None, closePath=True)
+    shape.commit()
+    fences = sorted(pdfglyphs.page_fences(page), key=lambda g: g.bbox[0])
+    assert [f.c for f in fences] == ["[", "("] and all(f.big for f in fences)
+    assert abs(fences[0].bbox[1] - 40) < 1 and abs(fences[0].bbox[3] - 90) < 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pymupdf
 
 from hsd_cli.pages import pdfmath
+from hsd_cli.pages.formula import Glyph
 
 
 def page_with(pieces: list[tuple], rules: list[tuple] = ()) -> pymupdf.Page:
@@ -59,3 +60,12 @@ def test_a_radical_sign_above_a_formula_box_joins_its_radicand():
     lines = [((0, 92, 29, 102), body), ((14, 84, 22, 94), [sign])]
     clip = pymupdf.Rect(-1, 95, 40, 103)
     assert pdfmath.region_latex(lines, [Rule(22, 29, 97.2)], clip) == "1+\\sqrt{5}"
+
+
+def test_a_tall_bracket_at_a_layout_boxs_edge_is_inside_it():
+    """A layout box that ends at a matrix's last column cuts its closing bracket short of its
+    middle: a tall delimiter counts by any overlap, a glyph by its middle."""
+    clip = pymupdf.Rect(330, 210, 421, 264)
+    bracket = Glyph("]", (420.0, 213.0, 424.7, 262.0), 214.4, 13.5, big=True)
+    digit = Glyph("1", (420.0, 245.0, 427.0, 261.0), 258.0, 13.6, "KaTeX_Main-Regular")
+    assert pdfmath._inside([bracket, digit], clip) == [bracket]
