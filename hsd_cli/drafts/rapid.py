@@ -30,7 +30,7 @@ from hsd_cli.drafts.fractions import stacked_fractions
 from hsd_cli.drafts.lookalikes import latin_symbols
 from hsd_cli.drafts.paragraphs import paragraphs
 from hsd_cli.drafts.reading_order import reading_order
-from hsd_cli.drafts.row_tables import row_tables
+from hsd_cli.drafts.row_tables import unboxed_tables
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.onnx_models import ort_threads
 
@@ -159,7 +159,9 @@ class RapidOcrSource:
         # Running rows at the page's edges first: a layout box must not join them to the body.
         running, lines = furniture.split_lines(lines, image.height)
         boxes, kinds = self._layout_boxes(image)
-        tables, lines = _borderless_tables(lines, boxes, kinds)
+        unboxed = unboxed_tables(lines, boxes, kinds)
+        lines, boxes, kinds = list(unboxed.lines), list(unboxed.boxes), list(unboxed.kinds)
+        tables = [_region(geo.union_box([s.bbox for s in t]), RegionKind.TABLE, list(t)) for t in unboxed.tables]
         lines = line_numbers.strip(lines, [b for b, k in zip(boxes, kinds, strict=True) if k is RegionKind.TABLE]).lines
         inside, leftovers = geo.assign_lines(lines, boxes)
         groups = [leftovers]  # lines regrouped into paragraphs below
@@ -224,31 +226,6 @@ def distinct_boxes(boxes: list[BBox], scores: list[float]) -> list[int]:
     # as two interleaved paragraphs.
     rects = [(x0, y0, x1 - x0, y1 - y0) for x0, y0, x1, y1 in boxes]
     return sorted(int(i) for i in cv2.dnn.NMSBoxes(rects, scores, 0.0, DUPLICATE_IOU))
-
-
-def _borderless_tables(
-    lines: list[TextSpan], boxes: list[BBox], kinds: list[RegionKind]
-) -> tuple[list[Region], list[TextSpan]]:
-    """Tables of level rows ending in figures (row_tables.py) among the lines the layout model
-    boxed as no table, as table regions; and the other lines. Rows whose first cells run on in a
-    paragraph the layout boxed past them are a text column beside a table, not its labels (a
-    figure box over most of a badly scanned page is no paragraph)."""
-    tables = [b for b, k in zip(boxes, kinds, strict=True) if k is RegionKind.TABLE]
-    found, _ = row_tables([s for s in lines if not any(geo.mostly_in(s.bbox, b) for b in tables)])
-    held = [
-        {id(s) for s in lines if geo.mostly_in(s.bbox, b)}
-        for b, k in zip(boxes, kinds, strict=True)
-        if k is not RegionKind.FIGURE
-    ]
-    found = [t for t in found if not any(_runs_on({id(s) for s in t}, ids) for ids in held)]
-    taken = {id(s) for table in found for s in table}
-    regions = [_region(geo.union_box([s.bbox for s in t]), RegionKind.TABLE, t) for t in found]
-    return regions, [s for s in lines if id(s) not in taken]
-
-
-def _runs_on(table: set[int], box: set[int]) -> bool:
-    """A layout box holds some of the table's lines and lines past it."""
-    return bool(table & box) and bool(box - table)
 
 
 def _loose_lines(kind: RegionKind, lines: list[TextSpan]) -> list[TextSpan]:

@@ -14,33 +14,98 @@ boxes neither, and that column's lines broke every row.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from statistics import median
 
-from hsd_cli.datatypes import TextSpan
+from hsd_cli.datatypes import BBox, RegionKind, TextSpan
 from hsd_cli.drafts.table_rows import table_rows
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.table_check import NUMBER
 
 MIN_ROWS = 3  # rows in a run: two level pairs are as likely a heading beside a date
 GAP = 1.5  # line heights between two cells of a row: words of one line stand closer
+FIGURES_GAP = 0.6  # ... in a row ending in two figures (right-aligned, a long label close by)
 PROSE_CHARS = 40  # a line this long of words is prose: table cells hold 40 characters at most
 FIGURE_SHARE = 0.7  # of a run's rows, those ending in a figure
+HEADINGS = 2  # rows of column headings a table may open with (a group's, then its columns')
 COLUMN_SLACK = 2.0  # line heights by which the figures' right (or left) edges may differ
+
+
+@dataclass(frozen=True, slots=True)
+class Unboxed:
+    """The borderless tables found among a page's lines (each its lines, in rows), the other
+    lines, and the layout's boxes (with their kinds) that stay."""
+
+    tables: tuple[tuple[TextSpan, ...], ...]
+    lines: tuple[TextSpan, ...]
+    boxes: tuple[BBox, ...]
+    kinds: tuple[RegionKind, ...]
+
+
+def unboxed_tables(lines: list[TextSpan], boxes: list[BBox], kinds: list[RegionKind]) -> Unboxed:
+    """Tables of level rows ending in figures among the lines the layout model boxed as no table.
+
+    Rows whose first cells run on in a paragraph the layout boxed past them are a text column
+    beside a table, not its labels (a figure box over most of a badly scanned page is no
+    paragraph). A figure box over a table found here was that table: what else it holds (the
+    caption, a row left out) is the page's text, no picture, and the box goes."""
+    tables = [b for b, k in zip(boxes, kinds, strict=True) if k is RegionKind.TABLE]
+    found, _ = row_tables([s for s in lines if not any(geo.mostly_in(s.bbox, b) for b in tables)])
+    held = [
+        {id(s) for s in lines if geo.mostly_in(s.bbox, b)}
+        for b, k in zip(boxes, kinds, strict=True)
+        if k is not RegionKind.FIGURE
+    ]
+    found = [t for t in found if not any(_runs_on({id(s) for s in t}, ids) for ids in held)]
+    taken = {id(s) for table in found for s in table}
+    spans = [geo.union_box([s.bbox for s in t]) for t in found]
+    keep = [
+        i
+        for i, (b, k) in enumerate(zip(boxes, kinds, strict=True))
+        if k is not RegionKind.FIGURE or not any(geo.mostly_in(t, b) for t in spans)
+    ]
+    return Unboxed(
+        tuple(map(tuple, found)),
+        tuple(s for s in lines if id(s) not in taken),
+        tuple(boxes[i] for i in keep),
+        tuple(kinds[i] for i in keep),
+    )
+
+
+def _runs_on(table: set[int], box: set[int]) -> bool:
+    """A layout box holds some of the table's lines and lines past it."""
+    return bool(table & box) and bool(box - table)
 
 
 def row_tables(lines: list[TextSpan]) -> tuple[list[list[TextSpan]], list[TextSpan]]:
     """(the lines of each borderless table, in rows; the other lines)."""
-    tables, run = [], []
+    tables, run, label = [], [], []
     for row in [*table_rows(lines), []]:  # an empty row ends the last run
         row = sorted((s for s in row if not _is_prose(s)), key=lambda s: s.bbox[0])
         if _cells_apart(row):
-            run.append(row)
+            run += [label, row] if label else [row]
+            label = []
+            continue
+        if run and not label and _row_label(row, run):
+            label = row  # part of the table if the rows go on below it
             continue
         if _is_table(run):
             tables.append([s for r in run for s in r])
-        run = []
+        run, label = [], []
     taken = {id(s) for t in tables for s in t}
     return tables, [s for s in lines if id(s) not in taken]
+
+
+def _row_label(row: list[TextSpan], run: list[list[TextSpan]]) -> bool:
+    """One short line in the first column, between rows of figures: a label spanning the rows of
+    its group ("South" centred beside two rows), not the end of the table."""
+    figures = [r[-1] for r in run if NUMBER.match(r[-1].text.strip())]
+    return (
+        len(row) == 1
+        and len(row[0].text) < PROSE_CHARS
+        and bool(figures)
+        and row[0].bbox[2] < min(s.bbox[0] for s in figures)
+    )
 
 
 def _is_prose(line: TextSpan) -> bool:
@@ -55,15 +120,19 @@ def _cells_apart(row: list[TextSpan]) -> bool:
         return False
     height = median(s.bbox[3] - s.bbox[1] for s in row)
     gaps = [b.bbox[0] - a.bbox[2] for a, b in zip(row, row[1:], strict=False)]
-    return min(gaps) > 0 and max(gaps) >= GAP * height
+    figures = len(row) >= 3 and all(NUMBER.match(s.text.strip()) for s in row[-2:])
+    return min(gaps) > 0 and max(gaps) >= (FIGURES_GAP if figures else GAP) * height
 
 
 def _is_table(run: list[list[TextSpan]]) -> bool:
-    """Enough rows, most ending in a figure, the figures in one column."""
-    if len(run) < MIN_ROWS:
+    """Enough rows, most ending in a figure, the figures in one column (group labels alone on
+    their rows, and up to HEADINGS heading rows above the first row of figures, not counted)."""
+    run = [row for row in run if len(row) > 1]
+    ends = [NUMBER.match(row[-1].text.strip()) is not None for row in run]
+    if len(run) < MIN_ROWS or not any(ends):
         return False
-    figures = [row[-1] for row in run if NUMBER.match(row[-1].text.strip())]
-    if len(figures) < FIGURE_SHARE * len(run):
+    figures = [row[-1] for row, figure in zip(run, ends, strict=True) if figure]
+    if len(figures) < FIGURE_SHARE * (len(run) - min(ends.index(True), HEADINGS)):
         return False
     slack = COLUMN_SLACK * median(s.bbox[3] - s.bbox[1] for s in figures)
     rights, lefts = [s.bbox[2] for s in figures], [s.bbox[0] for s in figures]

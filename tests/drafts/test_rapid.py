@@ -13,7 +13,7 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from hsd_cli.datatypes import PageImage, RegionKind, TextSpan
+from hsd_cli.datatypes import PageImage, TextSpan
 from hsd_cli.drafts import AutoSource, RapidOcrSource, rapid, rapid_engines, second_look, word_gaps
 from hsd_cli.drafts.rapid import MAX_UPSCALE, MIN_LONG_SIDE, ocr_scale
 from hsd_cli.pages.onnx_models import ort_threads
@@ -238,31 +238,3 @@ def test_an_invoices_items_and_prices_come_out_in_rows(source: RapidOcrSource) -
     for c in sorted(table.cells, key=lambda c: c.col):
         rows[c.row].append(c.text)
     assert [items[0][0], items[0][1]] in rows.values() and ["Delivery", "15.00"] in rows.values()
-
-
-def test_a_table_under_a_figure_box_over_the_whole_page_is_still_a_table() -> None:
-    """A badly scanned page the layout model boxed as one figure: that box is no paragraph running
-    past the table's labels, and the borderless table found from the rows stands."""
-    rows = [("Item", "Price"), ("Garden hose", "34.90"), ("Brass nozzle", "12.50"), ("Delivery", "15.00")]
-    lines = [TextSpan((90, 100, 600, 140), "A report on the garden and the crates sent north by rail")]
-    for i, (item, price) in enumerate(rows):
-        y = 200 + 50 * i
-        lines += [TextSpan((90, y, 300, y + 40), item), TextSpan((900, y, 1000, y + 40), price)]
-    tables, rest = rapid._borderless_tables(lines, [(0, 0, 1200, 1600)], [RegionKind.FIGURE])
-    assert len(tables) == 1 and [s.text for s in rest] == [lines[0].text]
-
-
-def test_a_text_column_beside_a_boxed_table_is_no_table_of_its_own() -> None:
-    """A worksheet: a question's last lines in the left column stand level with the rows of a
-    table the layout model boxed (as a formula) in the right column. The box holds the table's
-    heading too, past the rows: the rows' first cells are a text column, not labels."""
-    left = [
-        TextSpan((165, 1246 + 45 * i, 460, 1290 + 45 * i), t)
-        for i, t in enumerate(("what fraction of the", "cake remains?"))
-    ]
-    right = [TextSpan((960, 1160, 1300, 1200), "Birthday Money")]
-    right += [TextSpan((1010, 1235 + 45 * i, 1066, 1280 + 45 * i), f"${v}") for i, v in enumerate((5, 10, 20))]
-    right += [TextSpan((1202, 1240 + 45 * i, 1231, 1276 + 45 * i), n) for i, n in enumerate(("5", "3", "2"))]
-    lines = left + right
-    tables, rest = rapid._borderless_tables(lines, [(934, 1155, 1325, 1595)], [RegionKind.EQUATION])
-    assert tables == [] and rest == lines

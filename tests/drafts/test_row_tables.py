@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hsd_cli.datatypes import TextSpan
-from hsd_cli.drafts.row_tables import row_tables
+from hsd_cli.datatypes import RegionKind, TextSpan
+from hsd_cli.drafts.row_tables import row_tables, unboxed_tables
 
 
 def line(text: str, x0: float, y: float, width: float) -> TextSpan:
@@ -69,3 +69,49 @@ def test_a_tight_table_beside_a_text_column_is_found_without_the_column():
     tables, rest = row_tables(prose + lines)
     assert [sorted(s.text for s in t) for t in tables] == [sorted(s.text for s in lines)]
     assert rest == prose
+
+
+def test_group_labels_and_figures_close_under_long_labels_stay_in_the_table():
+    """A low-dpi scan's grouped table: "South" alone on a row between its group's rows, and a long
+    label whose right-aligned figures stand barely a line height from it (and from each other)."""
+    rows = [  # (text, left, right) of each cell, rows 24 px apart, lines 22 px high
+        (("Group", 205, 273), ("Case", 309, 365), ("Median", 506, 582), ("Error", 597, 655)),
+        (("Global network", 312, 455), ("49.4", 535, 582), ("531", 612, 655)),
+        (("South", 207, 269),),
+        (("Recent simulation", 313, 479), ("406", 540, 582), ("81.6", 606, 656)),
+        (("Nonlinear response", 313, 489), ("0.384", 522, 582), ("696", 611, 656)),
+        (("Low dose", 207, 298), ("General graph", 311, 447), ("0.128", 522, 583), ("49.9", 607, 656)),
+        (("Adaptive variance", 313, 476), ("848", 539, 583), ("374", 612, 655)),
+    ]
+    lines = [TextSpan((x0, 1000 + 24 * i, x1, 1022 + 24 * i), t) for i, row in enumerate(rows) for t, x0, x1 in row]
+    (table,), rest = row_tables(lines)
+    assert sorted(s.text for s in table) == sorted(s.text for s in lines) and rest == []
+
+
+def test_a_table_under_a_figure_box_over_the_whole_page_is_still_a_table() -> None:
+    """A badly scanned page the layout model boxed as one figure: that box is no paragraph running
+    past the table's labels, and the borderless table found from the rows stands."""
+    rows = [("Item", "Price"), ("Garden hose", "34.90"), ("Brass nozzle", "12.50"), ("Delivery", "15.00")]
+    lines = [TextSpan((90, 100, 600, 140), "A report on the garden and the crates sent north by rail")]
+    for i, (item, price) in enumerate(rows):
+        y = 200 + 50 * i
+        lines += [TextSpan((90, y, 300, y + 40), item), TextSpan((900, y, 1000, y + 40), price)]
+    found = unboxed_tables(lines, [(0, 0, 1200, 1600)], [RegionKind.FIGURE])
+    assert len(found.tables) == 1 and [s.text for s in found.lines] == [lines[0].text]
+    assert found.boxes == ()  # the figure box was the table's: the title line is text
+
+
+def test_a_text_column_beside_a_boxed_table_is_no_table_of_its_own() -> None:
+    """A worksheet: a question's last lines in the left column stand level with the rows of a
+    table the layout model boxed (as a formula) in the right column. The box holds the table's
+    heading too, past the rows: the rows' first cells are a text column, not labels."""
+    left = [
+        TextSpan((165, 1246 + 45 * i, 460, 1290 + 45 * i), t)
+        for i, t in enumerate(("what fraction of the", "cake remains?"))
+    ]
+    right = [TextSpan((960, 1160, 1300, 1200), "Birthday Money")]
+    right += [TextSpan((1010, 1235 + 45 * i, 1066, 1280 + 45 * i), f"${v}") for i, v in enumerate((5, 10, 20))]
+    right += [TextSpan((1202, 1240 + 45 * i, 1231, 1276 + 45 * i), n) for i, n in enumerate(("5", "3", "2"))]
+    lines = left + right
+    found = unboxed_tables(lines, [(934, 1155, 1325, 1595)], [RegionKind.EQUATION])
+    assert found.tables == () and found.lines == tuple(lines) and found.boxes == ((934, 1155, 1325, 1595),)
