@@ -40,6 +40,8 @@ from hsd_cli.datatypes import BBox
 GRID_ALIGN = 0.5  # cells of one grid row start within this share of the narrowest band between rows
 GRID_GAP = 1.5  # a grid's bands between rows are this many times wider than any gap inside a cell
 GRID_ROW_RATIO = 4.0  # a grid's rows of cards are at most this many times taller than one another
+SPAN_TOPS = 0.3  # columns below a heading set across them start within this share of its height,
+SPAN_ENDS = 0.5  # and the columns above it, balanced, end within half its height
 MAX_BRIDGES = 2  # wide blocks set aside to find the columns they bridge
 
 
@@ -92,11 +94,32 @@ def _sections(strips: list[list[int]], bands: list[float], boxes: list[BBox]) ->
             and len(split_gaps(strip, boxes, 0)[0]) == 1
             and not _in_columns(sections[-1] + strip, after, boxes)
         )
-        if not heads and _in_columns(sections[-1], strip, boxes):
+        if (
+            not heads
+            and not _spanning_head(sections[-1], strip, after, boxes)
+            and _in_columns(sections[-1], strip, boxes)
+        ):
             sections[-1] += strip
         else:
             sections.append(list(strip))
     return sections
+
+
+def _spanning_head(section: list[int], strip: list[int], after: list[int], boxes: list[BBox]) -> bool:
+    """A lone block between columns above and columns that all start at its foot: a heading
+    set across the columns (CSS column-span), which the columns above end at and those below
+    start from; running columns start their blocks below a band at heights of their own."""
+    above, _ = split_gaps(section, boxes, 0)
+    first = max(boxes[i][2] for i in above[0]) if len(above) >= 2 else 0.0
+    if len(strip) != 1 or len(above) < 2 or boxes[strip[0]][0] >= first:
+        return False  # a heading across the columns starts where the first column does
+    below, _ = split_gaps(after, boxes, 0) if after else ([], [])
+    if len(below) < 2:
+        return False
+    tops = [min(boxes[i][1] for i in col) for col in below]
+    ends = [max(boxes[i][3] for i in col) for col in above]
+    height = boxes[strip[0]][3] - boxes[strip[0]][1]
+    return max(tops) - min(tops) <= SPAN_TOPS * height and max(ends) - min(ends) <= SPAN_ENDS * height
 
 
 def _in_columns(section: list[int], strip: list[int], boxes: list[BBox]) -> bool:

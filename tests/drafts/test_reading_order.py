@@ -144,3 +144,21 @@ def test_a_grid_whose_last_row_is_cut_short_still_reads_by_rows() -> None:
     last = [(100, 700, 300, 725), (520, 700, 720, 725)]
     boxes = [b for row in rows for b in row] + last
     assert reading_order(boxes) == list(range(14))
+
+
+def test_a_heading_set_across_two_columns_ends_the_columns_above_it() -> None:
+    """CSS columns with a column-spanning heading: both columns above are read before it."""
+    boxes = [
+        (94, 95, 715, 529),  # left column, above
+        (780, 95, 1383, 529),  # right column, above
+        (94, 565, 324, 606),  # the heading, in the left column's width only
+        (94, 626, 701, 987),  # left column, below
+        (780, 626, 1399, 987),  # right column, below
+    ]
+    assert reading_order(boxes) == [0, 1, 2, 3, 4]
+
+
+def test_a_heading_in_one_running_column_stays_in_it() -> None:
+    """Two running columns: below a band the right column goes on at a height of its own."""
+    boxes = [(94, 95, 715, 529), (780, 95, 1383, 529), (94, 565, 324, 606), (94, 626, 701, 987), (780, 700, 1399, 987)]
+    assert reading_order(boxes) == [0, 2, 3, 1, 4]
