@@ -116,6 +116,8 @@ def _is_line_numbering(column: list[TextSpan], text: list[TextSpan], side: int) 
     values = [int(s.text) for s in column]
     if beside < PASSING * len(column):
         return False
+    if any(vb < va and vb == 1 for va, vb in zip(values, values[1:], strict=False)):
+        return False  # numbering that starts again at 1: a list's (exercises), never a margin's
     top, bottom = column[0].bbox[1], column[-1].bbox[3]
     crossing = [s for s in text if top <= _mid(s) <= bottom and _crosses(s, column)]
     if len(crossing) > CROSSING * len(column):

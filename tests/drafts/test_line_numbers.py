@@ -101,3 +101,20 @@ def test_a_numbered_list_of_short_entries_far_apart_stays():
         if k % 5
     ]
     assert strip(rows + filler).lines == rows + filler
+
+
+def test_exercises_numbered_again_from_one_keep_their_numbers():
+    """A textbook page read by OCR: two-line exercises '1 ...', '2 ...', '3 ...', then a second
+    set from 1 again; each step is within a row of the rows between, as a margin's may be. The
+    restart says list."""
+
+    def row(r: int, text: str, x0: float = 240) -> TextSpan:
+        return TextSpan((x0, 177 + PITCH * r, 1600, 199 + PITCH * r), text, 10.9)
+
+    items = [(0, 1), (2, 2), (4, 3), (10, 1), (11, 2)]
+    lines = [
+        row(r, f"{n} Do you remember any little poems or songs you learned when you were a child? ({r})")
+        for r, n in items
+    ]
+    lines += [row(r + 1, f"and its second line {r}", 285) for r, _ in items[:3]]
+    assert strip(lines).lines == lines
