@@ -19,15 +19,12 @@ os.environ.setdefault("HSD_CACHE_DIR", tempfile.mkdtemp(prefix="hsd-test-cache-"
 # for 2 cores with anything else (measured: 6 draft sets 12.4 s -> 0.33 s).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).parent))
-import make_tiny_model  # noqa: E402  (from this folder, on the path just set)
-
 torch.set_num_threads(1)
 # benchmarks/gpu.py runs the lossless and batching tests on the GPU with HSD_TEST_DEVICE=cuda.
 TEST_DEVICE = os.environ.get("HSD_TEST_DEVICE", "cpu")
 
 # A small model's forward on a CPU: (tree tokens, seconds), growing mildly with the tree.
 FIXED_COST = CostModel(((1, 1.0), (32, 1.5), (256, 4.0)))
-FAMILIES = make_tiny_model.FAMILIES + make_tiny_model.REMOTE_FAMILIES  # every family hsd serves
 
 
 @pytest.fixture(scope="session")

@@ -65,6 +65,7 @@ FAMILIES = (
 # Remote-code families: their modeling code lives on the hub; tests/dots_ocr_remote stands in for it and is
 # saved into the checkpoint as its remote code (loaded with trust_remote_code=True, AutoModelForCausalLM).
 REMOTE_FAMILIES = ("dots_ocr",)
+SERVED = FAMILIES + REMOTE_FAMILIES  # every family hsd serves: the lossless and batching tests run each
 VOCAB_SIZE = 640  # model vocab; the trained tokenizer stays below it
 TEXT = dict(
     hidden_size=128,

@@ -8,8 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import FAMILIES
 from decoding import decode_page, run_ar
+from make_tiny_model import SERVED
 from PIL import Image, ImageDraw
 from test_lossless import REGIONS, _random_drafts, _random_spec
 
@@ -46,7 +46,7 @@ def _work(target, page: PageImage, ref: list[int], rng: random.Random) -> tuple:
     return HSD(), PageWork(target, page, list(REGIONS), PageDrafts(drafts), spec)
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", SERVED)
 def test_batched_pages_equal_their_own_ar(family, tiny_target):
     _batches_equal_their_own_ar(tiny_target(family), random.Random(f"batch-{family}"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import FAMILIES
+from make_tiny_model import SERVED
 
 # DeepSeek-OCR-2 grounded output as transformers' model doc prints it (skip_special_tokens=False).
 GROUNDED = (
@@ -65,7 +65,7 @@ def test_paddle_otsl_table_survives_decode(tiny_target):
     assert target.to_markdown(target.decode(ids)) == OTSL_MD
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", SERVED)
 def test_decode_drops_special_tokens_like_skip_special_tokens(family, tiny_target):
     """Outside the markup tokens, decode is exactly decode(skip_special_tokens=True) minus EOS."""
     target, rng = tiny_target(family), random.Random(family)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import TEST_DEVICE
 from decoding import run_ar
-from make_tiny_model import FAMILIES, REMOTE_FAMILIES
+from make_tiny_model import SERVED
 from PIL import Image, ImageDraw
 
 from hsd_cli.config import SpecConfig
@@ -46,7 +46,7 @@ def ar_tokens(target, page: PageImage, max_new_tokens: int) -> list[int]:
     return run_ar(target, page, SpecConfig(max_new_tokens=max_new_tokens, repeat_guard=0)).tokens
 
 
-@pytest.mark.parametrize("family", FAMILIES + REMOTE_FAMILIES)
+@pytest.mark.parametrize("family", SERVED)
 def test_ar_equals_generate(family, tiny_target):
     """With the checkpoint's generation config, `ar` == `generate(do_sample=False)`."""
     target, page = tiny_target(family), _page()

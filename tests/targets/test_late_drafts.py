@@ -8,8 +8,8 @@ import random
 from dataclasses import replace
 
 import pytest
-from conftest import FAMILIES
 from decoding import run_ar
+from make_tiny_model import SERVED
 from test_batched import SIZES, _page, _work
 from test_lossless import _random_drafts, _random_spec
 
@@ -46,7 +46,7 @@ def _late(target, page, ref: list[int], spec: SpecConfig, rng: random.Random, mi
     return Late("page", arriving.fetch, arriving.drop), work, arriving
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", SERVED)
 def test_drafts_arriving_mid_decode_equal_ar(family, tiny_target):
     """Pages whose drafts join at random steps, beside pages of every method: their own AR tokens."""
     target, rng = tiny_target(family), random.Random(f"late-{family}")

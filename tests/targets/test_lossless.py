@@ -7,9 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import FAMILIES
 from decoding import rows as decode_rows
 from decoding import run_ar, run_hsd, run_page
+from make_tiny_model import SERVED
 from PIL import Image, ImageDraw
 
 from hsd_cli.config import COST_MODELS, RunConfig, SpecConfig
@@ -67,7 +67,7 @@ def _random_spec(rng: random.Random) -> SpecConfig:
     )
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", SERVED)
 def test_page_method_equals_ar_over_random_drafts(family, tiny_target):
     """`page` at tau = 1: the same tokens as AR for every draft set and setting."""
     target, page, rng = tiny_target(family), _page(), random.Random(family)
@@ -78,7 +78,7 @@ def test_page_method_equals_ar_over_random_drafts(family, tiny_target):
         assert run_page(target, page, drafts, _random_spec(rng)).tokens == ref
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", SERVED)
 def test_hsd_method_equals_ar(family, tiny_target):
     """`hsd` at tau = 1: Stage-1 rows equal per-crop AR and the page equals page AR."""
     target, page, rng = tiny_target(family), _page(), random.Random(family)
@@ -94,7 +94,7 @@ def test_hsd_method_equals_ar(family, tiny_target):
         assert out.stage1 is None or out.stage1.regions <= 3  # the figure is never verified
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", SERVED)
 def test_stage1_is_one_batched_forward_per_step(family, tiny_target):
     """Stage-1 forward calls = the most steps any region needed, not their sum."""
     target, page = tiny_target(family), _page()
@@ -107,7 +107,7 @@ def test_stage1_is_one_batched_forward_per_step(family, tiny_target):
     assert report.steps == max(steps) < sum(steps)
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", SERVED)
 def test_self_drafts_cut_forward_passes(family, tiny_target):
     """Drafts equal to the AR output: at most 1/8 of the AR forward passes."""
     target, page = tiny_target(family), _page()

@@ -10,8 +10,8 @@ import random
 
 import pytest
 import torch
-from conftest import FAMILIES
 from decoding import ar_decode
+from make_tiny_model import SERVED
 from test_batched import SIZES, _batches_equal_their_own_ar, _page
 
 from hsd_cli.config import SpecConfig
@@ -29,7 +29,7 @@ def static_target(target, mode: str | None = None, backend=None):
     return out
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", SERVED)
 def test_static_batches_equal_ar(family, tiny_target):
     """Random methods, drafts and batch sizes on the static engine: every page's tokens are its
     HFSession AR tokens; pool rows are freed and reused as pages leave and join."""

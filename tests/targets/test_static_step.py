@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from conftest import FAMILIES
 from decoding import run_ar, run_page
+from make_tiny_model import SERVED
 from test_batched import _page
 from test_lossless import _random_drafts
 from test_static_session import static_target
@@ -79,7 +79,7 @@ def test_compiled_step_is_one_graph_per_bucket(tiny_target, monkeypatch):
     assert backend.graphs == len(set(seen))  # Not one per step: positions and masks are inputs
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", SERVED)
 def test_no_host_sync_inside_a_step(family, tiny_target):
     """Step and commit queue device work only: no `.item()` or `_local_scalar_dense` (each a
     device-to-host wait on a GPU, which a CUDA graph cannot capture)."""
