@@ -30,33 +30,30 @@ def with_figures(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Regio
     layout's figure boxes that hold no picture or drawing give way to the text they hold."""
     to_pt = ~to_px
     text = [pymupdf.Rect(r.bbox) * to_pt for r in regions if r.kind is not RegionKind.FIGURE]
+    images = [pymupdf.Rect(info["bbox"]) for info in page.get_image_info()]
     clusters = _clusters(page)
     drawings = [c for c in clusters if not _holds_prose(page, c)]
-    boxes = [b for b in _pictures(page) + drawings if not _holds_text(b, text)]
+    boxes = [b for b in _pictures(images, page.rect) + drawings if not _holds_text(b, text)]
     # A figure is ink besides type: a layout figure box over no image (of any size, a scan's
     # included) and no drawing is type alone (a grid of formula cards), the page's text.
-    ink = [pymupdf.Rect(info["bbox"]) for info in page.get_image_info()] + clusters
     layout = [pymupdf.Rect(r.bbox) * to_pt for r in regions if r.kind is RegionKind.FIGURE]
-    layout = [box for box in layout if any(abs(box & d) > 0 for d in ink)]
-    lines = [(box, t) for box, t in _lines(page) if not any(_share(box, x) > 0.5 for x in text)]
+    layout = [box for box in layout if any(abs(box & d) > 0 for d in images + clusters)]
+    page_lines = _lines(page)
+    lines = [(box, t) for box, t in page_lines if not any(_share(box, x) > 0.5 for x in text)]
     figures = _grown(_merged(boxes + layout), lines)
     kept = [r for r in regions if r.kind is not RegionKind.FIGURE]
     known = [pymupdf.Rect(r.bbox) * to_pt for r in kept if r.kind is RegionKind.CAPTION]
-    captions = _captions(figures, _lines(page), known)
+    captions = _captions(figures, page_lines, known)
     added = [Region(tuple(f * to_px), RegionKind.FIGURE, 0, "", source="pdf") for f in figures]
     added += [Region(tuple(c * to_px), RegionKind.CAPTION, 0, "", source="pdf") for c in captions]
     return tuple(kept + added)
 
 
-def _pictures(page: pymupdf.Page) -> list[pymupdf.Rect]:
-    """Boxes of the embedded images a reader sees as pictures."""
-    area = abs(page.rect)
-    out = []
-    for info in page.get_image_info():
-        box = pymupdf.Rect(info["bbox"]) & page.rect
-        if min(box.width, box.height) >= MIN_SIDE and abs(box) <= MAX_PAGE_SHARE * area:
-            out.append(box)
-    return out
+def _pictures(images: list[pymupdf.Rect], page: pymupdf.Rect) -> list[pymupdf.Rect]:
+    """The boxes of the page's embedded images that a reader sees as pictures."""
+    area = abs(page)
+    boxes = [image & page for image in images]
+    return [b for b in boxes if min(b.width, b.height) >= MIN_SIDE and abs(b) <= MAX_PAGE_SHARE * area]
 
 
 def _clusters(page: pymupdf.Page) -> list[pymupdf.Rect]:
