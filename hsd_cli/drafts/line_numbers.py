@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from hsd_cli.datatypes import BBox, TextSpan
+from hsd_cli.pages import geometry as geo
 
 _NUMBER = re.compile(r"\d{1,4}")
 _PREFIX = re.compile(r"\d{1,4}\s+(?=\S)")
@@ -54,7 +55,7 @@ def strip(lines: Sequence[TextSpan], keep_out: Sequence[BBox] = ()) -> Stripped:
                 steps += _steps(column)
     if not dropped:
         return Stripped(list(lines), [])
-    size = _body_size(text)
+    size = geo.body_size(text)
     kept = [_rest(s, parts.get(id(s)), dropped, size) for s in lines if s not in dropped]
     pitch = sorted(steps)[len(steps) // 2] if steps else 0.0
     return Stripped([s for s in kept if s], [s.bbox for s in dropped], pitch)
@@ -76,14 +77,6 @@ def _rest(line: TextSpan, parts: tuple[TextSpan, TextSpan] | None, dropped: list
     """The line, or its text without its number where the number was a line number (in the
     text's type size: a line rebuilt with its math took the number's)."""
     return replace(parts[1], size=size or parts[1].size) if parts and parts[0] in dropped else line
-
-
-def _body_size(text: list[TextSpan]) -> float:
-    """The size of most of the text's characters (0 for OCR lines)."""
-    weights: dict[float, int] = {}
-    for span in text:
-        weights[span.size] = weights.get(span.size, 0) + len(span.text)
-    return max(weights, key=lambda k: weights[k], default=0.0)
 
 
 def _steps(column: list[TextSpan]) -> list[float]:

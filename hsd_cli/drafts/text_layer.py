@@ -7,7 +7,6 @@ Reading order is XY-cut over all regions.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import replace
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
@@ -97,7 +96,7 @@ class TextLayerSource:
                     groups.append(list(found.notes))
             else:
                 parts.append((_fitted(region, held), held))
-        body = body_size(lines)
+        body = geo.body_size(lines)
         height = page.image.height
         found = [_typed(_fill(r, ls), ls, body, height) for r, ls in parts]
         found = [r for r in found if r.text or r.cells or r.kind is RegionKind.FIGURE]
@@ -126,14 +125,6 @@ def _without_formula_grids(layout: list[Region]) -> list[Region]:
         for r in layout
         if r.kind is not RegionKind.TABLE or sum(geo.mostly_in(e, r.bbox) for e in shown) < FORMULA_GRID
     ]
-
-
-def body_size(lines: list[TextSpan]) -> float:
-    """The font size that most characters on the page are set in."""
-    sizes = Counter()
-    for line in lines:
-        sizes[line.size] += len(line.text)
-    return sizes.most_common(1)[0][0]
 
 
 def _readable(line: TextSpan) -> TextSpan:

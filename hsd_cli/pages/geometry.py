@@ -6,6 +6,7 @@ Shared by the PDF readers here and the draft sources above (drafts/), which buil
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import replace
 
 from hsd_cli.datatypes import BBox, TextSpan
@@ -32,6 +33,14 @@ def intersection(a: BBox, b: BBox) -> float:
 def mostly_in(a: BBox, b: BBox) -> bool:
     """Over half of `a` lies in `b`."""
     return intersection(a, b) > 0.5 * area(a)
+
+
+def body_size(lines: list[TextSpan]) -> float:
+    """The type size most of the lines' characters are set in (0.0 for no lines; OCR lines carry 0)."""
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        sizes[line.size] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
 
 
 def union_box(boxes: list[BBox]) -> BBox:
