@@ -187,10 +187,12 @@ def long_tensor(values: list[int], shape: tuple[int, ...]) -> torch.Tensor:
 
 
 def upload(t: torch.Tensor, device: torch.device) -> torch.Tensor:
-    """A host tensor on `device`: on a GPU from pinned memory, so the copy does not wait."""
+    """A host tensor on `device`: on a GPU from pinned memory, so the copy does not wait. Made
+    contiguous first: pinning copies into a tensor of the same strides, which an expanded view
+    (one element seen at many places) cannot be written into."""
     if device.type == "cpu" or t.device == device:
         return t
-    return t.pin_memory().to(device, non_blocking=True)
+    return t.contiguous().pin_memory().to(device, non_blocking=True)
 
 
 def _mask(size: torch.Tensor) -> torch.Tensor:

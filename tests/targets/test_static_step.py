@@ -98,9 +98,10 @@ def test_no_host_sync_inside_a_step(family, tiny_target):
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
-def test_cuda_graphs_equal_ar(tiny_target, monkeypatch):
-    """Replayed CUDA graphs, one captured per bucket: the tokens of eager AR."""
-    target = tiny_target("qwen2_5_vl")
+@pytest.mark.parametrize("family", SERVED)
+def test_cuda_graphs_equal_ar(family, tiny_target, monkeypatch):
+    """Replayed CUDA graphs, one captured per bucket (none failing): the tokens of eager AR."""
+    target = tiny_target(family)
     if target.device.type != "cuda":
         pytest.skip("run with HSD_TEST_DEVICE=cuda")
     spec = SpecConfig(max_new_tokens=32, max_depth=8)
@@ -111,7 +112,11 @@ def test_cuda_graphs_equal_ar(tiny_target, monkeypatch):
     assert run_page(static, page, [ref[:20]], spec).tokens == ref
     assert run_ar(static, page, spec).tokens == ref
     runner = static.static_engine.runner
-    assert not runner.failed and set(runner.graphs) == set(seen)
+    # torch's grouped matmul of a mixture of experts reads its group offsets to the host in float32
+    # (in bf16 it runs one kernel): such a step runs eager, logged with the line that failed.
+    experts = any(hasattr(m, "num_experts") for m in target.model.modules())
+    assert experts or not runner.failed
+    assert {key[1:] for key in [*runner.graphs, *runner.failed] if key[0] == "step"} == set(seen)
 
 
 class _FakeGraph:
@@ -167,7 +172,9 @@ def test_graphs_are_captured_once_per_bucket_and_again_after_a_reallocation(monk
     assert _FakeGraph.captured == 3
 
 
-def test_a_bucket_whose_capture_fails_runs_eager_and_out_of_memory_is_raised(monkeypatch):
+def test_a_bucket_whose_capture_fails_runs_eager_and_out_of_memory_is_raised(monkeypatch, caplog):
+    """The warning names the line that failed and holds text only: a record holding the exception
+    kept its frames, and a session in them never gave its pool rows back (seen on an H200)."""
     _fake_cuda(monkeypatch)
     runner = StepRunner(None, StaticKV([(1, 1, 1)], torch.float32, "cpu", 2, 64), 0, "graphs")
     capturing = [True]
@@ -185,6 +192,9 @@ def test_a_bucket_whose_capture_fails_runs_eager_and_out_of_memory_is_raised(mon
 
     assert runner._run(("a",), wrapped, (torch.zeros(1),), (torch.zeros(1),)).tolist() == [1.0]
     assert runner.failed == {("a",)} and not runner.graphs
+    (record,) = caplog.records
+    assert "test_static_step.py" in record.getMessage() and "raise RuntimeError" in record.getMessage()
+    assert not any(isinstance(a, BaseException) for a in record.args)
 
     def oom(x):
         raise torch.cuda.OutOfMemoryError("CUDA out of memory")

@@ -10,13 +10,16 @@ per bucket (`torch.compile`, dynamic=False) and, on CUDA, captures it once per b
 from __future__ import annotations
 
 import logging
+import traceback
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 
 from hsd_cli.targets.runtime.static_cache import StaticKV, keep_paths
 
 log = logging.getLogger(__name__)
+_TORCH = Path(torch.__file__).parent
 
 MODES = ("eager", "compile", "graphs")  # graphs: CUDA graphs (of the compiled step where compile is asked too)
 
@@ -142,11 +145,19 @@ class StepRunner:
             raise  # the driver's to handle (a smaller batch), not a reason to run eager
         except RuntimeError as exc:  # dynamo's and inductor's errors are RuntimeErrors too
             if self.forward is not tree_forward:
-                log.warning("the compiled step failed for %s, capturing it uncompiled: %s", key, exc)
+                log.warning("the compiled step failed for %s, capturing it uncompiled: %s", key, _told(exc))
                 self.forward = tree_forward
                 return self._capture(key, fn, inputs, warm)
-            log.warning("CUDA graph capture failed for %s, running it eager: %s", key, exc)
+            log.warning("CUDA graph capture failed for %s, running it eager: %s", key, _told(exc))
             self.failed.add(key)
             return None
         self.graphs[key] = _Graph(graph, bufs, output, self.kv.generation)
         return self.graphs[key]
+
+
+def _told(exc: Exception) -> str:
+    """The error and the last call outside torch that raised it (the model's line or hsd's), as
+    text: a log record holding the exception would keep its frames, and the sessions in them, alive."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not Path(f.filename).is_relative_to(_TORCH)]
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno}: {frames[-1].line})" if frames else ""
+    return f"{exc}{where}"
