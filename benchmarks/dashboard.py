@@ -31,17 +31,17 @@ RESULTS_DIR = HERE / "results"
 RESULTS_MD = HERE / "RESULTS.md"
 # The summary's rows: file -> (section anchor, batch sizes shown; () for a run one page at a time).
 SUMMARY = {
-    "oracle-h100-hunyuan_vl.json": ("h100", ()),
-    "throughput-h100-hunyuan_vl.json": ("h100", (8, 32)),
+    "oracle-h100-hunyuan_vl.json": ("gpu", ()),
+    "throughput-h200-hunyuan_vl.json": ("gpu", (32,)),
     "throughput-cpu-hunyuan_vl.json": ("cpu", (1, 16)),
     "oracle-cpu-qwen2_5_vl.json": ("qwen25-vl-3b", ()),
 }
 BLOCKS: dict[str, tuple[Callable[[list[dict]], str], tuple[str, ...]]] = {
     "summary": (partial(speed.summary, picks=SUMMARY), tuple(SUMMARY)),
-    "h100-oracle": (speed.oracle, ("oracle-h100-hunyuan_vl.json",)),
-    "h100-throughput": (speed.throughput, ("throughput-h100-hunyuan_vl.json",)),
-    "h100-cost": (speed.cost, ("cost-h100-hunyuan_vl.json", "cost-h100-qwen2_5_vl.json")),
-    "h100-cuda-tests": (speed.cuda_tests, ("cuda-tests-h100.json",)),
+    "gpu-oracle": (speed.oracle, ("oracle-h100-hunyuan_vl.json",)),
+    "gpu-throughput": (speed.throughput, ("throughput-h200-hunyuan_vl.json",)),
+    "gpu-engine": (speed.engine, ("gpu-engine.json",)),
+    "gpu-cuda-tests": (speed.cuda_tests, ("cuda-tests-h200.json",)),
     "cpu-throughput": (speed.throughput, ("throughput-cpu-hunyuan_vl.json",)),
     "cpu-oracle": (speed.oracle, ("oracle-cpu-hunyuan_vl.json",)),
     "qwen-cpu-oracle": (speed.oracle, ("oracle-cpu-qwen2_5_vl.json",)),

@@ -112,6 +112,20 @@ def cost(runs: list[dict]) -> str:
     return block(runs, table(columns, rows))
 
 
+def engine(runs: list[dict]) -> str:
+    """The decode step by engine: ms of a plain step at 1, 8 and 32 rows and of a tree at one row."""
+    return block(runs, engine_table(runs[0]))
+
+
+def engine_table(report: dict) -> str:
+    """benchmarks/engine_step.py's report as a table, ms by engine (eager, static, graphs)."""
+    engines = list(report["ar_step_ms"])
+    rows = [("ar step", n, "1", report["ar_step_ms"], n) for n in report["ar_step_ms"][engines[0]]]
+    rows += [("tree step", "1", w, report["tree_step_ms"], w) for w in report["tree_step_ms"][engines[0]]]
+    cells = [[name, n, k, *(f"{fig[e][key]:.2f}" if key in fig[e] else "-" for e in engines)] for name, n, k, fig, key in rows]
+    return table(("step", "rows", "tree tokens", *(f"{e} ms" for e in engines)), cells)
+
+
 def cuda_tests(runs: list[dict]) -> str:
     """The lossless and batching tests run on the GPU: command, code, date, outcome."""
     rows = []

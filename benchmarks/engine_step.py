@@ -24,8 +24,11 @@ import torch
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))  # dashboard_speed, also when loaded by path
 
+from dashboard_speed import engine_table  # noqa: E402
 from hsd_cli.bench.fullsize import build_model  # noqa: E402
+from hsd_cli.bench.machine import machine_info  # noqa: E402
 from hsd_cli.targets.runtime.attention import attention_for  # noqa: E402
 from hsd_cli.targets.runtime.costs import fastest_step, prefill_text  # noqa: E402
 from hsd_cli.targets.runtime.gemm import pack_linears  # noqa: E402
@@ -98,20 +101,6 @@ def time_engine(model, mode: tuple | None, n_axes: int, prompt: int, reps: int) 
     return {"ar_step_ms": ar, "tree_step_ms": tree}
 
 
-def table(report: dict) -> str:
-    """The report as a Markdown table, ms by engine (for RESULTS.md's block once the figures exist)."""
-    engines = list(report["ar_step_ms"])
-    rows = [("ar step", rows, report["ar_step_ms"], rows) for rows in map(str, AR_ROWS)]
-    rows += [("tree step", "1", report["tree_step_ms"], width) for width in map(str, TREE_WIDTHS)]
-    head = "| step | rows | tree tokens | " + " | ".join(f"{e} ms" for e in engines) + " |"
-    lines = [head, "|---|---:|---:|" + "---:|" * len(engines)]
-    for name, n, fig, key in rows:
-        tokens = "1" if name == "ar step" else key
-        cells = " | ".join(f"{fig[e][key]:.2f}" if key in fig[e] else "-" for e in engines)
-        lines.append(f"| {name} | {n} | {tokens} | {cells} |")
-    return "\n".join(lines)
-
-
 def commit_id() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
@@ -144,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         "family": args.family,
         "dtype": str(dtype).removeprefix("torch."),
         "commit": commit_id(),
+        "command": "python benchmarks/engine_step.py" + "".join(f" {a}" for a in (argv or sys.argv[1:])),
+        "machine": machine_info(device),
         "prompt_tokens": prompt,
         "reps": reps,
         # engine -> figure -> rows (ar) or tree width at one row (tree) -> ms
@@ -151,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     text = json.dumps(report, indent=1)
     print(text)
-    print(table(report), file=sys.stderr)
+    print(engine_table(report), file=sys.stderr)
     if not dry:
         path = (args.out / RESULT.name) if args.out else RESULT
         path.write_text(text + "\n", encoding="utf-8")

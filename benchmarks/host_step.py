@@ -48,7 +48,7 @@ PROMPT = 600  # distinct context tokens a row (the issue's penalty case)
 PENALTY = 1.05
 NOISE = 0.05
 REFERENCE = 6000  # tokens a row's reference holds: more than the passes write
-# An H100's step over a 1024-token cache (cost-h100-hunyuan_vl.json): flat up to 128 tree tokens.
+# An H100's eager step over a 1024-token cache (2026-11-26, before CUDA graphs): flat up to 128 tree tokens.
 H100 = CostModel(((1, 0.0251), (128, 0.0251), (256, 0.0262)), slot=6.4e-9, base=1024)
 HOST = ("align", "trie", "probs", "sizing", "linearize", "pack", "readback", "accept", "commit")
 DEVICE = ("forward", "penalty", "argmax")

@@ -1,8 +1,9 @@
 """Full-size cost curve: one AR step vs one tree verification of K tokens, and the prefill.
 
 An image-free prompt of `prompt_tokens` random ids fills the KV cache (text positions, equal on
-every M-RoPE axis). Each measurement is one `HFSession.step` + `commit` (the mask, the forward
-and the KV gather: what our decode loop pays per step); the tree is dropped again after it.
+every M-RoPE axis). Each measurement is one session step + commit (the mask, the forward and the
+KV gather: what our decode loop pays per step, on the engine it decodes on: on CUDA hsd's static
+cache replayed as CUDA graphs unless --no-graphs); the tree is dropped again after it.
 """
 
 from __future__ import annotations
@@ -40,16 +41,17 @@ class CostCurve:
 
 
 def measure_curve(
-    model, prompt_tokens: int, reps: int, n_axes: int = 3
+    model, prompt_tokens: int, reps: int, n_axes: int = 3, engine=None
 ) -> tuple[float, list[CostPoint], list[CostPoint], float]:
     """Prefill time (ms), the step cost for K = 1 and every tree size, one-token steps of
-    batches of rows, and a cache slot's price in microseconds (targets/runtime/costs.py)."""
+    batches of rows, and a cache slot's price in microseconds (targets/runtime/costs.py), on
+    `engine` (static_session.StaticEngine) where decoding would run on one."""
     t0 = time.perf_counter()
-    session = prefill_text(model, prompt_tokens, n_axes)
+    session = prefill_text(model, prompt_tokens, n_axes, engine)
     sync(model.device)
     prefill_ms = (time.perf_counter() - t0) * 1000
     points = measure_session(session, reps=reps)
-    cost = batch_price(model, n_axes, points)
+    cost = batch_price(model, n_axes, points, engine=engine)
     ar = points[0][1]
     batches = [CostPoint(n, cost.step(n, 1) * 1000, cost.step(n, 1) / ar) for n, _ in cost.rows[1:]]
     return prefill_ms, [CostPoint(k, t * 1000, t / ar) for k, t in points], batches, cost.slot * 1e6
@@ -63,13 +65,15 @@ def run_cost(cfg, clock: LoadClock) -> int:
     from hsd_cli.bench.report import markdown_table, print_table, section_header, write_outputs
     from hsd_cli.targets.runtime.gemm import weight_layout
     from hsd_cli.targets.runtime.registry import FAMILIES, resolve_device, resolve_dtype
+    from hsd_cli.targets.runtime.static_session import engine_for
 
     device = resolve_device(cfg.device)
     dtype = resolve_dtype(cfg.dtype, device)
     torch.manual_seed(cfg.seed)
     hub_id, model = decode_model(cfg.full_size, device, dtype, shrink_vision=True)
     n_axes = FAMILIES[cfg.full_size][0].n_axes
-    prefill_ms, points, batches, slot_us = measure_curve(model, cfg.cost_prompt, cfg.cost_reps, n_axes)
+    engine = engine_for(device, cfg.graphs)  # the step decoding pays: on CUDA, replayed graphs
+    prefill_ms, points, batches, slot_us = measure_curve(model, cfg.cost_prompt, cfg.cost_reps, n_axes, engine)
     curve = CostCurve(
         cfg.full_size,
         hub_id,

@@ -392,3 +392,20 @@ def test_a_pages_noise_does_not_depend_on_the_pages_before_it():
     alone, after = drafts(["b.png"]), drafts(["a.png", "b.png"])
     assert alone["b.png"] == after["b.png"]
     assert after["a.png"] != after["b.png"]  # pages do not share one stream either
+
+
+def test_the_cost_curve_is_measured_on_the_engine_decoding_runs_on(tiny_target, monkeypatch):
+    """`hsd bench --full-size` on CUDA decodes on hsd's static cache with graphs: its curve is timed
+    there, every step and batch (an H200's table showed transformers' eager 25 ms where the graphs
+    step 6-7 ms)."""
+    from hsd_cli.bench import cost
+    from hsd_cli.targets.runtime import costs
+    from hsd_cli.targets.runtime.static_session import StaticEngine, StaticSession
+
+    sessions = []
+    real = costs.time_step
+    monkeypatch.setattr(costs, "time_step", lambda session, k: sessions.append(session) or real(session, k))
+    model = tiny_target("qwen2_5_vl").model
+    _, points, batches, _ = cost.measure_curve(model, 16, 1, 3, StaticEngine("eager"))
+    assert points[0].nodes == 1 and batches
+    assert sessions and all(isinstance(s, StaticSession) for s in sessions)

@@ -21,6 +21,6 @@ def test_dry_run_reports_each_engines_step_times(capsys, monkeypatch):
     assert set(report["ar_step_ms"]) == {"eager", "static"}  # graphs only on CUDA
     assert set(report["ar_step_ms"]["static"]) == {"1", "3"} and set(report["tree_step_ms"]["eager"]) == {"16"}
     assert all(ms > 0 for engine in report["ar_step_ms"].values() for ms in engine.values())
-    lines = script.table(report).splitlines()
+    lines = script.engine_table(report).splitlines()
     assert lines[0] == "| step | rows | tree tokens | eager ms | static ms |"
     assert lines[2].startswith("| ar step | 1 | 1 |") and lines[-1].startswith("| tree step | 1 | 16 |")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -60,15 +61,18 @@ def test_gpu_plan_runs_the_issue_s_tables_on_cuda(tmp_path):
 
 
 def test_a_gpu_run_writes_the_json_files_the_dashboard_reads(tmp_path):
-    """Each step's JSON is named as benchmarks/dashboard.py's H100 tables expect it."""
+    """Each step's JSON is named as benchmarks/dashboard.py's GPU tables expect it, whichever card
+    (h100, h200) their figures came from."""
     import dashboard
 
-    steps = _gpu().plan(False, tmp_path, tag="h100")
+    steps = _gpu().plan(False, tmp_path, tag="GPU")
     written = {s.out.name for s in steps if s.out is not None}
     assert all(s.out.parent == tmp_path for s in steps if s.out is not None)
     assert all(_option(s.argv, "--out-json") == str(s.out) for s in steps if "bench" in s.argv)
-    read = {f for _, files in dashboard.BLOCKS.values() for f in files if "-h100" in f}
-    assert written == read | {f.format(tag="h100") for f in _gpu().AWAITING}
+    files = {f for _, names in dashboard.BLOCKS.values() for f in names}
+    read = {re.sub(r"-h[0-9]00(?=[-.])", "-GPU", f) for f in files}  # the card's tag
+    assert written == (read & written) | {f.format(tag="GPU") for f in _gpu().AWAITING}
+    assert {f for f in read if "GPU" in f or f.startswith("gpu-")} <= written
 
 
 def test_the_card_names_its_files():
