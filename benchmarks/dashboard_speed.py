@@ -122,7 +122,7 @@ def engine_table(report: dict) -> str:
     engines = list(report["ar_step_ms"])
     rows = [("ar step", n, "1", report["ar_step_ms"], n) for n in report["ar_step_ms"][engines[0]]]
     rows += [("tree step", "1", w, report["tree_step_ms"], w) for w in report["tree_step_ms"][engines[0]]]
-    cells = [[name, n, k, *(f"{fig[e][key]:.2f}" if key in fig[e] else "-" for e in engines)] for name, n, k, fig, key in rows]
+    cells = [[name, n, k, *(_ms_of(fig[e], key) for e in engines)] for name, n, k, fig, key in rows]
     return table(("step", "rows", "tree tokens", *(f"{e} ms" for e in engines)), cells)
 
 
@@ -144,6 +144,10 @@ def _at(run: dict, method: str, batch: int) -> dict:
 
 def _method(totals: list[dict], method: str) -> dict:
     return next(t for t in totals if t["method"] == method)
+
+
+def _ms_of(figures: dict, key: str) -> str:
+    return f"{figures[key]:.2f}" if key in figures else "-"
 
 
 def _ms(point: dict) -> str:

@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))  # dashboard_speed, also when loaded by path
 
 from dashboard_speed import engine_table  # noqa: E402
+
 from hsd_cli.bench.fullsize import build_model  # noqa: E402
 from hsd_cli.bench.machine import machine_info  # noqa: E402
 from hsd_cli.targets.runtime.attention import attention_for  # noqa: E402

@@ -7,19 +7,20 @@
 # (rapidocr, rapid-layout, onnx2torch: drafting on the GPU), each under the limit with the rest of
 # the tree; corpus/ (the PAGES of gpu.py with their ground truth, and draft_rate.py's pages);
 # hy-tok/ (the tokenizer directory without its weights; regen.py gives it random ones there).
-# Then, on one warm machine, with SCRATCH a folder outside the repository and OUT the folder whose
-# files come back, call 1 carries siteA, corpus, hy-tok and regen.py and runs:
-#   mkdir -p SCRATCH/site && tar xJf .gpu/siteA.tar.xz -C SCRATCH/site && export PYTHONPATH=SCRATCH/site
+# Then, on one warm machine, with SCRATCH a folder outside the repository, OUT the folder whose
+# files come back and HEAD this checkout's `git rev-parse --short HEAD` (the machine's copy of .git
+# may be older than the tree that travels), call 1 carries siteA, corpus, hy-tok and regen.py and runs:
+#   mkdir -p SCRATCH/site && tar xJf .gpu/siteA.tar.xz -C SCRATCH/site && export PYTHONPATH=SCRATCH/site:$PWD
 #   cp -r .gpu/corpus .gpu/hy-tok SCRATCH/ && python3 .gpu/regen.py SCRATCH/hy-tok
-#   python3 benchmarks/gpu.py --only engine,tests,cost --out SCRATCH/r --budget-s 240 --pack OUT/r1.tar.gz
-# and call 2 (within the machine's idle window) carries siteB and runs:
-#   tar xf .gpu/siteB.tar -C SCRATCH/site && export PYTHONPATH=SCRATCH/site
-#   python3 benchmarks/gpu.py --corpus SCRATCH/corpus --model SCRATCH/hy-tok --only drafts,throughput,oracle \
-#     --out SCRATCH/r --budget-s 520 --pack OUT/r2.tar.gz
+#   python3 benchmarks/gpu.py --only engine,tests,cost --out SCRATCH/r --budget-s 240 --commit HEAD --pack OUT/r1.tar.gz
+# and call 2 (within the machine's 30 s idle window) carries siteB and runs:
+#   tar xf .gpu/siteB.tar -C SCRATCH/site && export PYTHONPATH=SCRATCH/site:$PWD
+#   python3 benchmarks/gpu.py --corpus SCRATCH/corpus --model SCRATCH/hy-tok --only drafts,model,throughput,oracle \
+#     --out SCRATCH/r --budget-s 400 --commit HEAD --pack OUT/r2.tar.gz
 # (--budget-s under the call's timeout: the steps that do not fit are skipped, the one running is
-# stopped in time, and the archive is written).
-# The JSON files in the archives go to benchmarks/results/; `python benchmarks/dashboard.py` then rewrites
-# RESULTS.md's tables.
+# stopped in time, and the archive is written). A fresh machine took about 200 s of a 15-minute
+# lease to start (2026-11-28, H200), and PYTHONPATH must keep the repository (hsd_cli) on it; `model`
+# builds Qwen's model directory for its throughput step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HY=${1:?usage: bash benchmarks/gpu_pack.sh HY_TOK_DIR (the HunyuanOCR tokenizer directory)}

@@ -13,7 +13,8 @@ verification, as `hsd convert --workers N` does, and pages per minute is its wal
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 
 from rich.console import Console
 
@@ -42,6 +43,26 @@ COLUMNS = (
 
 
 @dataclass(frozen=True, slots=True)
+class PageRun:
+    """One page of a run: where a batch's passes went (its longest row sets how many there are)."""
+
+    page: str  # file name and page number
+    method: str  # what decoded it: `ar` for a page that started before its drafts and never got them
+    tokens: int
+    row_steps: int  # passes its page row took part in (sequence steps)
+    stage1_steps: int  # passes its Stage-1 region rows took part in
+    accepted: int  # draft tokens accepted on its page row
+    t_prefill: float
+    t_draft: float  # seconds its drafts took to make (in a worker, beside the decode)
+
+    @classmethod
+    def of(cls, r) -> PageRun:
+        stage1 = len(r.stage1.accepted_hist) if r.stage1 else 0
+        name = f"{Path(r.source).name}#{r.page}"
+        return cls(name, r.method, r.tokens, r.seq_steps, stage1, r.accepted, r.t_prefill, r.t_draft)
+
+
+@dataclass(frozen=True, slots=True)
 class BatchRun:
     """One method over every page at one batch size."""
 
@@ -62,6 +83,7 @@ class BatchRun:
     identical: int  # pages whose tokens equal AR's at batch 1
     pass_s: float  # the forward passes' wall time (each step: forward, accept, commit)
     priced_s: float | None  # what the target's cost model charges for those passes (None: no model)
+    per_page: tuple[PageRun, ...] = ()
 
     @property
     def decode_tokens_per_s(self) -> float:
@@ -137,6 +159,7 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
         sum(t == ref for t, ref in zip(tokens, reference or tokens, strict=True)),
         sum(conv.last_batcher.seconds_per_step),
         _priced(cost, conv.last_batcher),
+        tuple(PageRun.of(r) for r, _ in results),
     )
     return run, tokens
 
@@ -238,4 +261,5 @@ def _json(r: BatchRun) -> dict:
         "identical_to_ar": r.identical,
         "pass_s": r.pass_s,
         "priced_pass_s": r.priced_s,
+        "per_page": [asdict(p) for p in r.per_page],
     }

@@ -269,6 +269,11 @@ def test_throughput_at_several_batch_sizes(tiny_model_dir, tmp_path):
     ar1, ar3 = totals[0], totals[2]
     assert ar1["rows_per_step"] == 1.0 < ar3["rows_per_step"] and ar3["forward_passes"] < ar1["forward_passes"]
     assert all(t["pass_s"] > 0 and t["priced_pass_s"] is None for t in totals)  # flat: no curve to price with
+    # Per page, the passes its row took: the longest sets the batch's passes (no refill at the end).
+    pages = totals[2]["per_page"]
+    assert len(pages) == ar3["pages"] and all(p["row_steps"] <= ar3["forward_passes"] for p in pages)
+    assert max(p["row_steps"] for p in pages) >= ar3["forward_passes"] // 3
+    assert sum(p["tokens"] for p in pages) == ar3["tokens"] and pages[0]["page"].endswith("#1")
 
 
 def test_a_throughput_run_cut_short_keeps_the_runs_it_finished(tiny_model_dir, tmp_path, monkeypatch):
