@@ -8,6 +8,9 @@ group rows and columns under one label, and set that label centred on what it sp
   text in its column, as many above as below, and its centre is their centre;
 - a group heading over sub-columns ("Summer" over "Std. dev." and "Precision") is centred over
   the gutter between them, nearer the group's centre than any one column's.
+A group heading set flush with its group's first or last column (an HTML heading aligned left or
+right) stands over that column alone; over a row of sub-headings each such heading spans to the
+next group's column or from the previous one's.
 A label set at the top of its group (no centring) shows it in the table's first body row
 (nothing above it in its column, an empty run below): such a column keeps its labels in place.
 A cell's text wrapped over lines (`join_wrapped`) is one line again before any of this.
@@ -131,6 +134,14 @@ def group_columns(line: TextSpan, columns: list[tuple[float, float]], free: list
     return best
 
 
+def spanned(placed: list[Placed], body_start: int) -> list[Placed]:
+    """Labels over rows (`span_rows`), then group headings set flush over their columns."""
+    first_body = next((p.line for p in placed if p.row == body_start), None)
+    out = span_rows(placed, body_start)
+    body_start = next((p.row for p in out if p.line is first_body), body_start)  # label rows that moved went
+    return aligned_groups(out, body_start)
+
+
 def span_rows(placed: list[Placed], body_start: int) -> list[Placed]:
     """Labels centred on an empty run of rows in their columns get those rows; rows left empty go."""
     n_rows = max((p.row for p in placed), default=-1) + 1
@@ -158,6 +169,28 @@ def span_rows(placed: list[Placed], body_start: int) -> list[Placed]:
         out.append(p)
     gone = {r for r in moved if all(p.row != r for p in out)}
     return _renumber(out, gone)
+
+
+def aligned_groups(placed: list[Placed], body_start: int) -> list[Placed]:
+    """Group headings set flush with one side of their group (HTML headings aligned left or right)
+    in a heading row above another: flush left, each spans from its column to the next group's;
+    flush right, from the previous group's to its own. Centred ones already span (`group_columns`)."""
+    out = list(placed)
+    for r in range(body_start - 1):
+        subs = sorted(k for p in out if p.row == r + 1 for k in p.cols)
+        groups = sorted((p for p in out if p.row == r and p.row_span == 1), key=lambda p: p.col)
+        cols = [p.col for p in groups]
+        if not subs or not groups or any(p.col_span > 1 for p in groups) or not subs[0] <= cols[0]:
+            continue
+        lo, hi = subs[0], subs[-1]
+        left, right = cols[0] == lo, cols[-1] == hi
+        if left == right or cols[-1] > hi:
+            continue  # centred, ambiguous, or not over the sub-columns
+        starts = cols if left else [lo] + [c + 1 for c in cols[:-1]]
+        ends = [c - 1 for c in cols[1:]] + [hi] if left else cols
+        spans = {id(p): (a, b - a + 1) for p, a, b in zip(groups, starts, ends, strict=True)}
+        out = [replace(p, col=spans[id(p)][0], col_span=spans[id(p)][1]) if id(p) in spans else p for p in out]
+    return out
 
 
 def _centred_span(

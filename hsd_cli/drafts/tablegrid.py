@@ -53,7 +53,7 @@ def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
             # Below the group headings, a line over several columns is their cells set close.
             pieces = split_over_columns(line, cols, columns) if r >= body - 1 else [(line, cols)]
             placed += [table_spans.Placed(p, r, c[0], col_span=len(c)) for p, c in pieces]
-    spanned = table_spans.span_rows(placed, body)
+    spanned = table_spans.spanned(placed, body)
     return tuple(
         TableCell(p.row, p.col, p.line.text, p.row_span, p.col_span, is_header=p.row == 0)
         for p in sorted(spanned, key=lambda p: (p.row, p.col))

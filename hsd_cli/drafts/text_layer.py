@@ -172,13 +172,23 @@ def _fill(region: Region, lines: list[TextSpan]) -> Region:
     else:
         text = geo.join_lines(lines)
     level = heading_level(text, region.level) if region.kind is RegionKind.TITLE else 0
-    # A table whose lines all left keeps no cells; a grid finder's headings get their spans.
-    cells = tablegrid.stub_spanning_heading(tablegrid.spread_centred_headings(region.cells)) if lines else ()
-    if cells and tablegrid.missed_share(cells, lines) > MAX_MISSED:
-        cells = ()  # the grid lost part of the table (its heading, a stub column): lines instead
-    if region.kind is RegionKind.TABLE and not cells and lines:
-        cells = tablegrid.cells_from_lines(lines)
+    cells = _table_cells(region, lines) if region.kind is RegionKind.TABLE or region.cells else ()
     return replace(region, text=text, level=level, cells=cells, source=TextLayerSource.name)
+
+
+def _table_cells(region: Region, lines: list[TextSpan]) -> tuple:
+    """The grid finder's cells, their headings spanning; the grid of the lines where the finder
+    lost part of the table (its heading, a stub column) or merged a group heading into the
+    headings under it ("South Mean" for "South" over "Mean" and "Mass"). No lines, no cells."""
+    if not lines:
+        return ()
+    cells = tablegrid.stub_spanning_heading(tablegrid.spread_centred_headings(region.cells))
+    if cells and tablegrid.missed_share(cells, lines) > MAX_MISSED:
+        cells = ()
+    if region.kind is not RegionKind.TABLE:
+        return cells
+    own = tablegrid.cells_from_lines(lines)
+    return own if not cells or tablegrid.heading_rows(own) > tablegrid.heading_rows(cells) else cells
 
 
 def _typed(region: Region, lines: list[TextSpan], body: float, page_height: float) -> Region:

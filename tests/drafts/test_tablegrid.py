@@ -115,3 +115,30 @@ def test_a_section_label_row_in_the_body_stays():
     """A stub-only row below the body's first figures labels a section of the body."""
     cells = grid_cells([["", "Recall", "Count"], ["Group A", "", ""], ["Sensor", "279", "49.7"], ["Group B", "", ""]])
     assert tablegrid.stub_spanning_heading(cells) == cells
+
+
+def _grouped(align: str) -> list[TextSpan]:
+    """An HTML table: a stub heading across both heading rows, two groups of two figure columns,
+    each group's heading flush with the `align` side of its group (th text-align)."""
+    cols = [(400, 460), (520, 580), (640, 700), (760, 820)]  # figure columns, right-aligned
+    groups = {"left": [(400, "South"), (640, "Phase II")], "right": [(540, "South"), (780, "Winter")]}[align]
+    out = [TextSpan((60, 209, 100, 217), "Case", 8)]
+    out += [TextSpan((x, 200, x + 40, 208), name, 8) for x, name in groups[:2]]
+    out += [TextSpan((c0, 218, c1, 226), name, 8) for (c0, c1), name in zip(cols, ["Mean", "Mass"] * 2, strict=True)]
+    for r in range(3):
+        y = 240 + 14 * r
+        out += [TextSpan((60, y, 160, y + 8), f"Row {r}", 8)]
+        out += [TextSpan((c1 - 20, y, c1, y + 8), f"{r}.{k}", 8) for k, (_, c1) in enumerate(cols)]
+    return out
+
+
+def test_group_headings_set_flush_left_or_right_span_their_groups():
+    """A group heading flush with its group's first or last column spans the group ("South"
+    over "Mean" and "Mass"), not the one column it stands over; the stub heading both rows."""
+    for align in ("left", "right"):
+        cells = {c.text: c for c in tablegrid.cells_from_lines(_grouped(align))}
+        first, second = ("South", "Phase II") if align == "left" else ("South", "Winter")
+        assert (cells[first].col, cells[first].col_span) == (1, 2), align
+        assert (cells[second].col, cells[second].col_span) == (3, 2), align
+        assert (cells["Case"].row_span, cells["Row 0"].row) == (2, 2)
+        assert tablegrid.heading_rows(tuple(cells.values())) == 2

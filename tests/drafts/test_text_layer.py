@@ -234,6 +234,25 @@ def test_grid_that_lost_the_heading_is_rebuilt_from_lines() -> None:
     assert whole[0].cells == grid  # a grid holding all the text stays as found
 
 
+def test_a_grid_that_merged_a_group_heading_into_the_headings_is_rebuilt_from_lines() -> None:
+    """A grid finder read "South" over "Mean" and "Mass" as one heading cell "South Mean" (one
+    heading row where the lines show two): the box's lines make the grid, the group spanning."""
+    groups = [line(300, 190, "South", width=60), line(600, 190, "Phase II", width=60)]
+    subs = [line(300 + 150 * c, 210, name, width=60) for c, name in enumerate(("Mean", "Mass", "Mean", "Mass"))]
+    stub = [line(60, 200, "Case", width=60)]
+    body = [line(60, 236 + 24 * r, f"Row {r}", width=80) for r in range(3)]
+    body += [line(300 + 150 * c, 236 + 24 * r, f"{r}.{c}", width=40) for r in range(3) for c in range(4)]
+    heads = ("Case", "South Mean", "Mass", "Phase II Mean", "Mass")
+    found = tuple(TableCell(0, c, t) for c, t in enumerate(heads))
+    found += tuple(TableCell(r + 1, c + 1, f"{r}.{c}") for r in range(3) for c in range(4))
+    found += tuple(TableCell(r + 1, 0, f"Row {r}") for r in range(3))
+    table = Region((50, 180, 950, 320), RegionKind.TABLE, 0, "", found)
+    (region,) = TextLayerSource().regions(page_of(*groups, *subs, *stub, *body, layout=(table,)))
+    cells = {c.text: c for c in region.cells}
+    assert (cells["South"].row, cells["South"].col_span) == (0, 2) and "South Mean" not in cells
+    assert (cells["Phase II"].col, cells["Phase II"].col_span) == (3, 2)
+
+
 def test_formula_box_gives_back_the_prose_it_swallowed() -> None:
     """Prose lines caught in a formula box become text; the formula keeps its own lines."""
     formula = line(300, 300, "E = m c^2 + \u222b f(x) dx", width=300)
