@@ -17,6 +17,7 @@ from hsd_cli.drafts.validity import MAX_INVALID, invalid_share, is_page_text, la
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.bands import BAND
 
+HEADING_TYPE = 0.95  # of a heading box's largest type: a line set smaller is no part of the heading
 FORMULA_GRID = 2  # display formulas in a layout table box that make it text
 
 _MARGIN = 0.06  # top/bottom fraction of the page where running headers and footers live
@@ -148,7 +149,19 @@ def _loose_lines(region: Region, lines: list[TextSpan]) -> list[TextSpan]:
         return lines  # a text box reaching across a gutter: its columns' blocks apart
     if region.kind is RegionKind.EQUATION:
         return geo.prose_lines(lines)[1]
+    if region.kind is RegionKind.TITLE:
+        return _beside_heading(lines)
     return []
+
+
+def _beside_heading(lines: list[TextSpan]) -> list[TextSpan]:
+    """Lines of a heading box in columns holding none of its largest type: the next column's
+    text, level with a heading set in a narrow column (its box reached over the gutter)."""
+    columns = geo.line_columns(lines)
+    if len(columns) < 2:
+        return []
+    top = max(s.size for s in lines)
+    return [s for column in columns if all(s.size < HEADING_TYPE * top for s in column) for s in column]
 
 
 def _figure_parts(

@@ -387,3 +387,18 @@ def test_a_box_reaching_across_the_gutter_reads_in_its_lines_column() -> None:
     spans += [line(520, y + 20 * i, f"{name} {i}") for y, name in right for i in range(3)]
     order = [text.split()[0] for _, text in texts(TextLayerSource().regions(page_of(*spans, layout=layout)))]
     assert order == ["a", "b", "c", "d", "e"]
+
+
+def test_a_heading_box_over_the_gutter_leaves_the_next_columns_text_out() -> None:
+    """A heading justified across a narrow column ("1 Approach and Reaction" / "Models") whose
+    layout box reached into the next column, level with its smaller text: the heading is its
+    own type's lines, the next column's lines a block of their own."""
+    heading = [line(60, 300, "1 Approach", 11, True, 110), line(210, 300, "and", 11, True, 40)]
+    heading += [line(290, 300, "Reaction", 11, True, 80), line(90, 326, "Models", 11, True, 80)]
+    beside = [line(430, 302, "substantially as the distribu-", 9, width=300)]
+    beside += [line(430, 324, "tion captures.", 9, width=120)]
+    body = [line(60, 400 + 22 * i, f"Body text of the first column {i}.", 9, width=310) for i in range(3)]
+    layout = (Region((50, 290, 740, 350), RegionKind.TITLE, 0, ""), Region((50, 390, 380, 470), RegionKind.TEXT, 1, ""))
+    found = texts(TextLayerSource().regions(page_of(*heading, *beside, *body, layout=layout)))
+    assert ("title", "1 Approach and Reaction Models") in found
+    assert ("text", "substantially as the distribution captures.") in found
