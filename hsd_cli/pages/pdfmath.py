@@ -229,7 +229,7 @@ def _rows(lines: list[tuple[tuple, list[Glyph]]]) -> list[list[tuple[tuple, list
     for line in sorted(lines, key=lambda x: x[0][0]):
         box, glyphs = line
         size = max(g.size for g in glyphs)
-        home = next((r for r in rows if _same_row(geo.union_box([b for b, _ in r]), box, size)), None)
+        home = next((r for r in rows if _same_row(geo.union_box([b for b, _ in r]), box, size, _size(r[-1]))), None)
         if home is None:
             rows.append([line])
         else:
@@ -237,11 +237,19 @@ def _rows(lines: list[tuple[tuple, list[Glyph]]]) -> list[list[tuple[tuple, list
     return rows
 
 
-def _same_row(a: tuple, b: tuple, size: float) -> bool:
+def _same_row(a: tuple, b: tuple, size: float, before: float) -> bool:
+    """`b` (type of `size`) goes on the row `a` ends in type of size `before`: level, near, and no
+    gutter between, nor type of another size after a gap over half an em (the next column's
+    heading number level with a line's last words: a narrow LaTeX gutter)."""
     shared = min(a[3], b[3]) - max(a[1], b[1])
     gap = b[0] - a[2]
     gutter = gap >= GUTTER_GAP * size and min(a[2] - a[0], b[2] - b[0]) >= GUTTER_LINE * size
+    gutter = gutter or (gap > 0.5 * size and abs(size - before) > 0.1 * max(size, before))
     return shared >= 0.5 * min(a[3] - a[1], b[3] - b[1]) and gap < 1.0 * size and not gutter
+
+
+def _size(line: tuple[tuple, list[Glyph]]) -> float:
+    return max(g.size for g in line[1])
 
 
 def _same_line(spans: list[TextSpan | None], box: pymupdf.Rect) -> int | None:

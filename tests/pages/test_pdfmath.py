@@ -69,3 +69,19 @@ def test_a_tall_bracket_at_a_layout_boxs_edge_is_inside_it():
     bracket = Glyph("]", (420.0, 213.0, 424.7, 262.0), 214.4, 13.5, big=True)
     digit = Glyph("1", (420.0, 245.0, 427.0, 261.0), 258.0, 13.6, "KaTeX_Main-Regular")
     assert pdfmath._inside([bracket, digit], clip) == [bracket]
+
+
+def test_the_next_columns_heading_number_is_not_on_a_lines_row():
+    """A LaTeX page's narrow gutter (10 pt): the right column's section number "9", set larger,
+    stands level with the left column's line, 10 pt after it. Rows of glyphs (whose lines inline
+    mathematics is rebuilt over) must not take it in: "The operators of the 9 strong ..."."""
+    words = [
+        Glyph(c, (20 + 5 * k, 91, 24 + 5 * k, 102), 100.0, 10.0, "NimbusRomNo9L-Regu") for k, c in enumerate("of the")
+    ]
+    number = [Glyph("9", (59, 88, 66, 103), 100.0, 14.3, "NimbusRomNo9L-Medi", bold=True)]
+    title = [
+        Glyph(c, (80 + 8 * k, 88, 87 + 8 * k, 103), 100.0, 14.3, "NimbusRomNo9L-Medi") for k, c in enumerate("Prelim")
+    ]
+    lines = [((20, 91, 49, 102), words), ((59, 88, 66, 103), number), ((80, 88, 127, 103), title)]
+    rows = pdfmath._rows(lines)
+    assert [[box for box, _ in row] for row in rows] == [[lines[0][0]], [lines[1][0], lines[2][0]]]
