@@ -192,7 +192,8 @@ def _fill(region: Region, lines: list[TextSpan]) -> Region:
 def _table_cells(region: Region, lines: list[TextSpan]) -> tuple:
     """The grid finder's cells, their headings spanning; the grid of the lines where the finder
     lost part of the table (its heading, a stub column) or merged a group heading into the
-    headings under it ("South Mean" for "South" over "Mean" and "Mass"). No lines, no cells."""
+    headings under it ("South Mean" for "South" over "Mean" and "Mass": fewer heading rows, and
+    no column of the body more). No lines, no cells."""
     if not lines:
         return ()
     cells = tablegrid.stub_spanning_heading(tablegrid.spread_centred_headings(region.cells))
@@ -201,7 +202,18 @@ def _table_cells(region: Region, lines: list[TextSpan]) -> tuple:
     if region.kind is not RegionKind.TABLE:
         return cells
     own = tablegrid.cells_from_lines(lines)
-    return own if not cells or tablegrid.heading_rows(own) > tablegrid.heading_rows(cells) else cells
+    if not cells:
+        return own
+    # More heading rows alone is no sign: a heading cell wrapped over two lines ("# enc-layers")
+    # makes two text rows; the lines' grid must also keep every column of figures the finder found.
+    merged = tablegrid.heading_rows(own) > tablegrid.heading_rows(cells)
+    return own if merged and _body_columns(own) >= _body_columns(cells) else cells
+
+
+def _body_columns(cells: tuple) -> int:
+    """Columns with text below the table's heading rows."""
+    head = tablegrid.heading_rows(cells)
+    return len({c.col for c in cells if c.row >= head and c.text.strip()})
 
 
 def _typed(region: Region, lines: list[TextSpan], body: float, page_height: float) -> Region:

@@ -402,3 +402,20 @@ def test_a_heading_box_over_the_gutter_leaves_the_next_columns_text_out() -> Non
     found = texts(TextLayerSource().regions(page_of(*heading, *beside, *body, layout=layout)))
     assert ("title", "1 Approach and Reaction Models") in found
     assert ("text", "substantially as the distribution captures.") in found
+
+
+def test_a_finders_grid_stays_where_the_lines_grid_loses_a_column(monkeypatch) -> None:
+    """A heading cell wrapped over two lines ("#" over "enc-layers") makes two text rows too: the
+    lines' grid replaces the finder's only if it keeps every column of figures (a 2023 paper's
+    table had lost one, NED 0.090 -> 0.102)."""
+    from hsd_cli.drafts import tablegrid
+
+    found = tuple(TableCell(r, c, f"{r}.{c}" if r else f"h{c}") for r in range(3) for c in range(3))
+    merged = (TableCell(0, 0, "top"), TableCell(1, 0, "h0"), TableCell(1, 1, "h1"))
+    merged += tuple(TableCell(r, c, f"{r}.{c}") for r in (2, 3) for c in range(2))  # a column short
+    monkeypatch.setattr(tablegrid, "cells_from_lines", lambda lines: merged)
+    monkeypatch.setattr(tablegrid, "heading_rows", lambda cells: 2 if cells is merged else 1)
+    table = Region((50, 190, 950, 300), RegionKind.TABLE, 0, "", found)
+    spans = [line(60 + 300 * c, 200 + 24 * r, cell.text, width=60) for cell in found for r, c in [(cell.row, cell.col)]]
+    (region,) = TextLayerSource().regions(page_of(*spans, layout=(table,)))
+    assert region.cells == found
