@@ -26,6 +26,9 @@ _KEPT = (RegionKind.EQUATION, RegionKind.TABLE, *_PROSE)  # never dropped for di
 # Two lines this many ems apart, each at least GUTTER_LINE ems wide, stand in two columns: LaTeX's
 # and CSS's column gaps are about 1 em, a formula split at a shifted baseline leaves ~0.3 em.
 GUTTER_GAP, GUTTER_LINE = 0.5, 3.0
+# Type whose size differs by this share, after a GUTTER_GAP, is another column's however narrow
+# (a heading's number beside a line's last words): an inline script after its base has no gap.
+OTHER_TYPE = 0.1
 
 
 def has_math_fonts(page: pymupdf.Page) -> bool:
@@ -244,7 +247,7 @@ def _same_row(a: tuple, b: tuple, size: float, before: float) -> bool:
     shared = min(a[3], b[3]) - max(a[1], b[1])
     gap = b[0] - a[2]
     gutter = gap >= GUTTER_GAP * size and min(a[2] - a[0], b[2] - b[0]) >= GUTTER_LINE * size
-    gutter = gutter or (gap > 0.5 * size and abs(size - before) > 0.1 * max(size, before))
+    gutter = gutter or (gap > GUTTER_GAP * size and abs(size - before) > OTHER_TYPE * max(size, before))
     return shared >= 0.5 * min(a[3] - a[1], b[3] - b[1]) and gap < 1.0 * size and not gutter
 
 
