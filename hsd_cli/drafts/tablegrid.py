@@ -4,7 +4,8 @@
 groups, pages/table_check.py): rows are lines whose centres stand level (OCR's padded boxes
 overlap the next row's), the row with the most lines defines the columns, and every other
 row's line takes the column nearest it, or all the columns whose centres it covers, instead of
-being packed to the left; labels centred on several rows or columns span them, and a cell's
+being packed to the left (drafts/table_columns.py); labels centred on several rows or columns
+span them, and a cell's
 wrapped lines are one cell (drafts/table_spans.py). `spread_centred_headings`
 widens a heading in the rows above the body ("Year Ended" over three year columns) that a
 grid finder put in one column: set centred, it has as many empty cells left as right.
@@ -21,7 +22,7 @@ from dataclasses import replace
 from statistics import median
 
 from hsd_cli.datatypes import TableCell, TextSpan
-from hsd_cli.drafts import table_spans
+from hsd_cli.drafts import table_columns, table_spans
 from hsd_cli.drafts.table_rows import ROW_CENTRED, centre, table_rows
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.table_check import NUMBER
@@ -44,54 +45,21 @@ def cells_from_lines(lines: list[TextSpan]) -> tuple[TableCell, ...]:
     columns = sorted((s.bbox[0], s.bbox[2]) for s in widest)
     body = next((r for r, row in enumerate(rows) if sum(bool(NUMBER.match(s.text.strip())) for s in row) >= 2), 1)
     headed = table_spans.headed_columns(columns, rows[body - 1] if body > 1 else [])
+    flush = table_columns.flush_left(columns, [s for row in rows for s in row])
     placed = []
     for r, row in enumerate(rows):
         taken: set[int] = set()
         for line in sorted(row, key=lambda s: s.bbox[0]):
-            cols = _columns_of(line, columns, taken, heading=r < body, headed=headed)
+            cols = table_columns.columns_of(line, columns, taken, r < body, headed, flush if r >= body else None)
             taken.update(cols)
             # Below the group headings, a line over several columns is their cells set close.
-            pieces = split_over_columns(line, cols, columns) if r >= body - 1 else [(line, cols)]
+            pieces = table_columns.split_over_columns(line, cols, columns) if r >= body - 1 else [(line, cols)]
             placed += [table_spans.Placed(p, r, c[0], col_span=len(c)) for p, c in pieces]
     spanned = table_spans.spanned(placed, body)
     return tuple(
         TableCell(p.row, p.col, p.line.text, p.row_span, p.col_span, is_header=p.row == 0)
         for p in sorted(spanned, key=lambda p: (p.row, p.col))
     )
-
-
-def split_over_columns(
-    line: TextSpan, cols: list[int], columns: list[tuple[float, float]]
-) -> list[tuple[TextSpan, list[int]]]:
-    """A line over several columns cut into one piece per column, each word going to the column
-    nearest its place in the line (estimated from its characters' share of the line's width).
-
-    A table set tight (a LaTeX table scaled to the column) leaves gaps between its columns no
-    wider than a word space, and MuPDF reads "51.4 0.448" as one line. Not cut when a column
-    would get no word: a group heading centred over its columns."""
-    words = line.text.split()
-    if len(cols) < 2 or len(words) < len(cols):
-        return [(line, cols)]
-    x0, x1 = line.bbox[0], line.bbox[2]
-    per_char = (x1 - x0) / max(len(line.text), 1)
-    placed: dict[int, list[tuple[float, float, str]]] = {}
-    start = 0
-    for word in words:
-        start = line.text.index(word, start)
-        lo, hi = x0 + start * per_char, x0 + (start + len(word)) * per_char
-        start += len(word)
-        col = min(cols, key=lambda k: _distance((lo + hi) / 2, columns[k]))
-        placed.setdefault(col, []).append((lo, hi, word))
-    if sorted(placed) != sorted(cols):
-        return [(line, cols)]
-    return [
-        (replace(line, bbox=(ws[0][0], line.bbox[1], ws[-1][1], line.bbox[3]), text=" ".join(w for *_, w in ws)), [k])
-        for k, ws in sorted(placed.items())
-    ]
-
-
-def _distance(x: float, column: tuple[float, float]) -> float:
-    return max(column[0] - x, x - column[1], 0.0)
 
 
 def _set_on_baselines(lines: list[TextSpan]) -> list[TextSpan]:
@@ -124,28 +92,6 @@ def _unstacked(lines: list[TextSpan]) -> list[TextSpan]:
         else:
             out.append(line)
     return out
-
-
-def _columns_of(
-    line: TextSpan,
-    columns: list[tuple[float, float]],
-    taken: set[int],
-    heading: bool = False,
-    headed: list[tuple[float, float]] | None = None,
-) -> list[int]:
-    """The free column nearest `line`, widened to every free column whose centre it covers, or
-    in a heading row to the group of columns it is centred over (`headed`: the columns as wide
-    as their own headings)."""
-    x0, x1 = line.bbox[0], line.bbox[2]
-    centres = [(c0 + c1) / 2 for c0, c1 in columns]
-    free = [k for k in range(len(columns)) if k not in taken] or [len(columns) - 1]
-    inside = [k for k in free if x0 <= centres[k] <= x1]
-    if len(inside) > 1:  # a heading set over several columns
-        return list(range(inside[0], inside[-1] + 1))
-    if heading and (group := table_spans.group_columns(line, headed or columns, free)):
-        return group
-    middle = (x0 + x1) / 2
-    return [min(free, key=lambda k: abs(centres[k] - middle))]
 
 
 def spread_centred_headings(cells: tuple[TableCell, ...]) -> tuple[TableCell, ...]:

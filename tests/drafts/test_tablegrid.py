@@ -142,3 +142,24 @@ def test_group_headings_set_flush_left_or_right_span_their_groups():
         assert (cells[second].col, cells[second].col_span) == (3, 2), align
         assert (cells["Case"].row_span, cells["Row 0"].row) == (2, 2)
         assert tablegrid.heading_rows(tuple(cells.values())) == 2
+
+
+def test_a_cell_nearer_a_flush_left_stub_column_goes_to_the_next_column():
+    """An HTML table with group labels spanning two rows each ("South", "Set A", centred beside
+    their rows) and the second row's first cell styled flush left (`td:first-child`): "Robust
+    algorithm" stands nearer the stub column than its own, but the stub's lines all start at one
+    x and it does not: it is a Variant, and the label spans both rows."""
+    rows = [
+        (100, [(67, 130, "Setting"), (687, 757, "Variant"), (896, 930, "Cost"), (1085, 1125, "Mean")]),
+        (128, [(627, 857, "Measured policy"), (904, 930, "968"), (1094, 1125, "49.0")]),
+        (142, [(67, 120, "South")]),
+        (157, [(304, 480, "Robust algorithm"), (891, 930, "0.690"), (1086, 1125, "0.522")]),
+        (185, [(636, 840, "Dominant state"), (891, 930, "0.196"), (1103, 1125, "3.6")]),
+        (199, [(67, 115, "Set A")]),
+        (212, [(304, 500, "Invariant solution"), (904, 930, "488"), (1099, 1125, "830")]),
+    ]
+    spans = [TextSpan((x0, y, x1, y + 18), text, 10) for y, row in rows for x0, x1, text in row]
+    cells = {c.text: c for c in tablegrid.cells_from_lines(spans)}
+    assert cells["Robust algorithm"].col == cells["Invariant solution"].col == 1
+    assert (cells["South"].col, cells["South"].row_span) == (0, 2)
+    assert cells["South"].row == cells["Measured policy"].row and cells["0.522"].row == cells["South"].row + 1
