@@ -5,10 +5,10 @@ groups, pages/table_check.py): rows are lines whose centres stand level (OCR's p
 overlap the next row's), the row with the most lines defines the columns, and every other
 row's line takes the column nearest it, or all the columns whose centres it covers, instead of
 being packed to the left (drafts/table_columns.py); labels centred on several rows or columns
-span them, and a cell's
-wrapped lines are one cell (drafts/table_spans.py). `spread_centred_headings`
-widens a heading in the rows above the body ("Year Ended" over three year columns) that a
-grid finder put in one column: set centred, it has as many empty cells left as right.
+span them, and a cell's wrapped lines are one cell (drafts/table_spans.py).
+`spread_centred_headings` widens a heading in the rows above the body ("Year Ended" over three
+year columns) that a grid finder put in one column: set centred, it has as many empty cells left
+as right.
 `heading_rows` tells how many rows at the top are the table's heading; `missed_share` how much
 of a table box's text a grid finder left out of its cells; `is_text_table` whether a layout
 "table" is prose set in columns; `prose_beside` the lines of a text column a table box reached into.

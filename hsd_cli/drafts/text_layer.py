@@ -206,13 +206,13 @@ def _table_cells(region: Region, lines: list[TextSpan]) -> tuple:
         return own
     # More heading rows alone is no sign: a heading cell wrapped over two lines ("# enc-layers")
     # makes two text rows; the lines' grid must also keep every column of figures the finder found.
-    merged = tablegrid.heading_rows(own) > tablegrid.heading_rows(cells)
-    return own if merged and _body_columns(own) >= _body_columns(cells) else cells
+    head_own, head = tablegrid.heading_rows(own), tablegrid.heading_rows(cells)
+    merged = head_own > head
+    return own if merged and _body_columns(own, head_own) >= _body_columns(cells, head) else cells
 
 
-def _body_columns(cells: tuple) -> int:
-    """Columns with text below the table's heading rows."""
-    head = tablegrid.heading_rows(cells)
+def _body_columns(cells: tuple, head: int) -> int:
+    """Columns with text below the table's `head` heading rows."""
     return len({c.col for c in cells if c.row >= head and c.text.strip()})
 
 
