@@ -124,8 +124,8 @@ class OracleTarget:
             raise KeyError(f"oracle target: no reference for a {image.size[0]}x{image.size[1]} image")
         return self._refs[key]
 
-    def prefill(self, images: list[Image.Image], prompt: str) -> tuple[OracleSession, torch.Tensor]:
+    def prefill(self, images: list[Image.Image], prompt: str, inputs=None) -> tuple[OracleSession, torch.Tensor]:
         refs = [self.reference(im) for im in images]
-        session, first = self.inner.prefill(images, prompt)  # [B, V]
+        session, first = self.inner.prefill(images, prompt, inputs)  # [B, V]
         oracle = OracleSession(session, refs, self.eos, self.repetition_penalty)
         return oracle, oracle.force_first(first)

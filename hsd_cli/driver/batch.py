@@ -22,6 +22,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from hsd_cli.datatypes import PageDecode
+from hsd_cli.driver.ahead import InputsAhead
 from hsd_cli.driver.priors import prior_for
 from hsd_cli.driver.rows import join_late, prefill, serve, stage_report
 from hsd_cli.methods.base import Method, PageJob, PageWork, RowsDone, RowsRequest
@@ -57,8 +58,12 @@ class _BatchedPage:
 class Batcher:
     """Decodes page jobs `pages` at a time on one target; outcomes come in the order pages finish."""
 
-    def __init__(self, target: VisionTarget, pages: int = 1) -> None:
+    def __init__(self, target: VisionTarget, pages: int = 1, inputs_ahead: bool | None = None) -> None:
         self.target, self.limit = target, max(1, pages)
+        # The processor's host work in a thread beside the model: where the model is on an accelerator.
+        if inputs_ahead is None:
+            inputs_ahead = getattr(getattr(target, "device", None), "type", "cpu") != "cpu"
+        self.ahead = InputsAhead(target, inputs_ahead)
         self.stepper = SpecStepper()
         self.in_batch: list[_BatchedPage] = []  # pages whose request's rows are in the batch
         self.waiting: deque[_BatchedPage] = deque()  # pages whose request waits for memory (out of memory)
@@ -71,32 +76,53 @@ class Batcher:
     def run(self, works: Iterable[tuple[Hashable, Method, PageWork]]) -> Iterator[tuple[Hashable, Outcome]]:
         """Each work's (key, outcome), as soon as its page is done."""
         todo = iter(works)
-        while True:
-            more = self._fill(todo)
-            self._join_arrived()
-            if not self.stepper.done:
-                self._step()
-            self._return_stopped_rows()
-            yield from self._drain()
-            if not (more or self.in_batch or self.waiting):
-                return
+        try:
+            while True:
+                more = self._fill(todo)
+                self._join_arrived()
+                if not self.stepper.done:
+                    self._step()
+                self._return_stopped_rows()
+                yield from self._drain()
+                if not (more or self.in_batch or self.waiting):
+                    return
+        finally:
+            self.ahead.close()
 
     def _fill(self, todo: Iterator[tuple[Hashable, Method, PageWork]]) -> bool:
-        """Admit waiting requests, then new pages, while the batch has places; False once `todo` is empty."""
-        while len(self.in_batch) < self.limit:
+        """Admit waiting requests, then new pages, while the batch has places; False once `todo` is
+        empty. A page is admitted once the next one's inputs are being made (driver/ahead.py)."""
+        held: _BatchedPage | None = None
+        more = True
+        while more and len(self.in_batch) + (held is not None) < self.limit:
             if self.waiting:
-                self._admit(self.waiting.popleft())
+                page = self.waiting.popleft()
+            else:
+                work = next(todo, None)
+                more = work is not None
+                page = more and self._start(*work)
+            if not page:
                 continue
-            work = next(todo, None)
-            if work is None:
-                return False
-            key, method, page_work = work
-            page = _BatchedPage(key, method.start(page_work), prior_for(page_work.draft_source))
-            self._resume(page, lambda j: next(j))
-        return True
+            self.ahead.start(page.request)
+            if held is not None:
+                self._admit(held)
+            held = page
+        if held is not None:
+            self._admit(held)
+        return more
+
+    def _start(self, key: Hashable, method: Method, page_work: PageWork) -> _BatchedPage | None:
+        """A new page's job, with its first request; None if it ended at once."""
+        page = _BatchedPage(key, method.start(page_work), prior_for(page_work.draft_source))
+        return page if self._move(page, lambda j: next(j)) else None
 
     def _resume(self, page: _BatchedPage, move: Callable[[PageJob], RowsRequest]) -> None:
-        """Move the job on (first request, rows back, an error thrown in); admit what it asks next."""
+        """Move the job on and admit what it asks next."""
+        if self._move(page, move):
+            self._admit(page)
+
+    def _move(self, page: _BatchedPage, move: Callable[[PageJob], RowsRequest]) -> bool:
+        """Move the job on (first request, rows back, an error thrown in); True if it asks for rows."""
         try:
             page.take_request(move(page.job))
         except StopIteration as returned:
@@ -104,12 +130,20 @@ class Batcher:
         except Exception as e:  # the page fails alone
             self._leave(page, e)
         else:
+            return True
+        return False
+
+    def _admit_all(self, pages: list[_BatchedPage]) -> None:
+        """Admit the pages in order, each one's inputs made while the ones before it prefill."""
+        for page in pages:
+            self.ahead.start(page.request)
+        for page in pages:
             self._admit(page)
 
     def _admit(self, page: _BatchedPage) -> None:
         """Prefill the page's request and put its rows beside the running ones."""
         try:
-            p = prefill(self.target, page.request)
+            p = prefill(self.target, page.request, self.ahead)
         except Exception as e:
             self._not_admitted(page, e)
             return
@@ -191,10 +225,13 @@ class Batcher:
 
     def _return_stopped_rows(self) -> None:
         """Requests whose rows all stopped go back to their jobs."""
+        asking = []
         for x in [x for x in self.in_batch if not self.stepper.running(x.group)]:
             rows = self.stepper.pop(x.group)
             done = RowsDone(tuple(rows), stage_report(rows, x.steps, x.t_prefill, x.t_decode))
-            self._resume(x, lambda j, d=done: j.send(d))
+            if self._move(x, lambda j, d=done: j.send(d)):
+                asking.append(x)
+        self._admit_all(asking)
 
     def _leave(self, page: _BatchedPage, outcome: Outcome) -> None:
         if page in self.in_batch:

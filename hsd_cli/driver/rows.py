@@ -10,6 +10,7 @@ import torch
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.datatypes import StageReport
+from hsd_cli.driver.ahead import InputsAhead
 from hsd_cli.driver.priors import prior_for
 from hsd_cli.methods.base import RowsDone, RowsRequest, join
 from hsd_cli.methods.cost import run_cost
@@ -35,12 +36,18 @@ class Prefilled:
     t_prefill: float
 
 
-def prefill(target: VisionTarget, request: RowsRequest) -> Prefilled:
-    """Prefill a request's rows (device-synced timing) with the loop settings they decode by."""
+def prefill(target: VisionTarget, request: RowsRequest, ahead: InputsAhead | None = None) -> Prefilled:
+    """Prefill a request's rows (device-synced timing, a wait for inputs made `ahead` included)
+    with the loop settings they decode by."""
     rule = StopRule(target.eos_ids, request.spec.max_new_tokens, request.spec.repeat_guard)
     sync(target.device)
     t0 = time.perf_counter()
-    session, first = target.prefill(list(request.images), request.prompt)
+    inputs = ahead.take(request) if ahead is not None else None
+    images = list(request.images)
+    if inputs is None:
+        session, first = target.prefill(images, request.prompt)
+    else:
+        session, first = target.prefill(images, request.prompt, inputs)
     sync(target.device)
     t_prefill = time.perf_counter() - t0
     drafts, cfg, opts = loop_settings(target, request, session.prompt_ids)

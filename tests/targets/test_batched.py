@@ -51,6 +51,27 @@ def test_batched_pages_equal_their_own_ar(family, tiny_target):
     _batches_equal_their_own_ar(tiny_target(family), random.Random(f"batch-{family}"))
 
 
+@pytest.mark.parametrize("family", ["hunyuan_vl", "paddleocr_vl"])
+def test_inputs_made_in_a_thread_decode_as_before(family, tiny_target, monkeypatch):
+    """Every request's inputs made by a copy of the processor in the driver's thread while the
+    model prefills the request before it: each page still decodes as its own AR."""
+    import threading
+
+    from hsd_cli.targets.runtime.base import VisionTarget
+
+    made_in = []
+    real = VisionTarget.model_inputs
+
+    def model_inputs(self, images, prompt, processor=None):
+        made_in.append((threading.current_thread().name, processor is None))
+        return real(self, images, prompt, processor)
+
+    monkeypatch.setattr(VisionTarget, "model_inputs", model_inputs)
+    _batches_equal_their_own_ar(tiny_target(family), random.Random(f"ahead-{family}"), inputs_ahead=True)
+    ahead = [own for name, own in made_in if name.startswith("hsd-inputs")]
+    assert ahead and not any(ahead)  # made in the thread, by the copied processor
+
+
 @pytest.mark.parametrize("family", ["qwen2_5_vl", "hunyuan_vl"])
 def test_rows_moved_to_the_cache_end_decode_as_before(family, tiny_target, monkeypatch):
     """With the rows' slots packed after every commit that left fillers, outputs are unchanged."""
@@ -99,16 +120,18 @@ def test_rows_that_leave_hand_their_cache_rows_on(family, tiny_target, monkeypat
     assert placed and moved  # rows really moved down and newcomers really took room rows in place
 
 
-def _batches_equal_their_own_ar(target, rng: random.Random, batched=None) -> Batcher:
+def _batches_equal_their_own_ar(target, rng: random.Random, batched=None, inputs_ahead=None) -> Batcher:
     """Random methods, drafts and batch sizes on `batched` (default `target`): every page's tokens
-    are its AR tokens alone on `target`. Returns the last run's batcher."""
+    are its AR tokens alone on `target`; the processor's work in a thread beside the model (a GPU's
+    default) or inline (the CPU's), at random unless `inputs_ahead` says. Returns the last batcher."""
     batched = batched or target
     pages = [_page(i) for i in range(len(SIZES))]
     refs = [run_ar(target, p, replace(_random_spec(rng), max_new_tokens=BUDGET)).tokens for p in pages]
     for _ in range(3):
         order = rng.sample(range(len(pages)), len(pages))
         works = [(i, *_work(batched, pages[i], refs[i], rng)) for i in order]
-        batcher = Batcher(batched, rng.randint(2, 4))
+        ahead = rng.random() < 0.5 if inputs_ahead is None else inputs_ahead
+        batcher = Batcher(batched, rng.randint(2, 4), inputs_ahead=ahead)
         got = dict(batcher.run(works))
         assert {i: out.tokens for i, out in got.items()} == dict(enumerate(refs))
         assert max(batcher.rows_per_step) > 1  # pages really shared forward passes

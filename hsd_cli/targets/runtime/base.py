@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
+from typing import TYPE_CHECKING
 
 import torch
 from PIL import Image
@@ -14,6 +16,9 @@ from hsd_cli.spec.budget import PassPrices
 from hsd_cli.targets.convert import display_math, tidy
 from hsd_cli.targets.runtime import threads
 from hsd_cli.targets.runtime.session import HFSession
+
+if TYPE_CHECKING:
+    from transformers import BatchFeature
 
 # Qwen2-VL's smart_resize, which the Qwen-VL, HunyuanOCR, PaddleOCR-VL and GLM processors share,
 # refuses an image whose long side passes 200 times its short one.
@@ -97,19 +102,41 @@ class VisionTarget:
         messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": prompt}]}]
         return self.processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
 
-    def prefill(self, images: list[Image.Image], prompt: str) -> tuple[HFSession, torch.Tensor]:
-        """Run the prompt + images of a batch; return the session and first logits [B, V]."""
-        from transformers import DynamicCache
-
+    def model_inputs(self, images: list[Image.Image], prompt: str, processor=None) -> BatchFeature:
+        """A batch's model inputs, made on the host: the processor resizes, normalises and cuts each
+        image into patches and tokenises the prompt (on a GPU host about as long as the forward)."""
+        processor = processor if processor is not None else self.processor
         text = self.chat_prompt(prompt)
         images = [model_image(im, self.family) for im in images]
-        inputs = self.processor(
+        return processor(
             images=images,
             text=[text] * len(images),
             padding=True,
             padding_side="left",
             return_tensors="pt",
-        ).to(self.device)
+        )
+
+    def inputs_maker(self) -> Callable[[list[Image.Image], str], BatchFeature] | None:
+        """`model_inputs` with a processor of its own, to run in a thread beside the model (a fast
+        tokenizer refuses use from two threads at once); None where the processor cannot be copied."""
+        processor = self._processor_copy
+        return None if processor is None else partial(self.model_inputs, processor=processor)
+
+    @cached_property
+    def _processor_copy(self):
+        try:
+            return copy.deepcopy(self.processor)
+        except Exception:  # noqa: BLE001 - a processor that cannot be copied makes the inputs inline
+            return None
+
+    def prefill(
+        self, images: list[Image.Image], prompt: str, inputs: BatchFeature | None = None
+    ) -> tuple[HFSession, torch.Tensor]:
+        """Run the prompt + images of a batch; return the session and first logits [B, V].
+        `inputs`: what `model_inputs` made of them ahead, if it was."""
+        from transformers import DynamicCache
+
+        inputs = (inputs if inputs is not None else self.model_inputs(images, prompt)).to(self.device)
         pos = self.rope_index(inputs)  # [n_axes, B, S]; [1, B, S] for plain rope
         model_pos = pos if self.family.n_axes else pos[0]  # 1D-rope models take [B, S]
         cache = DynamicCache(config=self.model.config)
