@@ -6,8 +6,9 @@ lines; bands of small glyphs alone (a big operator's limits) stay with the band 
 - Inside a pair of tall brackets, two or more lines are a matrix's rows; its columns are the
   widths no row puts a glyph in. Parentheses around two single entries and no bar: `\\binom`.
 - A display of two or more lines whose first relation signs (=, <, ≤, ...) stand at one
-  x is `aligned` at them (a line that starts with one continues the line above); other stacks
-  are `gathered`.
+  x is `aligned` at them (a line that starts with one continues the line above); other stacks,
+  and lines centred on one axis whose signs stand nearly but not exactly in a column, are
+  `gathered`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ COLUMN_GAP = 0.5  # ems of empty width between two matrix columns (arraycolsep i
 # lines, each centred, stand apart by half the difference of the lines' widths, often a
 # third of an em (`\nabla\cdot E = \rho/\varepsilon_0` over `\nabla\cdot B = 0`).
 ALIGNED = 0.2
+EXACT = 0.01  # ems: aligned signs stand in one column to the PDF's precision (gathered ones 0.03 em apart)
 
 
 def lines(items: list[Glyph], rules: list[Rule]) -> list[list[Glyph]]:
@@ -102,10 +104,19 @@ def stacked(rows: list[list[Glyph]], rules: list[Rule], row: Row) -> str:
 
 
 def _aligned(rows: list[list[Glyph]]) -> bool:
-    """Whether every line's first relation sign starts at one x."""
+    """Whether every line's first relation sign starts at one x, and the lines are not centred on
+    one axis more exactly than their signs stand in one column (gathered lines whose left sides
+    differ by a letter's width: `x=r\\cos\\theta` over `y=r\\sin\\theta`)."""
     xs = [m.bbox[0] for m in map(_relation, rows) if m is not None]
     size = max(g.size for r in rows for g in r)
-    return len(xs) == len(rows) and max(xs) - min(xs) <= ALIGNED * size
+    if len(xs) != len(rows) or _spread(xs) > ALIGNED * size:
+        return False
+    centres = [(min(g.bbox[0] for g in r) + max(g.bbox[2] for g in r)) / 2 for r in rows]
+    return _spread(xs) <= EXACT * size or _spread(xs) <= _spread(centres)
+
+
+def _spread(values: list[float]) -> float:
+    return max(values) - min(values)
 
 
 def _aligned_line(r: list[Glyph], mark: Glyph, rules: list[Rule], row: Row) -> str:

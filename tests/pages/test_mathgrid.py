@@ -50,6 +50,14 @@ def test_centred_lines_whose_relations_nearly_meet_are_gathered():
     assert latex(page) == "\\begin{gathered}a=1 \\\\ b=2\\end{gathered}"
 
 
+def test_centred_lines_whose_relations_stand_a_hair_apart_are_gathered():
+    """`x=r\\cos\\theta` over `y=r\\sin\\theta`, centred (`gathered`): left sides a hair apart in
+    width put the `=` 0.03 em apart while the lines' middles agree exactly; aligned signs agree."""
+    # Times italic: a is 0.056 em wider than x; the second line moved by half that is centred.
+    page = page_with([("a = b", 100, 100, 12, "tiit"), ("x = b", 100.336, 120, 12, "tiit")])
+    assert latex(page) == "\\begin{gathered}a=b \\\\ x=b\\end{gathered}"
+
+
 def test_a_brace_over_aligned_equations_is_a_system():
     """`\\left\\{` before lines aligned at their `=` and no second column: a system of equations
     (`\\left\\{\\begin{aligned}...\\end{aligned}\\right.`), not cases."""
