@@ -16,6 +16,7 @@ from hsd_cli.drafts.reading_order import reading_order
 from hsd_cli.drafts.validity import MAX_INVALID, invalid_share, is_page_text, layer_text
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.bands import BAND
+from hsd_cli.pages.table_check import NUMBER
 
 HEADING_TYPE = 0.95  # of a heading box's largest type: a line set smaller is no part of the heading
 FORMULA_GRID = 2  # display formulas in a layout table box that make it text
@@ -207,8 +208,23 @@ def _table_cells(region: Region, lines: list[TextSpan]) -> tuple:
     # More heading rows alone is no sign: a heading cell wrapped over two lines ("# enc-layers")
     # makes two text rows; the lines' grid must also keep every column of figures the finder found.
     head_own, head = tablegrid.heading_rows(own), tablegrid.heading_rows(cells)
-    merged = head_own > head
+    merged = head_own > head or _heading_over_first_row(cells, own, head_own)
     return own if merged and _body_columns(own, head_own) >= _body_columns(cells, head) else cells
+
+
+def _heading_over_first_row(cells: tuple, own: tuple, head_own: int) -> bool:
+    """The finder's first row is the lines' heading row and first body row read together, cell by
+    cell ("Width 186"): a heading band filled in a colour with no rule under it. A heading cell
+    wrapped over two lines ("#" over "enc-layers") has no body row below it in the lines' grid."""
+    body_top = [c for c in own if c.row == head_own and c.text.strip()]
+    if head_own != 1 or not any(NUMBER.match(c.text.strip()) for c in body_top):
+        return False
+    first = sorted((c.col, c.text.strip()) for c in cells if c.row == 0 and c.text.strip())
+    joined: dict[int, list[str]] = {}
+    for c in sorted(own, key=lambda c: c.row):
+        if c.row <= 1 and c.text.strip():
+            joined.setdefault(c.col, []).append(c.text.strip())
+    return first == sorted((col, " ".join(parts)) for col, parts in joined.items())
 
 
 def _body_columns(cells: tuple, head: int) -> int:

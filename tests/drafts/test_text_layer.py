@@ -253,6 +253,22 @@ def test_a_grid_that_merged_a_group_heading_into_the_headings_is_rebuilt_from_li
     assert (cells["Phase II"].col, cells["Phase II"].col_span) == (3, 2)
 
 
+def test_a_grid_that_read_the_heading_with_the_first_row_is_rebuilt_from_lines() -> None:
+    """A heading band filled in a colour and no rule under it: the finder read the heading row and
+    the first body row as one ("Width 186"); the lines' grid keeps them apart."""
+    heads = [line(60 + 300 * c, 200, name, width=80) for c, name in enumerate(("Sample", "Width", "Accuracy"))]
+    labels = ("Accurate graph", "Previous sample", "Sparse lattice")
+    body = [line(60, 224 + 24 * r, label, width=120) for r, label in enumerate(labels)]
+    body += [line(60 + 300 * c, 224 + 24 * r, f"{r}.{c}", width=40) for r in range(3) for c in (1, 2)]
+    found = tuple(TableCell(0, c, t) for c, t in enumerate(("Sample Accurate graph", "Width 0.1", "Accuracy 0.2")))
+    found += tuple(TableCell(r, 0, labels[r]) for r in (1, 2))
+    found += tuple(TableCell(r, c, f"{r}.{c}") for r in (1, 2) for c in (1, 2))
+    table = Region((50, 190, 950, 300), RegionKind.TABLE, 0, "", found)
+    (region,) = TextLayerSource().regions(page_of(*heads, *body, layout=(table,)))
+    cells = {c.text: c for c in region.cells}
+    assert cells["Width"].row == 0 and cells["0.1"].row == 1 and "Width 0.1" not in cells
+
+
 def test_formula_box_gives_back_the_prose_it_swallowed() -> None:
     """Prose lines caught in a formula box become text; the formula keeps its own lines."""
     formula = line(300, 300, "E = m c^2 + \u222b f(x) dx", width=300)
