@@ -13,8 +13,8 @@ import re
 from collections import Counter
 
 from hsd_cli.datatypes import BBox
+from hsd_cli.pages import mathbraces, mathgrid, mathmarks, mathstack, mathtokens
 from hsd_cli.pages import mathchars as mc
-from hsd_cli.pages import mathgrid, mathmarks, mathstack, mathtokens
 from hsd_cli.pages.mathglyph import Glyph, Rule, tall, union
 
 __all__ = ["Glyph", "Rule", "is_tag", "split_tag", "tagged", "to_latex"]
@@ -39,8 +39,9 @@ _LABEL = re.compile(r"\\operatorname\{([A-Za-z]+)\}")  # a script that is one up
 def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
     """The formula's LaTeX, a trailing equation number as `\\tag{n}`."""
     # Glyphs that draw nothing (spaces, zero-width marks KaTeX sets as struts) take no part.
-    glyphs, tag = split_tag(mathmarks.negated(mathmarks.ellipses(_drawn(glyphs))))
-    rules = list(rules)
+    # Braces first: TeX's pieces read as letters (`z`) and a brace's rules are no fraction bars.
+    glyphs, rules = mathbraces.braced(mathmarks.ellipses(_drawn(glyphs)), list(rules), _row)
+    glyphs, tag = split_tag(mathmarks.negated(glyphs))
     bars = mathstack.vincula(glyphs, rules)
     glyphs = mathstack.seated(glyphs, bars)
     # Fractions before lines: a bar joins its parts.

@@ -57,15 +57,19 @@ def _struck(acc: Glyph, base: Glyph) -> bool:
     return base.c == "h" and mc.ACCENTS[acc.c] == "\\bar" and abs(acc.baseline - base.baseline) <= 0.1 * base.size
 
 
+_DOTS = {".": "…", "·⋅": "⋯"}  # one dot (or its look-alikes) -> three in a row
+
+
 def ellipses(items: list[Glyph]) -> list[Glyph]:
     """Items with each three full stops in a row on one baseline, their middles under 0.6 em
     apart (a stop and a thin space: 0.44 em), as one `…`: Palatino's and Times' `\\dots` are
-    three stops, which read `...`."""
-    stops = sorted((g for g in items if g.c == "."), key=lambda g: g.bbox[0])
-    for a, b, c in zip(stops, stops[1:], stops[2:], strict=False):
-        if all(x in items for x in (a, b, c)) and _in_a_row(a, b) and _in_a_row(b, c):
-            dots = replace(a, c="…", bbox=(a.bbox[0], a.bbox[1], c.bbox[2], c.bbox[3]))
-            items = [dots if g is a else g for g in items if g is not b and g is not c]
+    three stops, which read `...`; three centred dots (Computer Modern's `\\cdots`) as one `⋯`."""
+    for dot, joined in _DOTS.items():
+        stops = sorted((g for g in items if g.c in dot), key=lambda g: g.bbox[0])
+        for a, b, c in zip(stops, stops[1:], stops[2:], strict=False):
+            if all(x in items for x in (a, b, c)) and _in_a_row(a, b) and _in_a_row(b, c):
+                dots = replace(a, c=joined, bbox=(a.bbox[0], a.bbox[1], c.bbox[2], c.bbox[3]))
+                items = [dots if g is a else g for g in items if g is not b and g is not c]
     return items
 
 

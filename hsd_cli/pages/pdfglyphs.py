@@ -3,10 +3,12 @@
 MuPDF's glyph records become `Glyph`s (pages/mathglyph.py): an extension font's raw codes
 decoded and its boxes set from the codes (its glyphs hang below their origin), misread glyphs
 left out. Horizontal rules are fraction bars and vincula; a browser's radicals, drawn as one
-filled path, become a sign and its bar. Coordinates: PDF points.
+filled path, become a sign and its bar, its horizontal braces a brace glyph. Coordinates: PDF points.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pymupdf
 
@@ -16,6 +18,7 @@ from hsd_cli.pages import misread
 from hsd_cli.pages.mathglyph import Glyph, Rule
 
 _RULE_HEIGHT = 1.5  # points: thicker "rules" are boxes, not fraction bars
+BRACE_HEIGHT = 0.33  # ems a drawn brace's end piece is tall (KaTeX)
 
 
 def page_glyph_lines(page: pymupdf.Page) -> list[tuple[tuple, list[Glyph]]]:
@@ -85,23 +88,59 @@ def _hangs_below(span: dict) -> bool:
 def page_surds(page: pymupdf.Page) -> list[tuple[Glyph, Rule]]:
     """Radical signs drawn as filled paths: many curved or slanted pieces in a box wider than
     tall, cut to the clip it is drawn in (the path itself runs on far to the right)."""
-    out, clips = [], {}
+    out = []
+    for path, box in _clipped_fills(page):
+        h = box.height
+        if len(path.get("items", ())) >= 8 and 4 <= h <= 60 and box.width >= 1.2 * h:
+            sign = Glyph("√", (box.x0, box.y0, box.x0 + 0.6 * h, box.y1), box.y1 - 0.2 * h, h, big=True)
+            out.append((sign, Rule(box.x0 + 0.5 * h, box.x1, box.y0 + 0.03 * h)))
+    return out
+
+
+def page_braces(page: pymupdf.Page) -> list[Glyph]:
+    """Horizontal braces drawn as filled shapes (KaTeX's `\\underbrace`, `\\overbrace`): three
+    curved pieces side by side, each wider than tall, cut to their clips; a middle piece lower
+    than the ends is an under-brace's tip (pointing down), a higher one an over-brace's."""
+    pieces = [box for path, box in _clipped_fills(page) if _brace_piece(path, box)]
+    out = []
+    for left in pieces:
+        if any(_follows(left, b) for b in pieces):
+            continue  # not a brace's first piece
+        chain = [left]
+        while len(chain) <= 3 and (more := [b for b in pieces if _follows(b, chain[-1])]):
+            chain.append(more[0])
+        if len(chain) == 3:
+            box = tuple(chain[0] | chain[1] | chain[2])
+            c = "⏟" if chain[1].y0 > (chain[0].y0 + chain[2].y0) / 2 else "⏞"
+            out.append(Glyph(c, box, box[3], left.height / BRACE_HEIGHT, big=True))
+    return out
+
+
+def _brace_piece(path: dict, box: pymupdf.Rect) -> bool:
+    curved = any(item[0] == "c" for item in path.get("items", ()))
+    return curved and 2 <= box.height <= 15 and box.width >= 2 * box.height
+
+
+def _follows(b: pymupdf.Rect, a: pymupdf.Rect) -> bool:
+    """Whether piece `b` starts where piece `a` ends, at about its height."""
+    return b is not a and abs(b.x0 - a.x1) <= 1.5 and abs(b.y0 - a.y0) <= a.height
+
+
+def _clipped_fills(page: pymupdf.Page) -> Iterator[tuple[dict, pymupdf.Rect]]:
+    """Each filled path and its box cut to the clips it is drawn in."""
+    clips: dict[int, pymupdf.Rect] = {}
     for path in page.get_drawings(extended=True):
         level = path.get("level", 0)
         clips = {k: v for k, v in clips.items() if k < level}
         if path["type"] == "clip":
             clips[level] = pymupdf.Rect(path["scissor"])
             continue
-        if "f" not in path["type"] or len(path.get("items", ())) < 8:
+        if "f" not in path["type"]:
             continue
         box = pymupdf.Rect(path["rect"])
         for clip in clips.values():
             box &= clip
-        h = box.height
-        if 4 <= h <= 60 and box.width >= 1.2 * h:
-            sign = Glyph("√", (box.x0, box.y0, box.x0 + 0.6 * h, box.y1), box.y1 - 0.2 * h, h, big=True)
-            out.append((sign, Rule(box.x0 + 0.5 * h, box.x1, box.y0 + 0.03 * h)))
-    return out
+        yield path, box
 
 
 def page_fences(page: pymupdf.Page) -> list[Glyph]:

@@ -19,7 +19,7 @@ from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import Glyph, Rule, is_tag, to_latex
 from hsd_cli.pages.mathstack import starts
-from hsd_cli.pages.pdfglyphs import page_fences, page_glyph_lines, page_rules, page_surds
+from hsd_cli.pages.pdfglyphs import page_braces, page_fences, page_glyph_lines, page_rules, page_surds
 
 _PROSE = (RegionKind.TEXT, RegionKind.TITLE, RegionKind.LIST)
 _KEPT = (RegionKind.EQUATION, RegionKind.TABLE, *_PROSE)  # never dropped for displays they hold
@@ -45,10 +45,11 @@ def _with_surds(page: pymupdf.Page, lines: list, rules: list[Rule]) -> tuple[lis
         under = pymupdf.Rect(bar.x0, bar.y, bar.x1, sign.bbox[3])
         if any(under.contains(pymupdf.Point(g.cx, (g.bbox[1] + g.bbox[3]) / 2)) for g in glyphs):  # a radicand
             lines, rules = [*lines, (sign.bbox, [sign])], [*rules, bar]
-    # A tall bracket drawn as a shape beside glyphs (a matrix's); alone it is a figure's line art.
-    for fence in page_fences(page) if glyphs else ():
-        if any(geo.intersection(fence.bbox, _widened(g.bbox, fence.size)) > 0 for g in glyphs):
-            lines = [*lines, (fence.bbox, [fence])]
+    # A tall bracket drawn as a shape beside glyphs (a matrix's), a brace under or over them;
+    # alone either is a figure's line art.
+    for shape in [*page_fences(page), *page_braces(page)] if glyphs else ():
+        if any(geo.intersection(shape.bbox, _widened(g.bbox, shape.size)) > 0 for g in glyphs):
+            lines = [*lines, (shape.bbox, [shape])]
     return lines, rules
 
 

@@ -30,3 +30,9 @@ def test_three_stops_in_a_row_are_one_ellipsis():
     stops = [Glyph(".", (x, 92.5, x + 2.5, 102.5), 100.0, 10.0, "URWPalladioL-Roma") for x in (13, 17.4, 21.8)]
     glyphs = [g("q", 0, italic=True), g(",", 7, font="URWPalladioL-Roma"), *stops, g(",", 25, font="URWPalladioL-Roma")]
     assert to_latex([*glyphs, g("r", 30, italic=True)]) == "q,\\ldots,r"
+
+
+def test_three_centred_dots_in_a_row_are_cdots():
+    """Computer Modern's `\\cdots` is three CMSY centred dots a thin space apart: one `\\cdots`."""
+    dots = [Glyph("·", (x, 92.5, x + 2.8, 102.5), 100.0, 10.0, "CMSY10") for x in (11, 15.4, 19.8)]
+    assert to_latex([g("a", 0), g("+", 5, font="CMR10"), *dots, g("+", 24, font="CMR10"), g("b", 31)]) == "a+\\cdots+b"

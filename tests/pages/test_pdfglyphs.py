@@ -80,3 +80,22 @@ def test_tall_brackets_drawn_as_shapes_are_delimiters():
     fences = sorted(pdfglyphs.page_fences(page), key=lambda g: g.bbox[0])
     assert [f.c for f in fences] == ["[", "("] and all(f.big for f in fences)
     assert abs(fences[0].bbox[1] - 40) < 1 and abs(fences[0].bbox[3] - 90) < 1
+
+
+def test_braces_drawn_as_shapes_are_brace_glyphs():
+    """KaTeX draws `\\underbrace` as three curved filled pieces side by side, the middle one (the
+    tip) lower than the ends; an over-brace's tip is higher. Other curved shapes are no braces."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=200)
+    shape = page.new_shape()
+    for x0, dy in ((20, 0), (50, 3), (80, 0), (150, 0), (180, -3), (210, 0)):  # two braces
+        y = 100 + dy
+        shape.draw_bezier((x0, y), (x0 + 10, y + 4), (x0 + 20, y + 4), (x0 + 30, y + 4.5))
+        shape.draw_line((x0 + 30, y + 4.5), (x0, y + 1))
+        shape.finish(fill=(0, 0, 0), color=None, closePath=True)
+    shape.draw_circle((100, 40), 10)
+    shape.finish(fill=(0, 0, 0), color=None)
+    shape.commit()
+    braces = sorted(pdfglyphs.page_braces(page), key=lambda g: g.bbox[0])
+    assert [b.c for b in braces] == ["⏟", "⏞"]
+    assert abs(braces[0].bbox[0] - 20) < 1 and abs(braces[0].bbox[2] - 110) < 1
