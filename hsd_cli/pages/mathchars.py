@@ -112,7 +112,8 @@ _ITALIC = re.compile(r"ital|oblique|cmmi|cmti|mathit|txmi|pxmi|eur[mb]|-it\b|-bi
 _BOLD = re.compile(r"bold|cmbx|cmmib|cmbsy|black|heavy|-bd|-b$", re.I)
 # Fonts that only set mathematics (not CMR: LaTeX's body text is Computer Modern Roman too); a
 # slanted Symbol is mathptmx's Greek, the only math font of a page whose formulas need no CMSY.
-MATH_ONLY = re.compile(r"cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eu[frs][mb]|euex|rsfs|math|euclid|mtmi|mtsy|mtex|"
+# KaTeX's fonts set its formulas alone, their upright words too (`\\operatorname{rank}`, `\\text`).
+MATH_ONLY = re.compile(r"cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eu[frs][mb]|euex|rsfs|math|euclid|mtmi|mtsy|mtex|katex_|"
                        r"txmi|txsy|txex|pxmi|pxsy|pxex|xits|esint|wasy|stix.*(math|integrals|sizes)|"
                        r"sym\w*[-_ ]?slant", re.I)  # fmt: skip
 

@@ -56,3 +56,16 @@ def test_a_relation_between_italic_letter_runs_is_a_formula():
     assert row_kind([*eq[1:], *nrt]) != "formula"  # a relation with nothing before it
     prose = [g(c, 60 + 6 * i, italic=True, font="URWPalladioL-Ital") for i, c in enumerate("value")]
     assert row_kind([*pv, *eq, *nrt, g(" ", 50), *prose]) != "formula"  # an italic word of five letters
+
+
+def test_katex_upright_words_are_its_formula():
+    """KaTeX sets `\\operatorname{rank}(A)+\\operatorname{nullity}(A)=n` in its own fonts, the names
+    upright in KaTeX_Main: its fonts set formulas alone, so the line is one formula, not text."""
+    from hsd_cli.pages.formula import to_latex
+
+    main = "KaTeX_Main-Regular"
+    row = [g(c, 5 * i, font=main) for i, c in enumerate("rank(")] + [g("A", 25, font="KaTeX_Math-Italic", italic=True)]
+    row += [g(c, 31 + 5 * i, font=main) for i, c in enumerate(")+nullity(")]
+    row += [g("A", 81, font="KaTeX_Math-Italic", italic=True), g(")", 87, font=main), g("=", 93, font=main)]
+    assert row_kind(row) == "formula"
+    assert to_latex(row) == "\\operatorname{rank}(A)+\\operatorname{nullity}(A)="
