@@ -190,11 +190,13 @@ def _grid_rows(rows: list[list[int]], columns: list[list[int]], boxes: list[BBox
 
 
 def _inner_gap(row: list[int], col_of: dict[int, int], boxes: list[BBox]) -> float:
-    """The widest vertical gap between blocks of one column inside `row`."""
+    """The widest vertical gap between blocks of one column inside `row`: each block's top below
+    the lowest end above it (a formula's box may reach past the title box inside it)."""
     widest = 0.0
     for k in set(col_of[i] for i in row):
         cell = sorted((boxes[i] for i in row if col_of[i] == k), key=lambda b: b[1])
-        widest = max([widest] + [b[1] - a[3] for a, b in itertools.pairwise(cell)])
+        ends = itertools.accumulate((b[3] for b in cell), max)
+        widest = max([widest] + [b[1] - end for end, b in zip(ends, cell[1:], strict=False)])
     return widest
 
 

@@ -53,6 +53,19 @@ def test_a_grid_of_cards_in_rows_reads_row_by_row() -> None:
     assert reading_order(boxes) == list(range(len(boxes)))
 
 
+def test_cards_whose_formula_box_takes_in_the_title_still_read_row_by_row() -> None:
+    """OCR's formula box reaches up over the card's title: the gap inside the card runs from the
+    formula's end, not from the title's (which made a gap as wide as a band between rows)."""
+    boxes = []
+    for top in (100, 420, 740):
+        for x in COLUMNS2:
+            title, formula, text = card(x, top, 6)  # bands of 50 between rows
+            boxes += [(formula[0], top - 2, formula[2], formula[3]), title, text]
+    order = reading_order(boxes)
+    titles = [i for i in order if i % 3 == 1]
+    assert titles == [1, 4, 7, 10, 13, 16]  # the first row's two cards, then the second's
+
+
 def test_cards_with_a_heading_a_short_last_row_and_a_footer() -> None:
     heading = [(100, 40, 300, 60)]  # over the first column only
     boxes = heading + card(COLUMNS3[0], 100, 2) + card(COLUMNS3[1], 100, 3) + card(COLUMNS3[2], 100, 1)
