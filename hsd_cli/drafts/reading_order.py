@@ -26,6 +26,10 @@
    and each goes before the first block read that starts below its top.
 4. Each section, column, row or cell is read by the same rule; blocks that overlap both
    ways read top to bottom, then in script direction.
+5. Floats. Two columns of which one is a lone block narrower than the other's widest (a
+   sidebar or a pull quote floated beside the text, which runs on below it) are no columns:
+   the lone block is read where its top stands among the blocks beside it (a paragraph level
+   with it, its anchor, after it).
 
 Columns of running text break into paragraphs at their own heights: a band across all
 columns is a coincidence, and the first blocks below it rarely start together.
@@ -43,6 +47,10 @@ GRID_ROW_RATIO = 4.0  # a grid's rows of cards are at most this many times talle
 SPAN_TOPS = 0.3  # columns below a heading set across them start within this share of its height,
 SPAN_ENDS = 0.5  # and the columns above it, balanced, end within half its height
 MAX_BRIDGES = 2  # wide blocks set aside to find the columns they bridge
+FLOAT_WIDTH = 0.8  # a lone block beside a column, narrower than this share of its widest block, floats
+# A float is set where its anchor's line starts (its padding lowers its text a little): a block
+# beside it that starts no more than this share of its height above its top comes after it.
+FLOAT_LEVEL = 0.1
 
 
 def reading_order(boxes: list[BBox], rtl: bool = False) -> list[int]:
@@ -65,9 +73,29 @@ def _order(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
         return [i for part in sections for i in _order(part, boxes, rtl)]
     columns, _ = split_gaps(ids, boxes, 0)
     if len(columns) > 1:
+        floated = _floated(columns, boxes, rtl)
+        if floated:
+            return floated
         parts = _grid_rows(_rows(strips, bands, columns), columns, boxes) or (columns[::-1] if rtl else columns)
         return [i for part in parts for i in _order(part, boxes, rtl)]
     return sorted(ids, key=lambda i: (boxes[i][1], -boxes[i][2] if rtl else boxes[i][0]))
+
+
+def _floated(columns: list[list[int]], boxes: list[BBox], rtl: bool) -> list[int]:
+    """Two columns, one of them a lone block narrower than the other's widest: a box floated
+    beside the text (a sidebar, a pull quote), read where its top stands, before the blocks
+    beside it that start below it (rule 5); [] for other columns."""
+    if len(columns) != 2:
+        return []
+    for lone, text in (columns, columns[::-1]):
+        widest = max(boxes[i][2] - boxes[i][0] for i in text)
+        if len(lone) == 1 and boxes[lone[0]][2] - boxes[lone[0]][0] < FLOAT_WIDTH * widest:
+            top, end = boxes[lone[0]][1], boxes[lone[0]][3]
+            level = top - FLOAT_LEVEL * (end - top)  # a paragraph level with the float follows it
+            order = _order(text, boxes, rtl)
+            k = next((k for k, i in enumerate(order) if boxes[i][1] > level), len(order))
+            return order[:k] + lone + order[k:]
+    return []
 
 
 def _bridges(strip: list[int], boxes: list[BBox]) -> list[int]:

@@ -175,3 +175,21 @@ def test_a_heading_in_one_running_column_stays_in_it() -> None:
     """Two running columns: below a band the right column goes on at a height of its own."""
     boxes = [(94, 95, 715, 529), (780, 95, 1383, 529), (94, 565, 324, 606), (94, 626, 701, 987), (780, 700, 1399, 987)]
     assert reading_order(boxes) == [0, 2, 3, 1, 4]
+
+
+def test_a_sidebar_floated_beside_the_text_is_read_where_it_stands() -> None:
+    """A boxed sidebar floated right, starting above the section heading beside it, the paragraph
+    running on at full width under it: the sidebar, the heading, the paragraph beside it, the rest."""
+    boxes = [(100, 100, 900, 300)]  # the paragraph above, full width
+    boxes += [(600, 340, 900, 560), (160, 350, 500, 375), (100, 400, 520, 580), (100, 590, 900, 640)]
+    assert reading_order(boxes) == [0, 1, 2, 3, 4]
+    # level with the paragraph beside it (its padding lowers its text a little): read first
+    level = [(100, 100, 900, 300), (100, 340, 520, 560), (600, 350, 900, 560)]
+    assert reading_order(level) == [0, 2, 1]
+
+
+def test_a_lone_block_in_a_column_as_wide_as_the_other_is_a_column() -> None:
+    """Two columns of one width, one block in the right one: still read column by column."""
+    left = column_text(COLUMNS2[0], [100, 330, 620], [210, 270, 300])
+    right = column_text(COLUMNS2[1], [200], [700])
+    assert reading_order(left + right) == [0, 1, 2, 3]
