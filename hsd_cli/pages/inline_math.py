@@ -20,6 +20,7 @@ _TRAIL = frozenset(".,;:")  # sentence punctuation after a formula stays in the 
 _NOT_MATH = frozenset("•◦▪▸►–—·")  # bullets and dashes in symbol fonts
 _NOTE_MARKS = frozenset("*†‡§¶")  # footnote marks besides numbers
 _RELATIONS = frozenset("=<>≤≥≈≡≠∼")
+_NAME_CALL = re.compile(r"([A-Za-z]+)\(")  # a name applied to a parenthesised argument
 # `$..$` (not `$$`) holding LaTeX markup (a price like "$5 and $10" holds none, so it is left alone).
 _INLINE = re.compile(r"(?<!\$)\$(?!\$)([^$\n]*?[\\_^{][^$\n]*?)\$(?!\$)")
 
@@ -146,10 +147,22 @@ def _kind(word: list[Glyph], size: float, baseline: float) -> str:
         return "math"
     if "".join(g.c for g in marks).strip(".,;:()") in _NAMES:  # `cos`, `log`, `(mod` beside a formula
         return "weak"
+    if _applied_name(marks):  # `tanh(n)`, `sin(a)`: an operator name applied to its argument
+        return "weak"
     italic = [g for g in marks if g.c.isalpha()]  # italic letters, or bold ones (vectors: F = ma)
     if all(g.c in _WEAK or ((g.italic or g.bold) and g.c.isalpha()) for g in marks) and len(italic) <= 2:
         return "weak" if any(g.c not in _TRAIL for g in marks) else "text"
     return "text"
+
+
+def _applied_name(marks: list[Glyph]) -> bool:
+    """An operator name, then `(`, then what may join a formula (italic letters, digits, signs)."""
+    text = "".join(g.c for g in marks)
+    name = _NAME_CALL.match(text)
+    if not name or name[1] not in _NAMES:
+        return False
+    rest = marks[len(name[1]) :]
+    return all(g.c in _WEAK or (g.italic and g.c.isalpha()) for g in rest)
 
 
 def _strong(g: Glyph, size: float, baseline: float) -> bool:

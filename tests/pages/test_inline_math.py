@@ -69,3 +69,14 @@ def test_katex_upright_words_are_its_formula():
     row += [g("A", 81, font="KaTeX_Math-Italic", italic=True), g(")", 87, font=main), g("=", 93, font=main)]
     assert row_kind(row) == "formula"
     assert to_latex(row) == "\\operatorname{rank}(A)+\\operatorname{nullity}(A)="
+
+
+def test_an_operator_name_applied_to_its_argument_joins_the_formula():
+    """`w_k + tanh(n)` in a text font's italic (mathpazo's), the name and its argument one word:
+    `tanh(n)` is no text word, the line one formula (it read `$w_{k}+$ tanh(n)`)."""
+    from hsd_cli.pages.inline_math import line_segments
+
+    row = [g("w", 0, font="Times-Italic", italic=True), g("k", 6, 103, 7, font="Times-Italic", italic=True)]
+    row += [g("+", 12, font="Times-Roman")] + [g(c, 21 + 5 * i, font="Times-Roman") for i, c in enumerate("tanh(")]
+    row += [g("n", 46, font="Times-Italic", italic=True), g(")", 52, font="Times-Roman")]
+    assert line_segments(row) == [("wk+tanh(n)", "w_{k}+\\tanh(n)")]
