@@ -9,6 +9,8 @@
 - A stretched `(` or `[` left open at the row's end (a display clipped at its column's edge)
   is closed there: `\\left(`..`\\right)`.
 - `(mod p)` is `\\pmod{p}` (the quad TeX sets before it is its own).
+- An ordinary atom a thin space after an ordinary atom or a closing bracket, where TeX sets no
+  space, has the source's `\\,` before it.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ def joined(
     `boxed[i]`: token i's scripts are set as on a box (a `\\right)` closes there); `tall[i]`:
     token i is a stretched bracket."""
     tokens = _norms(tokens)
-    latex = _join(_fenced(tokens, apart, boxed or [False] * len(tokens), tall or [False] * len(tokens)))
+    fenced = _fenced(tokens, apart, boxed or [False] * len(tokens), tall or [False] * len(tokens))
+    latex = _join(_thin_spaces(fenced, apart))
     # `\\pmod` sets its own quad before the bracket: the gap measured there is no `\\quad` of its own.
     return _QUAD_PMOD.sub("", _PMOD.sub(r"\\pmod{\1}", _balanced(latex)))
 
@@ -67,6 +70,17 @@ def _fenced(tokens: list[str], apart: list[bool], boxed: list[bool], tall: list[
         if tall[j] and tokens[j] in "([":
             out[j] = "\\left" + tokens[j]
             out.append("\\right" + _FENCES[tokens[j]])
+    return out
+
+
+def _thin_spaces(tokens: list[str], apart: list[bool]) -> list[str]:
+    """`\\,` before an ordinary atom set a thin space after an ordinary atom or a closing bracket:
+    TeX puts no space between them, so the space is the source's (`m\\,\\ddot{x}`, `e^{-x}\\,dx`)."""
+    out = list(tokens)
+    for i in range(1, len(apart)):
+        before = tokens[i - 1]
+        if apart[i] and _ordinary(tokens[i]) and (_ordinary(before) or _closer(before.removeprefix("\\right"))):
+            out[i] = "\\," + tokens[i]
     return out
 
 

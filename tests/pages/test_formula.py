@@ -147,7 +147,7 @@ def test_a_hanging_radical_sign_in_a_denominator():
 
 def test_increment_sign_is_delta_and_a_starred_number_is_a_tag():
     """CMR's Delta glyph reads as U+2206 (its glyph name's Unicode): \\Delta; `(4*)` is a number."""
-    glyphs = [g("\u2206", 0, font="CMR10"), g("G", 8, italic=True), g("=", 16, font="CMR10"), g("0", 24, font="CMR10")]
+    glyphs = [g("\u2206", 0, font="CMR10"), g("G", 6, italic=True), g("=", 16, font="CMR10"), g("0", 24, font="CMR10")]
     glyphs += [g(c, 100 + 6 * i, font="CMR10") for i, c in enumerate("(4*)")]
     assert to_latex(glyphs) == "\\Delta G=0 \\tag{4*}"
 
@@ -222,3 +222,10 @@ def test_upright_words_with_a_word_space_are_text():
     # Two operator names a thin space apart are one operator: `\operatorname*{arg\,max}`.
     argmax = [g(c, x, font="KaTeX_Main-Regular") for c, x in zip("argmax", (0, 6, 12, 19.7, 25.7, 31.7), strict=True)]
     assert to_latex(argmax) == "\\operatorname*{arg\\,max}"
+
+
+def test_a_thin_space_between_ordinary_atoms_is_the_sources():
+    """`e^{x}\\,dx`: TeX sets no space between two ordinary atoms, so a thin space there is the
+    source's `\\,`; atoms side by side have none, and an operator's own space is TeX's."""
+    glyphs = [g("e", 0, italic=True), g("x", 6, 96, 7, italic=True), g("d", 12, italic=True), g("x", 18, italic=True)]
+    assert to_latex(glyphs) == "e^{x}\\,dx"
