@@ -26,7 +26,7 @@ class InputsAhead:
 
     def start(self, request: RowsRequest) -> None:
         """Begin making `request`'s inputs, if this target makes them ahead."""
-        if self._pool is not None and id(request) not in self._pending:
+        if self._pool is not None and id(request) not in self._pending and _loaded(request.images):
             future = self._pool.submit(self._make, list(request.images), request.prompt)
             self._pending[id(request)] = (request, future)
 
@@ -40,3 +40,14 @@ class InputsAhead:
         self._pending.clear()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _loaded(images) -> bool:
+    """Whether the images' pixels are in memory (read here, not in two threads at once); an image
+    that cannot be read is left to the prefill, which fails its page alone."""
+    try:
+        for image in images:
+            image.load()
+    except Exception:  # noqa: BLE001 - the prefill reports it
+        return False
+    return True

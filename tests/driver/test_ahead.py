@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from PIL import Image
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.driver.ahead import InputsAhead
@@ -24,15 +25,18 @@ class _Target:
         return make if self.copyable else None
 
 
-def _request(prompt: str = "page") -> RowsRequest:
-    return RowsRequest(("img",), prompt, None, SpecConfig())
+IMAGE = Image.new("RGB", (8, 8), "white")
+
+
+def _request(prompt: str = "page", image=IMAGE) -> RowsRequest:
+    return RowsRequest((image,), prompt, None, SpecConfig())
 
 
 def test_inputs_are_made_in_the_thread_and_taken_once():
     ahead, request = InputsAhead(_Target(), on=True), _request()
     ahead.start(request)
     images, prompt, thread = ahead.take(request)
-    assert (images, prompt) == (("img",), "page") and thread.startswith("hsd-inputs")
+    assert (images, prompt) == ((IMAGE,), "page") and thread.startswith("hsd-inputs")
     assert ahead.take(request) is None  # taken: a rerun of the request makes them inline
     ahead.close()
 
@@ -55,4 +59,15 @@ def test_an_error_making_inputs_is_raised_where_the_prefill_takes_them():
     ahead.start(request)
     with pytest.raises(ValueError, match="too small"):
         ahead.take(request)
+    ahead.close()
+
+
+def test_an_image_that_cannot_be_read_is_left_to_the_prefill(tmp_path):
+    """A file image whose pixels fail to load is not read in the thread: its prefill fails its page."""
+    path = tmp_path / "cut.png"
+    Image.new("RGB", (64, 64)).save(path)
+    path.write_bytes(path.read_bytes()[:60])  # the header survives, the pixels do not
+    ahead, request = InputsAhead(_Target(), on=True), _request(image=Image.open(path))
+    ahead.start(request)
+    assert ahead.take(request) is None
     ahead.close()
