@@ -29,6 +29,7 @@ GUTTER_GAP, GUTTER_LINE = 0.5, 3.0
 # Type whose size differs by this share, after a GUTTER_GAP, is another column's however narrow
 # (a heading's number beside a line's last words): an inline script after its base has no gap.
 OTHER_TYPE = 0.1
+SIDEWAYS = 3.0  # a line this many times taller than wide runs up or down the page
 
 
 def has_math_fonts(page: pymupdf.Page) -> bool:
@@ -233,12 +234,20 @@ def _rows(lines: list[tuple[tuple, list[Glyph]]]) -> list[list[tuple[tuple, list
     for line in sorted(lines, key=lambda x: x[0][0]):
         box, glyphs = line
         size = max(g.size for g in glyphs)
-        home = next((r for r in rows if _same_row(geo.union_box([b for b, _ in r]), box, size, _size(r[-1]))), None)
+        same = (r for r in rows if _same_row(geo.union_box([b for b, _ in r]), box, size, _size(r[-1])))
+        home = None if _sideways(line) else next((r for r in same if not _sideways(r[0])), None)
         if home is None:
             rows.append([line])
         else:
             home.append(line)
     return rows
+
+
+def _sideways(line: tuple[tuple, list[Glyph]]) -> bool:
+    """A line set up or down the page (a stamp along its edge): level with every line beside it,
+    it is on no row of theirs."""
+    (x0, y0, x1, y1), glyphs = line
+    return len(glyphs) >= 4 and y1 - y0 >= SIDEWAYS * (x1 - x0) and not any(g.big for g in glyphs)
 
 
 def _same_row(a: tuple, b: tuple, size: float, before: float) -> bool:

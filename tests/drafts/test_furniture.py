@@ -204,3 +204,12 @@ def test_a_running_rows_pieces_across_a_turned_scan() -> None:
     found, rest = split(head + title + body(y0=120))
     assert found == [("HEADER", "Open Formula Wiki www.mathnotes.org")]
     assert rest == title + body(y0=120)
+
+
+def test_a_stamp_set_sideways_in_the_side_margin_is_running_text() -> None:
+    """An arXiv-like stamp up the left edge, level with the body lines: a running line, not a
+    paragraph (nor part of one); a sideways line between the body's lines stays."""
+    stamp = TextSpan((40, 300, 60, 800), "PREPRINT SUBMITTED TO ANNALS OF STATISTICS", 10)
+    inside = TextSpan((300, 300, 320, 500), "a label along an axis", 10)
+    found, rest = split([*body(), stamp, inside])
+    assert found == [("HEADER", stamp.text)] and inside in rest and stamp not in rest

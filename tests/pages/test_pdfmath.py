@@ -85,3 +85,12 @@ def test_the_next_columns_heading_number_is_not_on_a_lines_row():
     lines = [((20, 91, 49, 102), words), ((59, 88, 66, 103), number), ((80, 88, 127, 103), title)]
     rows = pdfmath._rows(lines)
     assert [[box for box, _ in row] for row in rows] == [[lines[0][0]], [lines[1][0], lines[2][0]]]
+
+
+def test_a_line_set_sideways_joins_no_row() -> None:
+    """A stamp up the page's edge is level with every line beside it: the lines stay rows of their
+    own (inline mathematics once joined them all, the stamp's text into a heading's)."""
+    up = [Glyph(c, (10, 100 + 8 * k, 20, 108 + 8 * k), 15.0, 10.0, "Times-Roman") for k, c in enumerate("STAMP")]
+    word = [Glyph(c, (24 + 5 * k, 111, 29 + 5 * k, 122), 120.0, 10.0, "Times-Roman") for k, c in enumerate("Word")]
+    lines = [((10, 100, 20, 140), up), ((24, 111, 44, 122), word)]
+    assert [[box for box, _ in row] for row in pdfmath._rows(lines)] == [[lines[0][0]], [lines[1][0]]]
