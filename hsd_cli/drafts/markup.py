@@ -15,6 +15,7 @@ from hsd_cli.pages.inline_math import delimited
 _BULLET = re.compile(r"^[\u2022\u25cf\u25aa\u25e6\u2023\u2043\u00b7\ue000-\uf8ff\-*]\s*")
 _FURNITURE = (RegionKind.HEADER, RegionKind.FOOTER)
 # A pipe table's delimiter row; GFM takes one hyphen a cell as well as many ("| - | :-: |").
+_ONE_INLINE = re.compile(r"\$([^$]+)\$")
 TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 
@@ -140,4 +141,6 @@ def _td(cell: TableCell, tag: str = "td") -> str:
 
 
 def _formula(text: str, formula: str) -> str:
+    one = _ONE_INLINE.fullmatch(text.strip())  # a display read as a line with one inline formula
+    text = one[1] if one else text
     return f"$$\n{text}\n$$" if formula == "dollars" else f"\\[\n{text}\n\\]"

@@ -84,6 +84,8 @@ def test_formula_styles() -> None:
     assert region_markup(eq, MD) == "$$\nE = mc^2\n$$"
     assert region_markup(eq, HTML) == "\\[\nE = mc^2\n\\]"
     assert region_markup(region(RegionKind.EQUATION, ""), MD) == ""  # not "$$\n\n$$"
+    # a display whose line was read as text holding one inline formula: no `$` inside `$$`
+    assert region_markup(region(RegionKind.EQUATION, "$I=\\int x\\,dx$"), MD) == "$$\nI=\\int x\\,dx\n$$"
 
 
 def test_figure_placeholder_code_and_list() -> None:
