@@ -41,7 +41,7 @@ def to_latex(glyphs: list[Glyph], rules: list[Rule] = ()) -> str:
     # Glyphs that draw nothing (spaces, zero-width marks KaTeX sets as struts) take no part.
     # Braces first: TeX's pieces read as letters (`z`) and a brace's rules are no fraction bars.
     glyphs, rules = mathbraces.braced(mathmarks.ellipses(_drawn(glyphs)), list(rules), _row)
-    glyphs, tag = split_tag(mathmarks.negated(glyphs))
+    glyphs, tag = split_tag(mathmarks.stacked_relations(mathmarks.negated(glyphs)))
     bars = mathstack.vincula(glyphs, rules)
     glyphs = mathstack.seated(glyphs, bars)
     # Fractions before lines: a bar joins its parts.

@@ -46,6 +46,20 @@ def negated(items: list[Glyph]) -> list[Glyph]:
     return items
 
 
+def stacked_relations(items: list[Glyph]) -> list[Glyph]:
+    """Items with a `∼` set over `=` or `−` at one x folded into one relation: TeX builds
+    `\\cong` and `\\simeq` so (fontmath.ltx), and they read `∼=` side by side."""
+    for tilde in [g for g in items if g.c == "∼"]:
+        low = next((g for g in items if g.c in _UNDER_TILDE and _stacked_on(tilde, g)), None)
+        if low is not None:
+            items = [replace(g, c=_UNDER_TILDE[g.c]) if g is low else g for g in items if g is not tilde]
+    return items
+
+
+def _stacked_on(top: Glyph, low: Glyph) -> bool:
+    return abs(top.bbox[0] - low.bbox[0]) <= 0.1 * low.size and top.baseline < low.baseline - 0.1 * low.size
+
+
 def _through(slash: Glyph, g: Glyph) -> bool:
     middle = (slash.bbox[1] + slash.bbox[3]) / 2
     return g.bbox[0] <= slash.cx <= g.bbox[2] and g.bbox[1] <= middle <= g.bbox[3]
@@ -57,6 +71,7 @@ def _struck(acc: Glyph, base: Glyph) -> bool:
     return base.c == "h" and mc.ACCENTS[acc.c] == "\\bar" and abs(acc.baseline - base.baseline) <= 0.1 * base.size
 
 
+_UNDER_TILDE = {"=": "≅", "−": "≃", "-": "≃"}  # a relation under `∼` -> the stacked relation
 _DOTS = {".": "…", "·⋅": "⋯"}  # one dot (or its look-alikes) -> three in a row
 
 

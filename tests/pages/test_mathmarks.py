@@ -36,3 +36,11 @@ def test_three_centred_dots_in_a_row_are_cdots():
     """Computer Modern's `\\cdots` is three CMSY centred dots a thin space apart: one `\\cdots`."""
     dots = [Glyph("·", (x, 92.5, x + 2.8, 102.5), 100.0, 10.0, "CMSY10") for x in (11, 15.4, 19.8)]
     assert to_latex([g("a", 0), g("+", 5, font="CMR10"), *dots, g("+", 24, font="CMR10"), g("b", 31)]) == "a+\\cdots+b"
+
+
+def test_a_tilde_over_equals_is_cong():
+    """TeX sets `\\cong` as `∼` over `=` at one x (they read `∼=`): one `\\cong`; over `−`, `\\simeq`."""
+    tilde = Glyph("∼", (8, 87.5, 16, 96.9), 95.0, 10.0, "CMSY10")
+    for low, latex in (("=", "\\cong"), ("−", "\\simeq")):
+        under = Glyph(low, (8, 91.2, 16, 100.0), 98.0, 10.0, "CMR10")
+        assert to_latex([g("a", 0), tilde, under, g("b", 18)]) == f"a{latex} b"
