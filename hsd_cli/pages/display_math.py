@@ -16,7 +16,7 @@ from hsd_cli.datatypes import BBox
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import inline_math
 from hsd_cli.pages.formula import is_tag
-from hsd_cli.pages.mathglyph import Glyph
+from hsd_cli.pages.mathglyph import Glyph, tall
 
 JOIN_GAP = 0.25  # ems between the line boxes of one formula's stacked parts (MuPDF's boxes touch)
 SIDE_GAP = 1.0  # ems between two parts of one formula side by side (MuPDF split it at a shifted baseline)
@@ -71,12 +71,13 @@ def _numbered(box: BBox, size: float, rows: list[Row], text: list[BBox]) -> BBox
 
 def _side_by_side(groups: list[set[int]], rows: list[Row], text: list[BBox]) -> list[set[int]]:
     """Groups level with each other, a wide space apart (`\\pmod`'s em, a `\\quad`) in one
-    column (a text line near them spans both), joined: one formula, not two displays."""
+    column (a text line near them spans both), or one closing a tall bracket the other opens (a
+    matrix's columns), joined: one formula, not two displays."""
     out: list[set[int]] = []
     for members in sorted(groups, key=lambda m: geo.union_box([rows[j][0] for j in m])[0]):
         box = geo.union_box([rows[j][0] for j in members])
         size = max(g.size for j in members for g in rows[j][1])
-        home = next((m for m in out if _one_line(geo.union_box([rows[j][0] for j in m]), box, size, text)), None)
+        home = next((m for m in out if _joins(rows, m, members, box, size, text)), None)
         if home is None:
             out.append(set(members))
         else:
@@ -84,14 +85,35 @@ def _side_by_side(groups: list[set[int]], rows: list[Row], text: list[BBox]) -> 
     return out
 
 
-def _one_line(a: BBox, b: BBox, size: float, text: list[BBox], wide: bool = True) -> bool:
-    """`b` level with `a` and right of it, both in one column; `wide`: at most a wide space apart."""
+def _joins(rows: list[Row], left: set[int], right: set[int], box: BBox, size: float, text: list[BBox]) -> bool:
+    """Whether group `right` (its box) is on the line of group `left`: in one column, or closing a
+    tall bracket `left` opens."""
+    a = geo.union_box([rows[j][0] for j in left])
+    return _one_line(a, box, size, text) or (_closes(rows, left, right) and _one_line(a, box, size, [], closes=True))
+
+
+def _one_line(a: BBox, b: BBox, size: float, text: list[BBox], wide: bool = True, closes: bool = False) -> bool:
+    """`b` level with `a` and right of it, both in one column; `wide`: at most a wide space apart;
+    `closes`: `b` closes a tall bracket `a` opens (a matrix split at its columns' gap), which
+    needs no text line to say they share a column."""
     level = min(a[3], b[3]) - max(a[1], b[1]) > 0.5 * min(a[3] - a[1], b[3] - b[1])
     if not level or (wide and b[0] - a[2] > WIDE_SPACE * size):
         return False
+    if closes:
+        return True
     top, foot, left, right = min(a[1], b[1]), max(a[3], b[3]), min(a[0], b[0]), max(a[2], b[2])
     near = [t for t in text if max(top - t[3], t[1] - foot) < COLUMN_LINE * size]
     return any(t[0] <= left + 1 and t[2] >= right - 1 for t in near)
+
+
+def _closes(rows: list[Row], left: set[int], right: set[int]) -> bool:
+    """Whether `left` leaves a tall bracket open that a tall bracket of `right` closes."""
+    opened = sum(_tall_brackets(rows, left, "([{⟨|‖")) - sum(_tall_brackets(rows, left, ")]}⟩|‖"))
+    return opened > 0 and any(_tall_brackets(rows, right, ")]}⟩|‖"))
+
+
+def _tall_brackets(rows: list[Row], members: set[int], kinds: str) -> list[bool]:
+    return [g.c in kinds and tall(g) for j in members for g in rows[j][1]]
 
 
 def _grown(seed: int, rows: list[Row], kinds: list[str]) -> set[int]:

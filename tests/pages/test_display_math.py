@@ -241,3 +241,29 @@ def test_a_display_nearly_touching_the_next_line_when_centred_between_lines(monk
     page = page_with(pieces, [(91 + dx, 101 + dx, 98)])
     found = pdfmath.with_equations(page, pymupdf.Matrix(1, 1), ())
     assert [r.text for r in found] == (["E_{k}=mv\\frac{1}{2}"] if display else [])
+
+
+def test_a_matrix_split_at_its_columns_gap_is_one_display():
+    """`K = (1 5 / -1 8)` with no text line near to say the two halves share a column: the half
+    that opens a tall bracket and the half that closes it are one display, not `K=(1 -1` and `5 8)`."""
+    from hsd_cli.pages.display_math import display_boxes
+    from hsd_cli.pages.formula import Glyph
+    from tests.pages.test_formula import g
+
+    def row(*glyphs):
+        return (
+            (
+                min(x.bbox[0] for x in glyphs),
+                min(x.bbox[1] for x in glyphs),
+                max(x.bbox[2] for x in glyphs),
+                max(x.bbox[3] for x in glyphs),
+            ),
+            list(glyphs),
+        )
+
+    rows = [row(g("K", 100, 105), g("=", 108, 105, font="CMR10"))]
+    rows.append(row(Glyph("(", (118, 93, 124, 118), 94, 10, "CMEX10", big=True)))
+    rows += [row(g("1", 126, 100, font="CMR10")), row(g("−", 126, 112, font="CMSY10"), g("1", 132, 112, font="CMR10"))]
+    rows += [row(g("5", 152, 100, font="CMR10")), row(g("8", 152, 112, font="CMR10"))]
+    rows.append(row(Glyph(")", (159, 93, 165, 118), 94, 10, "CMEX10", big=True)))
+    assert len(display_boxes(rows, [])) == 1
