@@ -48,6 +48,7 @@ SPAN_TOPS = 0.3  # columns below a heading set across them start within this sha
 SPAN_ENDS = 0.5  # and the columns above it, balanced, end within half its height
 MAX_BRIDGES = 2  # wide blocks set aside to find the columns they bridge
 FLOAT_WIDTH = 0.8  # a lone block beside a column, narrower than this share of its widest block, floats
+FLOAT_MIN = 0.5  # narrower than this share it is a note in the margin (a sidenote), read after the text
 # A float is set where its anchor's line starts (its padding lowers its text a little): a block
 # beside it that starts no more than this share of its height above its top comes after it.
 FLOAT_LEVEL = 0.1
@@ -82,14 +83,14 @@ def _order(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:
 
 
 def _floated(columns: list[list[int]], boxes: list[BBox], rtl: bool) -> list[int]:
-    """Two columns, one of them a lone block narrower than the other's widest: a box floated
-    beside the text (a sidebar, a pull quote), read where its top stands, before the blocks
-    beside it that start below it (rule 5); [] for other columns."""
+    """Two columns, one of them a lone block narrower than the other's widest and at least half
+    as wide: a box floated beside the text (a sidebar, a pull quote), read where its top stands,
+    before the blocks beside it that start below it (rule 5); [] for other columns."""
     if len(columns) != 2:
         return []
     for lone, text in (columns, columns[::-1]):
         widest = max(boxes[i][2] - boxes[i][0] for i in text)
-        if len(lone) == 1 and boxes[lone[0]][2] - boxes[lone[0]][0] < FLOAT_WIDTH * widest:
+        if len(lone) == 1 and FLOAT_MIN * widest <= boxes[lone[0]][2] - boxes[lone[0]][0] < FLOAT_WIDTH * widest:
             top, end = boxes[lone[0]][1], boxes[lone[0]][3]
             level = top - FLOAT_LEVEL * (end - top)  # a paragraph level with the float follows it
             order = _order(text, boxes, rtl)

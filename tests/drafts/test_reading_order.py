@@ -188,6 +188,13 @@ def test_a_sidebar_floated_beside_the_text_is_read_where_it_stands() -> None:
     assert reading_order(level) == [0, 2, 1]
 
 
+def test_a_note_in_the_margin_is_read_after_the_text() -> None:
+    """A sidenote under half the text's width beside a paragraph (Tufte's handout) is a note, read
+    after the text as a footnote is; a wider box there would float."""
+    boxes = [(100, 100, 700, 300), (100, 320, 700, 560), (740, 330, 1000, 400), (100, 580, 700, 700)]
+    assert reading_order(boxes) == [0, 1, 3, 2]
+
+
 def test_a_lone_block_in_a_column_as_wide_as_the_other_is_a_column() -> None:
     """Two columns of one width, one block in the right one: still read column by column."""
     left = column_text(COLUMNS2[0], [100, 330, 620], [210, 270, 300])
