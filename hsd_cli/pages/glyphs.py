@@ -42,7 +42,8 @@ ACCENTS = {
     "\u00af": "\u0304",  # ¯ macron
     "\u02dd": "\u030b",  # ˝ double acute
 }
-_DROP = frozenset("\u200b\u2060\ufeff")  # zero-width space, word joiner, BOM: no visible trace
+# Zero-width space, word joiner, BOM, variation selectors (after acmart's `∫`): no visible trace.
+_DROP = frozenset("\u200b\u2060\ufeff" + "".join(map(chr, range(0xFE00, 0xFE10))))
 _QUOTES = {"\u2018\u2018": "\u201c", "\u2019\u2019": "\u201d"}
 
 

@@ -43,6 +43,8 @@ SYMBOLS = {
 }  # fmt: skip
 SYMBOLS.update({"≢": "\\not\\equiv", "≁": "\\nsim", "⊄": "\\not\\subset", "⊈": "\\nsubseteq", "≰": "\\nleq"})
 SYMBOLS.update({"≱": "\\ngeq", "≮": "\\nless", "≯": "\\ngtr", "∌": "\\not\\ni"})
+# Variation selectors after a big operator (acmart's `∫` reads U+222B U+FE01): they draw nothing.
+SYMBOLS.update({chr(c): "" for c in range(0xFE00, 0xFE10)})
 # A slash struck through a relation negates it: KaTeX's \not is its own glyph (U+E020 in
 # KaTeX_Main), set over the `=` of `\neq` with the same box; U+0338 is Unicode's combining form.
 NEGATED = {"=": "≠", "≡": "≢", "∈": "∉", "∋": "∌", "∼": "≁", "⊂": "⊄", "⊆": "⊈", "≤": "≰", "≥": "≱", "<": "≮", ">": "≯"}

@@ -229,3 +229,10 @@ def test_a_thin_space_between_ordinary_atoms_is_the_sources():
     source's `\\,`; atoms side by side have none, and an operator's own space is TeX's."""
     glyphs = [g("e", 0, italic=True), g("x", 6, 96, 7, italic=True), g("d", 12, italic=True), g("x", 18, italic=True)]
     assert to_latex(glyphs) == "e^{x}\\,dx"
+
+
+def test_a_variation_selector_draws_nothing():
+    """acmart's big operators read `∫` then U+FE01 (a zero-width variation selector): no atom,
+    no script (`\\int_{0}︁^{1}`)."""
+    selector = Glyph("\ufe01", (6, 92.5, 6, 102.5), 100.0, 10.0, "CMEX10")
+    assert to_latex([g("a", 0, italic=True), selector, g("b", 6, italic=True)]) == "ab"

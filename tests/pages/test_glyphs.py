@@ -63,6 +63,8 @@ def test_double_single_quotes_are_a_double_quote() -> None:
 def test_controls_become_unreadable_and_zero_width_spaces_go() -> None:
     """C1 controls are marked (the validity test counts them, drafts drop them); ZWSP leaves no trace."""
     assert clean("a\u0084b\u200bc") == "a\ufffdbc"
+    # a variation selector after a glyph (acmart's `∫` reads U+222B U+FE01) leaves no trace either
+    assert line_text(glyphs(("\u222b", 0, 5), ("\ufe01", 5, 5), ("x", 5.5, 10.5)), size=10) == "\u222bx"
 
 
 def test_pdf_words_without_spaces_and_an_accent(tmp_path) -> None:
