@@ -91,10 +91,19 @@ def page_surds(page: pymupdf.Page) -> list[tuple[Glyph, Rule]]:
     out = []
     for path, box in _clipped_fills(page):
         h = box.height
-        if len(path.get("items", ())) >= 8 and 4 <= h <= 60 and box.width >= 1.2 * h:
+        if len(path.get("items", ())) >= 8 and 4 <= h <= 60 and box.width >= 1.2 * h and _sign_at_left(path, box):
             sign = Glyph("√", (box.x0, box.y0, box.x0 + 0.6 * h, box.y1), box.y1 - 0.2 * h, h, big=True)
             out.append((sign, Rule(box.x0 + 0.5 * h, box.x1, box.y0 + 0.03 * h)))
     return out
+
+
+def _sign_at_left(path: dict, box: pymupdf.Rect) -> bool:
+    """Whether the shape's edges cross its middle height only at its left (the sign's strokes; the
+    bar runs along the top): a filled box with round corners (a code block's) is crossed at both sides."""
+    if not {item[0] for item in path["items"]} <= {"l", "c"}:
+        return False  # drawn of rectangles or quads: a box, no stroke
+    cuts = _crossings(path["items"], (box.y0 + box.y1) / 2)
+    return bool(cuts) and max(cuts) <= box.x0 + box.height
 
 
 def page_braces(page: pymupdf.Page) -> list[Glyph]:

@@ -99,3 +99,23 @@ def test_braces_drawn_as_shapes_are_brace_glyphs():
     braces = sorted(pdfglyphs.page_braces(page), key=lambda g: g.bbox[0])
     assert [b.c for b in braces] == ["⏟", "⏞"]
     assert abs(braces[0].bbox[0] - 20) < 1 and abs(braces[0].bbox[2] - 110) < 1
+
+
+def test_a_radical_drawn_as_a_shape_is_a_sign_and_a_box_with_round_corners_is_none():
+    """KaTeX's `\\sqrt`: one filled shape, the sign's strokes at its left, its bar along the top;
+    a code block's background (a filled box with round corners) is crossed at both sides."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=300)
+    shape = page.new_shape()
+    sign = [(10, 110), (14, 104), (18, 116), (26, 90), (80, 90), (80, 91.5), (26.8, 91.5), (18.5, 120)]
+    shape.draw_polyline([*sign, (13.5, 106), (11, 111), (10, 110)])
+    shape.finish(fill=(0, 0, 0), color=None, closePath=True)
+    shape.draw_rect(pymupdf.Rect(20, 200, 280, 250), radius=0.1)
+    shape.finish(fill=(0.2, 0.2, 0.2), color=None)
+    # a shape of lines and a rectangle in one path (a rectangle's item holds no end point)
+    shape.draw_polyline([(20, 150 + (k % 2) * 8 + k) for k in range(9)])
+    shape.draw_rect(pymupdf.Rect(40, 150, 120, 170))
+    shape.finish(fill=(0, 0, 0), color=None)
+    shape.commit()
+    surds = pdfglyphs.page_surds(page)
+    assert [round(sign.bbox[1]) for sign, _ in surds] == [90]
