@@ -94,6 +94,37 @@ def _unstacked(lines: list[TextSpan]) -> list[TextSpan]:
     return out
 
 
+def offset_headings_joined(cells: tuple[TableCell, ...]) -> tuple[TableCell, ...]:
+    """Each heading the grid finder set in a column of its own beside its body's (a heading centred
+    over a wide column of left-aligned text: `Model` over `Spectral interaction`) joined to it: of
+    two neighbouring columns, one holds text in the heading rows alone, the other below them alone."""
+    head = set(range(heading_rows(cells))) if cells else set()
+    col = 0
+    while col + 1 < max((c.col + c.col_span for c in cells), default=0):
+        a, b = _filled_rows(cells, col), _filled_rows(cells, col + 1)
+        spans = any(c.col_span > 1 for c in cells if c.col in (col, col + 1))
+        if a and b and not spans and ((a <= head and not b & head) or (b <= head and not a & head)):
+            cells = _merged_columns(cells, col)
+        else:
+            col += 1
+    return cells
+
+
+def _filled_rows(cells: tuple[TableCell, ...], col: int) -> set[int]:
+    return {c.row for c in cells if c.col == col and c.text.strip()}
+
+
+def _merged_columns(cells: tuple[TableCell, ...], col: int) -> tuple[TableCell, ...]:
+    """Column `col + 1` folded into `col` (the two never hold text in one row); later columns shift left."""
+    right = _filled_rows(cells, col + 1)
+    out = []
+    for c in cells:
+        if (c.col == col and c.row in right) or (c.col == col + 1 and c.row not in right):
+            continue  # the empty one of the row's two cells
+        out.append(replace(c, col=c.col - 1) if c.col > col else c)
+    return tuple(out)
+
+
 def spread_centred_headings(cells: tuple[TableCell, ...]) -> tuple[TableCell, ...]:
     """Headings above the body widened over the empty cells on both sides (as many each side)."""
     n_cols = max((c.col + c.col_span for c in cells), default=0)

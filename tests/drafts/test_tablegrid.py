@@ -163,3 +163,23 @@ def test_a_cell_nearer_a_flush_left_stub_column_goes_to_the_next_column():
     assert cells["Robust algorithm"].col == cells["Invariant solution"].col == 1
     assert (cells["South"].col, cells["South"].row_span) == (0, 2)
     assert cells["South"].row == cells["Measured policy"].row and cells["0.522"].row == cells["South"].row + 1
+
+
+def test_headings_set_in_columns_of_their_own_join_their_body_columns() -> None:
+    """A grid finder gave each centred heading a column beside its left-aligned body's: six columns
+    with empty cells where the table has three; a column of check marks beside another stays."""
+    from hsd_cli.drafts.tablegrid import offset_headings_joined
+
+    heads = [TableCell(0, 1, "Model"), TableCell(0, 3, "Mass"), TableCell(0, 5, "Runtime")]
+    body = [TableCell(r, c, t) for r in (1, 2) for c, t in ((0, f"Row {r}"), (2, f"{r}.1"), (4, f"{r}.2"))]
+    empty = [
+        TableCell(r, c, "") for r in range(3) for c in range(6) if (r, c) not in {(x.row, x.col) for x in heads + body}
+    ]
+    joined = offset_headings_joined(tuple(heads + body + empty))
+    assert {(c.row, c.col): c.text for c in joined} == {
+        (0, 0): "Model", (0, 1): "Mass", (0, 2): "Runtime", (1, 0): "Row 1", (1, 1): "1.1", (1, 2): "1.2",
+        (2, 0): "Row 2", (2, 1): "2.1", (2, 2): "2.2",
+    }  # fmt: skip
+    marks = (TableCell(0, 0, "Test"), TableCell(0, 1, "Pass"), TableCell(0, 2, "Fail"), TableCell(1, 0, "A"))
+    marks += (TableCell(1, 1, "x"), TableCell(2, 0, "B"), TableCell(2, 2, "x"))
+    assert offset_headings_joined(marks) == marks
