@@ -94,14 +94,15 @@ class Batcher:
         empty. A page is admitted once the next one's inputs are being made (driver/ahead.py)."""
         held: _BatchedPage | None = None
         more = True
-        while more and len(self.in_batch) + (held is not None) < self.limit:
+        while len(self.in_batch) + (held is not None) < self.limit:
             if self.waiting:
                 page = self.waiting.popleft()
+            elif (work := next(todo, None)) is None:
+                more = False
+                break
             else:
-                work = next(todo, None)
-                more = work is not None
-                page = more and self._start(*work)
-            if not page:
+                page = self._start(*work)
+            if page is None:
                 continue
             self.ahead.start(page.request)
             if held is not None:
