@@ -30,9 +30,7 @@ def braced(items: list[Glyph], rules: list[Rule], row: Row) -> tuple[list[Glyph]
     items, rules = _joined(items, rules)
     for brace in [g for g in items if g.c in (UNDER, OVER)]:
         under = brace.c == UNDER
-        near = [
-            g for g in items if g is not brace and brace.bbox[0] - 0.3 * g.size <= g.cx <= brace.bbox[2] + 0.3 * g.size
-        ]
+        near = [g for g in items if g is not brace and _within(g, brace)]
         inner = [g for g in near if _gap(g, brace, above=under) is not None]
         outer = [g for g in near if _gap(g, brace, above=not under) is not None]
         items = [g for g in items if g is not brace and g not in inner and g not in outer]
@@ -67,12 +65,11 @@ def _joined(items: list[Glyph], rules: list[Rule]) -> tuple[list[Glyph], list[Ru
         if kinds not in ("uDdU", "dUuD"):
             continue
         x0, y0, x1, _ = union(row)
-        box = (x0, y0, x1, row[0].baseline + PIECE_DEPTH * row[0].size)  # the box an extension glyph gets is deeper
+        # The pieces' own depth: the box an extension glyph gets from its code reaches deeper.
+        box = (x0, y0, x1, row[0].baseline + PIECE_DEPTH * row[0].size)
         brace = Glyph(UNDER if kinds == "uDdU" else OVER, box, box[3], row[0].size)
         items = [g for g in items if g not in row] + [brace]
-        rules = [
-            r for r in rules if not (box[0] - 1 <= r.x0 and r.x1 <= box[2] + 1 and box[1] - 1 <= r.y <= box[3] + 1)
-        ]
+        rules = [r for r in rules if not _joins(r, box)]
     return items, rules
 
 
