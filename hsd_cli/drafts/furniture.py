@@ -44,7 +44,6 @@ KEPT_KINDS = (RegionKind.TABLE, RegionKind.FIGURE, RegionKind.EQUATION, RegionKi
 MAX_PIECES = 3  # a running row has left, centre and right slots; a table row has more cells
 MAX_WORDS = 10
 MAX_ROWS = 2  # rows looked at from each edge
-SIDEWAYS = 3.0  # a line this many times taller than wide runs up or down the page
 ROW_OVERLAP = 0.25  # a line shares a row with the edge line when it overlaps this much of its height
 SKEW = 0.035  # or, that far across the page from it, sits this much of the distance lower (a 2 degree turn)
 LARGE = 1.15  # a running row is set no larger than this times the body size
@@ -129,17 +128,12 @@ def split_lines(lines: list[TextSpan], page_height: float) -> tuple[list[Region]
 def side_stamps(lines: list[TextSpan]) -> list[TextSpan]:
     """Lines set sideways in a side margin, left or right of every upright line (an arXiv
     identifier, a journal's or a preprint's stamp along the page's edge): running text."""
-    upright = [s for s in lines if not _sideways(s)]
+    turned = [s for s in lines if geo.sideways(s.bbox, len(s.text.strip()))]
+    upright = [s for s in lines if s not in turned]
     if not upright:
         return []
     left, right = min(s.bbox[0] for s in upright), max(s.bbox[2] for s in upright)
-    return [s for s in lines if _sideways(s) and (s.bbox[2] <= left or s.bbox[0] >= right)]
-
-
-def _sideways(s: TextSpan) -> bool:
-    """A line running up or down the page: many times taller than wide, with several characters."""
-    w, h = s.bbox[2] - s.bbox[0], s.bbox[3] - s.bbox[1]
-    return len(s.text.strip()) >= 4 and h >= SIDEWAYS * max(w, 1e-6)
+    return [s for s in turned if s.bbox[2] <= left or s.bbox[0] >= right]
 
 
 def _scale(lines: list[TextSpan]) -> tuple[str, float]:

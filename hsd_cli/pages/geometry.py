@@ -20,10 +20,17 @@ UNSPACED = re.compile(f"[\u0e00-\u0e7f{_CJK_CHARS}]")  # scripts that set words 
 _WORD = re.compile(r"[^\W\d_]{3,}")  # three letters or more: "the", "where", not "x" or "dx"
 PROSE_LINE_CHARS = 15
 GUTTER = 0.6  # a gutter between columns of lines is at least this many line heights wide
+SIDEWAYS = 3.0  # a line this many times taller than wide runs up or down the page
 
 
 def area(b: BBox) -> float:
     return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def sideways(box: BBox, chars: int) -> bool:
+    """A line of `chars` characters set up or down the page (a stamp along its edge): several
+    characters in a box many times taller than wide."""
+    return chars >= 4 and box[3] - box[1] >= SIDEWAYS * max(box[2] - box[0], 1e-6)
 
 
 def intersection(a: BBox, b: BBox) -> float:

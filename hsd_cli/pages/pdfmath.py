@@ -29,7 +29,6 @@ GUTTER_GAP, GUTTER_LINE = 0.5, 3.0
 # Type whose size differs by this share, after a GUTTER_GAP, is another column's however narrow
 # (a heading's number beside a line's last words): an inline script after its base has no gap.
 OTHER_TYPE = 0.1
-SIDEWAYS = 3.0  # a line this many times taller than wide runs up or down the page
 
 
 def has_math_fonts(page: pymupdf.Page) -> bool:
@@ -246,8 +245,8 @@ def _rows(lines: list[tuple[tuple, list[Glyph]]]) -> list[list[tuple[tuple, list
 def _sideways(line: tuple[tuple, list[Glyph]]) -> bool:
     """A line set up or down the page (a stamp along its edge): level with every line beside it,
     it is on no row of theirs."""
-    (x0, y0, x1, y1), glyphs = line
-    return len(glyphs) >= 4 and y1 - y0 >= SIDEWAYS * (x1 - x0) and not any(g.big for g in glyphs)
+    box, glyphs = line
+    return geo.sideways(box, len(glyphs)) and not any(g.big for g in glyphs)
 
 
 def _same_row(a: tuple, b: tuple, size: float, before: float) -> bool:
