@@ -26,10 +26,11 @@
    and each goes before the first block read that starts below its top.
 4. Each section, column, row or cell is read by the same rule; blocks that overlap both
    ways read top to bottom, then in script direction.
-5. Floats. Two columns of which one is a lone block narrower than the other's widest (a
-   sidebar or a pull quote floated beside the text, which runs on below it) are no columns:
-   the lone block is read where its top stands among the blocks beside it (a paragraph level
-   with it, its anchor, after it).
+5. Floats. Two columns of which one is a lone block narrower than the other's widest but at
+   least half as wide (a sidebar or a pull quote floated beside the text, which runs on below
+   it; a note in the margin is narrower and is read after the text, as a footnote) are no
+   columns: the lone block is read where its top stands among the blocks beside it (a
+   paragraph level with it, its anchor, after it).
 
 Columns of running text break into paragraphs at their own heights: a band across all
 columns is a coincidence, and the first blocks below it rarely start together.
