@@ -45,6 +45,13 @@ def braced(items: list[Glyph], rules: list[Rule], row: Row) -> tuple[list[Glyph]
     return items, rules
 
 
+def labels(line: list[Glyph], glyphs: list[Glyph]) -> bool:
+    """Whether `line` (a line of words) is the label of a brace among `glyphs`: within its width
+    and near its outer side."""
+    braces = [g for g in _joined(glyphs, [])[0] if g.c in (UNDER, OVER)]
+    return any(all(_within(g, b) and _gap(g, b, above=b.c == OVER) is not None for g in line) for b in braces)
+
+
 def _label(latex: str) -> str:
     """A brace's label: its upright words are text (`n\\text{ times}`), not operator names."""
     return _WORD.sub(lambda m: f"\\text{{{' ' if m.start() else ''}{m[1]}}}", latex)

@@ -14,7 +14,7 @@ from dataclasses import replace
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TextSpan
-from hsd_cli.pages import display_math, inline_math, mathpieces
+from hsd_cli.pages import display_math, inline_math, mathbraces, mathpieces
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import Glyph, Rule, is_tag, to_latex
@@ -180,14 +180,17 @@ def region_formula(
     """(LaTeX of the glyphs inside `clip`, the formula's own box when lines of words in the clip
     were left out, else None): a layout box over a heading and its formula shrinks to the
     formula, so the heading's line is read as text, not lost with the box."""
-    glyphs, words = [], False
+    glyphs, worded = [], []
     for box, line in lines:
         inside = _inside(line, clip) if clip.intersects(box) else []
         # A sentence in the box, or a line of words with no mathematics (a heading above it).
         if inside and not geo.is_prose("".join(g.c for g in inside)) and not inline_math.is_words(inside):
             glyphs += inside
         elif inside and any(g.c.isalnum() for g in inside):
-            words = True
+            worded.append(inside)
+    labels = [w for w in worded if mathbraces.labels(w, glyphs)]  # `n times` under a brace
+    glyphs += [g for w in labels for g in w]
+    words = len(labels) < len(worded)
     glyphs = sorted(glyphs, key=lambda g: g.bbox[2])
     while glyphs and glyphs[-1].c in ".,;":  # sentence punctuation after a display formula
         glyphs.pop()

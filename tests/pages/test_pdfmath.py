@@ -94,3 +94,17 @@ def test_a_line_set_sideways_joins_no_row() -> None:
     word = [Glyph(c, (24 + 5 * k, 111, 29 + 5 * k, 122), 120.0, 10.0, "Times-Roman") for k, c in enumerate("Word")]
     lines = [((10, 100, 20, 140), up), ((24, 111, 44, 122), word)]
     assert [[box for box, _ in row] for row in pdfmath._rows(lines)] == [[lines[0][0]], [lines[1][0]]]
+
+
+def test_a_brace_label_of_words_stays_in_its_formula():
+    """`n times` under a brace is a line of words, which a formula box leaves out as a heading's:
+    under a brace it is the brace's label."""
+    from hsd_cli.pages.mathbraces import UNDER
+
+    body = [Glyph(c, (10 + 7 * k, 92, 16 + 7 * k, 102), 100.0, 10.0, "CMR10") for k, c in enumerate("1+1")]
+    brace = [Glyph(UNDER, (10, 104, 38, 107), 107.0, 10.0, big=True)]
+    label = [Glyph("n", (10, 109, 14, 115), 114.0, 7.0, "Times-Italic", italic=True)]  # mathpazo sets n so
+    label += [Glyph(c, (16 + 4 * k, 109, 20 + 4 * k, 115), 114.0, 7.0, "Times-Roman") for k, c in enumerate("times")]
+    lines = [((10, 92, 31, 102), body), ((10, 104, 38, 107), brace), ((10, 109, 36, 115), label)]
+    latex, _ = pdfmath.region_formula(lines, [], pymupdf.Rect(0, 80, 60, 120))
+    assert latex == "\\underbrace{1+1}_{n\\text{ times}}"
