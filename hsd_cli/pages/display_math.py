@@ -88,8 +88,7 @@ def _side_by_side(groups: list[set[int]], rows: list[Row], text: list[BBox]) -> 
 def _joins(rows: list[Row], left: set[int], right: set[int], box: BBox, size: float, text: list[BBox]) -> bool:
     """Whether group `right` (its box) is on the line of group `left`: in one column, or closing a
     tall bracket `left` opens."""
-    a = geo.union_box([rows[j][0] for j in left])
-    return _one_line(a, box, size, text) or (_closes(rows, left, right) and _one_line(a, box, size, [], closes=True))
+    return _one_line(geo.union_box([rows[j][0] for j in left]), box, size, text, closes=_closes(rows, left, right))
 
 
 def _one_line(a: BBox, b: BBox, size: float, text: list[BBox], wide: bool = True, closes: bool = False) -> bool:

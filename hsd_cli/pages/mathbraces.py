@@ -45,11 +45,15 @@ def braced(items: list[Glyph], rules: list[Rule], row: Row) -> tuple[list[Glyph]
     return items, rules
 
 
-def labels(line: list[Glyph], glyphs: list[Glyph]) -> bool:
-    """Whether `line` (a line of words) is the label of a brace among `glyphs`: within its width
-    and near its outer side."""
-    braces = [g for g in _joined(glyphs, [])[0] if g.c in (UNDER, OVER)]
-    return any(all(_within(g, b) and _gap(g, b, above=b.c == OVER) is not None for g in line) for b in braces)
+def labels(lines: list[list[Glyph]], glyphs: list[Glyph]) -> list[list[Glyph]]:
+    """Those of `lines` (lines of words) that are the label of a brace among `glyphs`: within its
+    width and near its outer side."""
+    braces = [g for g in _joined(glyphs, [])[0] if g.c in (UNDER, OVER)] if lines else []
+    return [
+        line
+        for line in lines
+        if any(all(_within(g, b) and _gap(g, b, above=b.c == OVER) is not None for g in line) for b in braces)
+    ]
 
 
 def _label(latex: str) -> str:

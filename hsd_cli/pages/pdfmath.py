@@ -188,7 +188,7 @@ def region_formula(
             glyphs += inside
         elif inside and any(g.c.isalnum() for g in inside):
             worded.append(inside)
-    labels = [w for w in worded if mathbraces.labels(w, glyphs)]  # `n times` under a brace
+    labels = mathbraces.labels(worded, glyphs)  # `n times` under a brace
     glyphs += [g for w in labels for g in w]
     words = len(labels) < len(worded)
     glyphs = sorted(glyphs, key=lambda g: g.bbox[2])
