@@ -61,6 +61,7 @@ class PageImage:
     dpi: int
     text_spans: tuple[TextSpan, ...] = ()  # empty when the page has no text layer
     layout: tuple[Region, ...] = ()  # the PDF's own layout analysis: text-less regions, tables with cells
+    unread: str = ""  # what of that analysis failed (formulas, figures): the drafts do without it
 
     @property
     def number(self) -> int:

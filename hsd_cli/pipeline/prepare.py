@@ -75,6 +75,7 @@ class Preparer:
         # A text layer that could have been the drafts (`auto` chose, or a layer source was
         # asked for) but is unreadable: the drafts are OCR's, or empty.
         note = unreadable_layer(image.text_spans) if self.cfg.drafts == AUTO_SOURCE or source.exact else ""
+        note = "; ".join(n for n in (note, image.unread) if n)
         time.sleep(self.cfg.draft_delay)  # drafting slowed on purpose (tests of pages not waiting)
         t_draft = time.perf_counter() - t1
         return PreparedPage(image, tuple(regions), source.name, t_render, t_draft, draft_note=note)

@@ -125,3 +125,26 @@ def test_a_formula_line_is_not_joined_to_the_next_column(tmp_path):
     texts = [s.text for s in spans]
     assert any("$E=mc^{2}$" in t and "right column" not in t for t in texts)
     assert "the right column goes on here" in texts
+
+
+def _failing(*_args, **_kwargs):
+    raise ValueError("odd glyphs")
+
+
+@pytest.mark.slow
+def test_a_failing_formula_reader_costs_the_formulas_alone_and_says_so(tmp_path, monkeypatch):
+    """A bug or an odd page in the formula reader leaves the figures and the text layer's drafts
+    (not OCR's) and marks the page degraded, naming what was not read: nothing lost silently."""
+    from hsd_cli.pages import pdfmath
+
+    monkeypatch.setattr(pdfmath, "with_equations", _failing)
+    monkeypatch.setattr(pdfmath, "with_inline_math", _failing)
+    pdf = make_chart_pdf(tmp_path / "chart.pdf")
+    md, blocks = _convert(pdf, tmp_path / "out", "--format", "md,json")
+    page = json.loads((tmp_path / "out" / "chart" / "page-0001.json").read_text())
+    assert page["status"] == "degraded" and page["draft_source"] == "text_layer"
+    assert "inline formulas not read (ValueError: odd glyphs)" in page["error"]
+    assert "; formulas not read (ValueError: odd glyphs)" in page["error"]
+    assert [b["kind"] for b in blocks].count("figure") == 1 and "Figure 2: Sales per year" in md
+    math, _ = _convert(make_math_pdf(tmp_path / "math.pdf"), tmp_path / "math")
+    assert "Einstein wrote E = mc" in math  # the line, as the text layer reads it
