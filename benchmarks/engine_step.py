@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -26,10 +25,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))  # dashboard_speed, also when loaded by path
 
+import record  # noqa: E402
 from dashboard_speed import engine_table  # noqa: E402
 
 from hsd_cli.bench.fullsize import build_model  # noqa: E402
-from hsd_cli.bench.machine import machine_info  # noqa: E402
 from hsd_cli.targets.runtime.attention import attention_for  # noqa: E402
 from hsd_cli.targets.runtime.costs import fastest_step, prefill_text  # noqa: E402
 from hsd_cli.targets.runtime.gemm import pack_linears  # noqa: E402
@@ -102,14 +101,6 @@ def time_engine(model, mode: tuple | None, n_axes: int, prompt: int, reps: int) 
     return {"ar_step_ms": ar, "tree_step_ms": tree}
 
 
-def commit_id() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
-        return out.stdout.strip()
-    except OSError:
-        return ""
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dry-run", action="store_true", help="CPU, tiny text decoder, a few steps; print only")
@@ -133,9 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         "model": hub_id,
         "family": args.family,
         "dtype": str(dtype).removeprefix("torch."),
-        "commit": commit_id(),
-        "command": "python benchmarks/engine_step.py" + "".join(f" {a}" for a in (argv or sys.argv[1:])),
-        "machine": machine_info(device),
+        **record.header("engine_step.py", sys.argv[1:] if argv is None else argv, device),
         "prompt_tokens": prompt,
         "reps": reps,
         # engine -> figure -> rows (ar) or tree width at one row (tree) -> ms
