@@ -4,7 +4,8 @@ Two passes, neither needing other pages (drafts/running.py finds lines repeated 
 
 * Lines (`split_lines`, before layout boxes take them): the page's topmost text row and the one
   under it, and its two lowest rows, are running heads or feet when the row lies wholly in its
-  band, holds at most MAX_PIECES short pieces set no larger than the body text, and one piece
+  band, holds at most MAX_PIECES short pieces set no larger than the body text (but for a page
+number beside a piece of furniture by pattern: a newspaper's bold folio), and one piece
   reads as furniture by pattern: a page number, a chapter mark ("[Ch. XIX." / "Ch. XIV.]"), a
   revision, document number, date, URL/DOI or copyright line, a volume/issue citation, a word
   such as "preprint" or "confidential", an all-caps running title ending in a full stop, or a
@@ -47,6 +48,7 @@ MAX_ROWS = 2  # rows looked at from each edge
 ROW_OVERLAP = 0.25  # a line shares a row with the edge line when it overlaps this much of its height
 SKEW = 0.035  # or, that far across the page from it, sits this much of the distance lower (a 2 degree turn)
 LARGE = 1.15  # a running row is set no larger than this times the body size
+FOLIO = 1.5  # but its page number, beside a running piece, as large as this
 TALL = 1.4  # OCR lines (no font size): no taller than this times the median line height
 LONE_WORDS = 5  # a top row without a pattern: this many words at most,
 LONE_SIZE = 1.1  # no larger than this times the body (drafts/headings.size_ratio),
@@ -115,14 +117,25 @@ def split_lines(lines: list[TextSpan], page_height: float) -> tuple[list[Region]
     rest = [s for s in lines if s not in stamps]
     for kind in (RegionKind.HEADER, RegionKind.FOOTER):
         for _ in range(MAX_ROWS):
-            row = _edge_row(rest, kind)
-            if len(row) == len(rest) or not _in_band(row, kind, page_height):
-                break  # (a page of nothing else keeps its lines: the region pass still tells them)
-            if not _is_running_row(row, scale) and not (kind is RegionKind.HEADER and _set_apart(row, rest, ratio)):
+            row = _running_row(rest, kind, page_height, scale, ratio)
+            if not row:
                 break
             found.append(_row_region(row, kind))
             rest = [s for s in rest if s not in row]
     return found, rest
+
+
+def _running_row(lines: list[TextSpan], kind: RegionKind, page_height: float, scale, ratio) -> list[TextSpan]:
+    """The edge row of `lines` when it is running, else []: the row as a turned scan's slope
+    allows, or else level (a slope's allowance can take the first words of the columns under a
+    masthead in, more pieces than a running row has)."""
+    for turn in (SKEW, 0.0):
+        row = _edge_row(lines, kind, turn)
+        if len(row) == len(lines) or not _in_band(row, kind, page_height):
+            continue  # (a page of nothing else keeps its lines: the region pass still tells them)
+        if _is_running_row(row, scale) or (kind is RegionKind.HEADER and _set_apart(row, lines, ratio)):
+            return row
+    return []
 
 
 def side_stamps(lines: list[TextSpan]) -> list[TextSpan]:
@@ -148,7 +161,7 @@ def _scale(lines: list[TextSpan]) -> tuple[str, float]:
     return "height", heights[len(heights) // 2]
 
 
-def _edge_row(lines: list[TextSpan], kind: RegionKind) -> list[TextSpan]:
+def _edge_row(lines: list[TextSpan], kind: RegionKind, turn: float = SKEW) -> list[TextSpan]:
     """The lines sharing a row with the topmost (HEADER) or lowest (FOOTER) line; on a slightly
     turned scan the pieces of one row sit at different heights, so overlap, not centres, decides,
     and a piece at the other side of the page may be lower (or higher) by the turn's slope."""
@@ -158,7 +171,7 @@ def _edge_row(lines: list[TextSpan], kind: RegionKind) -> list[TextSpan]:
     edge = min(lines, key=lambda s: s.bbox[1]) if top else max(lines, key=lambda s: s.bbox[3])
     reach = ROW_OVERLAP * (edge.bbox[3] - edge.bbox[1])
     # A piece across the page from the edge line may sit lower or higher by the scan's turn.
-    skew = [SKEW * max(0.0, s.bbox[0] - edge.bbox[2], edge.bbox[0] - s.bbox[2]) for s in lines]
+    skew = [turn * max(0.0, s.bbox[0] - edge.bbox[2], edge.bbox[0] - s.bbox[2]) for s in lines]
     if top:
         return [s for s, k in zip(lines, skew, strict=True) if s.bbox[1] <= edge.bbox[3] - reach + k]
     return [s for s, k in zip(lines, skew, strict=True) if s.bbox[3] >= edge.bbox[1] + reach - k]
@@ -169,12 +182,21 @@ def _in_band(row: list[TextSpan], kind: RegionKind, page_height: float) -> bool:
 
 
 def _is_running_row(row: list[TextSpan], scale: tuple[str, float]) -> bool:
-    if len(row) > MAX_PIECES or any(_large(s, scale) for s in row):
+    if len(row) > MAX_PIECES or any(_large(s, scale) and not _folio(s, row, scale) for s in row):
         return False
     texts = [s.text.strip() for s in row]
     if any(_body_piece(t) for t in texts):
         return False
     return any(is_page_number(t) or _running_piece(t) for t in texts)
+
+
+def _folio(line: TextSpan, row: list[TextSpan], scale: tuple[str, float]) -> bool:
+    """A page number set larger than the body (a newspaper's bold folio), not a heading's size,
+    beside a piece that reads as furniture by its pattern (a date, an issue)."""
+    kind, body = scale
+    if not is_page_number(line.text) or _large(line, (kind, FOLIO * body)):
+        return False
+    return any(_running_piece(s.text.strip()) for s in row if s is not line)
 
 
 def _set_apart(row: list[TextSpan], rest: list[TextSpan], ratio) -> bool:

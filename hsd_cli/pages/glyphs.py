@@ -43,13 +43,13 @@ ACCENTS = {
     "\u02dd": "\u030b",  # ˝ double acute
 }
 # Zero-width space, word joiner, BOM, variation selectors (after acmart's `∫`): no visible trace.
-_DROP = frozenset("\u200b\u2060\ufeff" + "".join(map(chr, range(0xFE00, 0xFE10))))
+INVISIBLE = frozenset("\u200b\u2060\ufeff" + "".join(map(chr, range(0xFE00, 0xFE10))))
 _QUOTES = {"\u2018\u2018": "\u201c", "\u2019\u2019": "\u201d"}
 
 
 def line_text(chars: list[dict], size: float, vertical: bool = False) -> str:
     """The text of one line's glyphs (`rawdict` chars in stream order), `size` in points."""
-    glyphs = [c for c in chars if c["c"] not in _DROP]
+    glyphs = [c for c in chars if c["c"] not in INVISIBLE]
     axis = 1 if vertical else 0
     threshold = WORD_GAP * size + _letter_gap(glyphs, axis)
     out: list[str] = []
@@ -77,7 +77,7 @@ def clean(text: str) -> str:
     """NFC, quotes as drawn, controls as U+FFFD (for text that comes without glyph boxes too)."""
     for pair, quote in _QUOTES.items():
         text = text.replace(pair, quote)
-    text = "".join("\ufffd" if _is_control(c) else c for c in text if c not in _DROP)
+    text = "".join("\ufffd" if _is_control(c) else c for c in text if c not in INVISIBLE)
     return unicodedata.normalize("NFC", text)
 
 

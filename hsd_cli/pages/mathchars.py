@@ -156,6 +156,18 @@ def glyph_char(c: str, extension: bool) -> str:
     return c
 
 
+# The Symbol font's glyph names phi and phi1 read, by the Adobe glyph list, as U+03C6 and U+03D5,
+# but its `phi` is drawn as TeX's \phi (a stroke through a loop, U+03D5) and `phi1` as \varphi:
+# mathptmx sets \phi with the first.
+_SYMBOL_FONT = re.compile(r"symbol|standardsym", re.I)
+_SYMBOL_PHI = {"\u03c6": "\u03d5", "\u03d5": "\u03c6"}
+
+
+def font_char(c: str, font: str) -> str:
+    """The character `c` of `font` means where the font's own names mislead (Symbol's phis)."""
+    return _SYMBOL_PHI.get(c, c) if _SYMBOL_FONT.search(font) else c
+
+
 def extension_depth(c: str) -> float:
     """How many ems below its origin a glyph of an extension font reaches (its raw code's size)."""
     return next((d for lo, hi, d in _CMEX_DEPTHS if lo <= ord(c) <= hi), 1.2) if len(c) == 1 else 1.2

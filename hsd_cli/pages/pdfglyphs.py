@@ -15,6 +15,7 @@ import pymupdf
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages import misread
+from hsd_cli.pages.glyphs import INVISIBLE
 from hsd_cli.pages.mathglyph import Glyph, Rule
 
 _RULE_HEIGHT = 1.5  # points: thicker "rules" are boxes, not fraction bars
@@ -66,10 +67,12 @@ def _span_glyphs(span: dict, level: bool = True, codes: dict[tuple, str] | None 
     named = not hangs and mc.is_extension(font)  # its raw codes say which glyphs hang (a sum's P)
     out = []
     for ch in misread.checked_chars(span, level):  # misread glyphs build no formula
+        if ch["c"] in INVISIBLE:  # KaTeX's zero-width space: no ink, yet a glyph in the math font
+            continue
         # (not a space MuPDF puts between glyphs: code 0x20 would read as CMEX's `(`)
         is_ext = hangs or (named and not ch["c"].isspace() and mc.glyph_char(ch["c"], True) != ch["c"])
         raw = (codes or {}).get(_at(ch), ch["c"]) if is_ext and _unread(ch["c"]) else ch["c"]
-        c = mc.glyph_char(raw, is_ext)
+        c = mc.font_char(mc.glyph_char(raw, is_ext), font)
         bbox, base = tuple(ch["bbox"]), ch["origin"][1]
         if is_ext:  # extension glyphs hang below their origin; MuPDF's box is the font's, not theirs
             bbox = (bbox[0], base - 0.1 * size, bbox[2], base + mc.extension_depth(raw) * size)

@@ -8,6 +8,7 @@ nothing: only the font list is read).
 
 from __future__ import annotations
 
+import heapq
 import itertools
 from dataclasses import replace
 
@@ -29,6 +30,9 @@ GUTTER_GAP, GUTTER_LINE = 0.5, 3.0
 # Type whose size differs by this share, after a GUTTER_GAP, is another column's however narrow
 # (a heading's number beside a line's last words): an inline script after its base has no gap.
 OTHER_TYPE = 0.1
+# Lines of a row overlap side by side when one starts this many points before another ends (a
+# stacked formula's pieces); their glyphs are a word apart after a gap of WORD_GAP ems.
+OVERLAP, WORD_GAP = 0.5, 0.15
 
 
 def has_math_fonts(page: pymupdf.Page) -> bool:
@@ -218,11 +222,12 @@ def with_inline_math(page: pymupdf.Page, to_px: pymupdf.Matrix, spans: tuple[Tex
     lines, rules = _with_surds(page, page_glyph_lines(page), page_rules(page))
     out: list[TextSpan | None] = list(spans)
     for row in _rows(lines):
-        segments = inline_math.line_segments([g for _, glyphs in row for g in glyphs], rules)
+        merged = _row_glyphs(row)
+        segments = inline_math.line_segments([g for _, g in merged], rules)
         found = [_same_line(out, pymupdf.Rect(box) * to_px) for box, _ in row] if segments else []
         found = [i for i in dict.fromkeys(found) if i is not None]
         if found:
-            text = inline_math.splice(" ".join(out[i].text for i in found), segments)
+            text = inline_math.splice(_row_text(row, merged, [out[i].text for i in found]), segments)
             box = geo.union_box([out[i].bbox for i in found])
             out[found[0]] = replace(out[found[0]], text=text, bbox=box)
             for i in found[1:]:
@@ -243,6 +248,29 @@ def _rows(lines: list[tuple[tuple, list[Glyph]]]) -> list[list[tuple[tuple, list
         else:
             home.append(line)
     return rows
+
+
+def _row_glyphs(row: list[tuple[tuple, list[Glyph]]]) -> list[tuple[int, Glyph]]:
+    """A row's glyphs left to right, each with its line's index, each line's in its own order: a
+    line that starts under another's end (an inline fraction's denominator under its numerator,
+    MuPDF's line of it joined to the words after it) interleaves with it."""
+    lines = ([(k, g) for g in glyphs] for k, (_, glyphs) in enumerate(row))
+    return list(heapq.merge(*lines, key=lambda kg: kg[1].bbox[0]))
+
+
+def _row_text(row: list[tuple[tuple, list[Glyph]]], merged: list[tuple[int, Glyph]], texts: list[str]) -> str:
+    """The row as one line: its spans' `texts` joined, or, where its lines overlap side by side,
+    its glyphs as `merged`, a space where another line's glyph follows a gap (the spans' texts in
+    a row would put a fraction's numerator after the words that follow its denominator)."""
+    boxes = [b for b, _ in row]
+    if all(b[0] >= a[2] - OVERLAP for a, b in itertools.pairwise(boxes)):
+        return " ".join(texts)
+    out: list[str] = []
+    for (k0, g0), (k, g) in itertools.pairwise([(None, None), *merged]):
+        if k != k0 and k0 is not None and not (g.c.isspace() or g0.c.isspace()):
+            out.append(" " if g.bbox[0] - g0.bbox[2] > WORD_GAP * g.size else "")
+        out.append(g.c)
+    return "".join(out)
 
 
 def _sideways(line: tuple[tuple, list[Glyph]]) -> bool:

@@ -137,6 +137,21 @@ def test_running_rows_by_pattern_on_a_single_page() -> None:
         assert split(body() + foot)[0] == [("FOOTER", " ".join(s.text for s in foot))]
 
 
+def test_a_large_folio_beside_a_running_piece() -> None:
+    """A newspaper's page number set a third larger than the body, beside its masthead's name and
+    date, goes with its row; a large number alone, or beside words of no pattern, is a heading's."""
+    head = row(("1", 100), y0=20, size=12) + row(("The Physics Desk", 400), ("March 13, 1997", 750), y0=20)
+    assert split(head + body())[0] == [("HEADER", "1 The Physics Desk March 13, 1997")]
+    # The columns start just under it: far across, a turned scan's slope would take their first
+    # words into the row, too many pieces for one; level, the row is the masthead's alone.
+    words = row(("Consequently,", 600), ("the", 720), ("smooth", 760), y0=45)
+    assert split(head + words + body(70))[0] == [("HEADER", "1 The Physics Desk March 13, 1997")]
+    for lines in (row(("1", 100), y0=20, size=12), row(("1", 100), ("The Physics Desk", 400), y0=20, size=12)):
+        assert split(lines + body(45))[0] == []
+    chapter = row(("1", 100), y0=20, size=24) + row(("March 13, 1997", 750), y0=20)
+    assert split(chapter + body(45))[0] == []
+
+
 def test_a_turned_scan_keeps_one_row_and_two_rows_need_a_pattern_each() -> None:
     """Pieces of a slightly turned row sit at different heights; a second row goes only when it
     reads as furniture itself."""

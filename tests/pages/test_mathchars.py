@@ -59,3 +59,12 @@ def test_txfonts_and_pxfonts_alphabets() -> None:
 def test_katex_caligraphic_spelling() -> None:
     """KaTeX names its calligraphic font `KaTeX_Caligraphic` (one l): its letters are \\mathcal."""
     assert mc.family("KaTeX_Caligraphic-Regular") == "\\mathcal"
+
+
+def test_symbols_phi_is_texs_phi() -> None:
+    """mathptmx's \\phi is the Symbol font's `phi`, which its name reads as U+03C6 (\\varphi's code
+    point): in a Symbol font the two phis swap; in any other font each means its code point."""
+    for font in ("ABCDEF+StandardSymL-Slant_167", "SymbolMT"):
+        assert (mc.font_char("\u03c6", font), mc.font_char("\u03d5", font)) == ("\u03d5", "\u03c6")
+    assert (mc.font_char("\u03c6", "CMMI10"), mc.font_char("\u03d5", "KaTeX_Math-Italic")) == ("\u03c6", "\u03d5")
+    assert mc.font_char("a", "SymbolMT") == "a"

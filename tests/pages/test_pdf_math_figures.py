@@ -148,3 +148,24 @@ def test_a_failing_formula_reader_costs_the_formulas_alone_and_says_so(tmp_path,
     assert [b["kind"] for b in blocks].count("figure") == 1 and "Figure 2: Sales per year" in md
     math, _ = _convert(make_math_pdf(tmp_path / "math.pdf"), tmp_path / "math")
     assert "Einstein wrote E = mc" in math  # the line, as the text layer reads it
+
+
+def test_an_inline_fraction_whose_denominator_starts_the_next_words(tmp_path):
+    """`\\frac{v}{12}` in a line: MuPDF reads the denominator with the words after it as one line
+    and the numerator as a line of its own, which starts inside that one. The row's glyphs and
+    text go left to right: not `as $12$. A large ... $o^{v}f$` (the numerator after the words)."""
+    from hsd_cli.pages import pdfmath, pdftext
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    x = _write(page, 72, 142, "The wave scales as") + 5
+    _write(page, x + 1.5, 136, "v", "tiit", 7.5)
+    _write(page, x, 147, "12", "helv", 7.5)
+    page.draw_line((x, 140), (x + 8.5, 140), width=0.4)
+    _write(page, x + 9.5, 142, ". A large temperature of the sample.")
+    for xref, *_, base, _name, _enc in page.get_fonts():
+        if "Italic" in base:
+            doc.xref_set_key(xref, "BaseFont", "/CMMI10")
+    page = pymupdf.open("pdf", doc.tobytes())[0]
+    spans = pdfmath.with_inline_math(page, pymupdf.Matrix(1, 1), pdftext.visible_lines(page, pymupdf.Matrix(1, 1)))
+    assert [s.text for s in spans] == ["The wave scales as $\\frac{v}{12}$. A large temperature of the sample."]
