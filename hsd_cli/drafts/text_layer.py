@@ -78,7 +78,7 @@ class TextLayerSource:
         # Running rows at the page's edges first: a layout box must not join them to the body.
         running, lines = furniture.split_lines(lines, page.image.height)
         inside, leftovers = geo.assign_lines(lines, [r.bbox for r in layout])
-        groups = [leftovers]
+        groups = [geo.spanned_pieces_joined(leftovers)]  # a justified line cut at its wide spaces
         parts: list[tuple[Region, list[TextSpan]]] = []
         for region, held in zip(layout, inside, strict=True):
             loose = _loose_lines(region, held)

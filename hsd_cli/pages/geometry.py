@@ -202,6 +202,39 @@ def joined_rows(lines: list[TextSpan]) -> list[TextSpan]:
     return out
 
 
+def spanned_pieces_joined(lines: list[TextSpan]) -> list[TextSpan]:
+    """`lines` with the pieces MuPDF cut a justified line into at its wide spaces joined, where a
+    line of the same type right above or below runs across the space: a narrow column's
+    spaces can be wider than a gutter, but no line crosses a gutter."""
+    out: list[TextSpan] = []
+    for row in split_rows(lines):
+        row = sorted(row, key=lambda s: s.bbox[0])
+        pieces = [row[0]]
+        for piece in row[1:]:
+            last = pieces[-1]
+            if _spanned(last, piece, lines):
+                piece = replace(last, bbox=union_box([last.bbox, piece.bbox]), text=f"{last.text} {piece.text}")
+                pieces.pop()
+            pieces.append(piece)
+        out += pieces
+    return out
+
+
+def _spanned(left: TextSpan, right: TextSpan, lines: list[TextSpan]) -> bool:
+    """A line alike to both pieces, a line's height or less above or below them, across their gap."""
+    h = left.bbox[3] - left.bbox[1]
+    for line in lines:
+        near = 0 <= line.bbox[1] - left.bbox[3] < h or 0 <= left.bbox[1] - line.bbox[3] < h
+        if near and line.bbox[0] <= left.bbox[2] and line.bbox[2] >= right.bbox[0] and _alike(line, left, right):
+            return True
+    return False
+
+
+def _alike(*lines: TextSpan) -> bool:
+    sizes = [s.size for s in lines]
+    return len({s.bold for s in lines}) == 1 and (min(sizes) <= 0 or max(sizes) < 1.11 * min(sizes))
+
+
 def same_row(a: BBox, b: BBox) -> bool:
     shared = min(a[3], b[3]) - max(a[1], b[1])
     return shared > 0.5 * min(a[3] - a[1], b[3] - b[1])

@@ -30,9 +30,9 @@ GUTTER_GAP, GUTTER_LINE = 0.5, 3.0
 # Type whose size differs by this share, after a GUTTER_GAP, is another column's however narrow
 # (a heading's number beside a line's last words): an inline script after its base has no gap.
 OTHER_TYPE = 0.1
-# Lines of a row overlap side by side when one starts this many points before another ends (a
-# stacked formula's pieces); their glyphs are a word apart after a gap of WORD_GAP ems.
-OVERLAP, WORD_GAP = 0.5, 0.15
+# Lines of a row are stacked (a formula's pieces) where they overlap side by side by more than
+# OVERLAP points, STACK_WIDTH ems at most; their glyphs are a word apart after WORD_GAP ems.
+OVERLAP, STACK_WIDTH, WORD_GAP = 0.5, 3.0, 0.15
 
 
 def has_math_fonts(page: pymupdf.Page) -> bool:
@@ -251,19 +251,28 @@ def _rows(lines: list[tuple[tuple, list[Glyph]]]) -> list[list[tuple[tuple, list
 
 
 def _row_glyphs(row: list[tuple[tuple, list[Glyph]]]) -> list[tuple[int, Glyph]]:
-    """A row's glyphs left to right, each with its line's index, each line's in its own order: a
-    line that starts under another's end (an inline fraction's denominator under its numerator,
-    MuPDF's line of it joined to the words after it) interleaves with it."""
-    lines = ([(k, g) for g in glyphs] for k, (_, glyphs) in enumerate(row))
+    """A row's glyphs, each with its line's index: line after line, or where a line stands over or
+    under a narrow piece of another (an inline fraction's numerator over its denominator, MuPDF's
+    line of which goes on with the words after it), left to right, each line's in its own order."""
+    lines = [[(k, g) for g in glyphs] for k, (_, glyphs) in enumerate(row)]
+    if not _stacked(row):
+        return [kg for line in lines for kg in line]
     return list(heapq.merge(*lines, key=lambda kg: kg[1].bbox[0]))
 
 
+def _stacked(row: list[tuple[tuple, list[Glyph]]]) -> bool:
+    """Lines of the row overlap side by side, each overlap a formula piece's width at most (two
+    whole lines a row took together stay line after line)."""
+    size = max(g.size for _, glyphs in row for g in glyphs)
+    shared = [min(a[2], b[2]) - max(a[0], b[0]) for a, b in itertools.combinations([b for b, _ in row], 2)]
+    return any(w > OVERLAP for w in shared) and all(w <= STACK_WIDTH * size for w in shared)
+
+
 def _row_text(row: list[tuple[tuple, list[Glyph]]], merged: list[tuple[int, Glyph]], texts: list[str]) -> str:
-    """The row as one line: its spans' `texts` joined, or, where its lines overlap side by side,
-    its glyphs as `merged`, a space where another line's glyph follows a gap (the spans' texts in
-    a row would put a fraction's numerator after the words that follow its denominator)."""
-    boxes = [b for b, _ in row]
-    if all(b[0] >= a[2] - OVERLAP for a, b in itertools.pairwise(boxes)):
+    """The row as one line: its spans' `texts` joined, or, where its lines are stacked, its glyphs
+    as `merged`, a space where another line's glyph follows a gap (the spans' texts would put a
+    fraction's numerator after the words that follow its denominator)."""
+    if not _stacked(row):
         return " ".join(texts)
     out: list[str] = []
     for (k0, g0), (k, g) in itertools.pairwise([(None, None), *merged]):

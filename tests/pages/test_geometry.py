@@ -115,3 +115,26 @@ def test_with_a_known_pitch_a_line_cut_at_a_wide_space_is_one_line_of_its_block(
     cut = [TextSpan((105, 685, 187, 707), "protein.", 10.9), TextSpan((206, 685, 738, 707), "Our results shift", 10.9)]
     below = TextSpan((105, 714, 738, 735), "these fine equations rapidly.", 10.9)
     assert geo.group_lines([*cut, below], pitch=28.4) == [[*cut, below]]
+
+
+def test_a_justified_lines_pieces_join_where_the_next_line_crosses_their_spaces() -> None:
+    """A narrow column's first line cut at spaces wider than a gutter ("These  dominant  lattices")
+    is one line again: the line under it runs across the spaces. Two columns' lines, and a table's
+    cells over a row of cells, stay apart: no line crosses a gutter."""
+
+    def span(text: str, x0: float, x1: float, y0: float, size: float = 10.0) -> TextSpan:
+        return TextSpan((x0, y0, x1, y0 + 23), text, size)
+
+    pieces = [span("These", 446, 501, 460), span("dominant", 551, 636, 460), span("lattices", 685, 745, 460)]
+    below = span("characterize the trajectory of the", 446, 745, 490)
+    assert [s.text for s in geo.spanned_pieces_joined([*pieces, below])] == [
+        "These dominant lattices",
+        "characterize the trajectory of the",
+    ]
+    columns = [span("left column line", 100, 400, 460), span("right column line", 440, 740, 460)]
+    under = [span("left column goes on", 100, 400, 490), span("right column goes on", 440, 740, 490)]
+    assert len(geo.spanned_pieces_joined(columns + under)) == 4
+    cells = [span("Name", 100, 160, 460), span("2019", 300, 340, 460), span("Alpha", 100, 150, 490)]
+    assert len(geo.spanned_pieces_joined([*cells, span("12", 300, 320, 490)])) == 4
+    heading = span("A wider heading in bold", 100, 700, 490, 14.0)  # another type runs across: no sign
+    assert len(geo.spanned_pieces_joined([*cells[:2], heading])) == 3

@@ -108,3 +108,20 @@ def test_a_brace_label_of_words_stays_in_its_formula():
     lines = [((10, 92, 31, 102), body), ((10, 104, 38, 107), brace), ((10, 109, 36, 115), label)]
     latex, _ = pdfmath.region_formula(lines, [], pymupdf.Rect(0, 80, 60, 120))
     assert latex == "\\underbrace{1+1}_{n\\text{ times}}"
+
+
+def test_two_whole_lines_a_row_took_together_stay_line_after_line() -> None:
+    """A tall line (a radical in it) shares most of a line's height above it: the row holds both.
+    Whole lines overlapping side by side are no formula's stacked pieces: their glyphs and text
+    go line after line, not interleaved letter by letter."""
+
+    def glyphs(text: str, y0: float) -> list[Glyph]:
+        return [Glyph(c, (72 + 5 * k, y0, 77 + 5 * k, y0 + 9), y0 + 7, 10.0, "CMR10") for k, c in enumerate(text)]
+
+    upper, lower = glyphs("domain. Furthermore", 379), glyphs("river scales as", 383)
+    row = [((72, 379, 167, 388), upper), ((72, 383, 147, 400), lower)]
+    merged = pdfmath._row_glyphs(row)
+    assert "".join(g.c for _, g in merged) == "domain. Furthermoreriver scales as"
+    assert pdfmath._row_text(row, merged, ["domain. Furthermore", "river scales as"]) == (
+        "domain. Furthermore river scales as"
+    )
