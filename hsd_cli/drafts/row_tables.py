@@ -28,6 +28,7 @@ FIGURES_GAP = 0.6  # ... in a row ending in two figures (right-aligned, a long l
 PROSE_CHARS = 40  # a line this long of words is prose: table cells hold 40 characters at most
 FIGURE_SHARE = 0.7  # of a run's rows, those ending in a figure
 HEADINGS = 2  # rows of column headings a table may open with (a group's, then its columns')
+PADDING = 0.5  # line heights by which two cells' OCR boxes (padded) may overlap
 COLUMN_SLACK = 2.0  # line heights by which the figures' right (or left) edges may differ
 
 
@@ -50,12 +51,18 @@ def unboxed_tables(lines: list[TextSpan], boxes: list[BBox], kinds: list[RegionK
     paragraph). A figure box over a table found here was that table: what else it holds (the
     caption, a row left out) is the page's text, no picture, and the box goes."""
     tables = [b for b, k in zip(boxes, kinds, strict=True) if k is RegionKind.TABLE]
-    found, _ = row_tables([s for s in lines if not any(geo.mostly_in(s.bbox, b) for b in tables)])
     held = [
         {id(s) for s in lines if geo.mostly_in(s.bbox, b)}
         for b, k in zip(boxes, kinds, strict=True)
         if k is not RegionKind.FIGURE
     ]
+    free = [s for s in lines if not any(geo.mostly_in(s.bbox, b) for b in tables)]
+    found, _ = row_tables(free)
+    # A paragraph's line level with a table's heading row (the column beside it) is no cell:
+    # the rows are read again without the lines of paragraphs that run on past them.
+    beside = {i for t in found for ids in held if _runs_on({id(s) for s in t}, ids) for i in ids}
+    if beside:
+        found, _ = row_tables([s for s in free if id(s) not in beside])
     found = [t for t in found if not any(_runs_on({id(s) for s in t}, ids) for ids in held)]
     taken = {id(s) for table in found for s in table}
     spans = [geo.union_box([s.bbox for s in t]) for t in found]
@@ -115,13 +122,14 @@ def _is_prose(line: TextSpan) -> bool:
 
 def _cells_apart(row: list[TextSpan]) -> bool:
     """Two or more lines on the row, apart, one gap wide: a label and its figures (figure columns
-    of a low-resolution scan stand under a line height apart, its boxes being padded)."""
+    of a low-resolution scan stand under a line height apart, its boxes being padded: a tight
+    table's padded boxes may even overlap a little)."""
     if len(row) < 2:
         return False
     height = median(s.bbox[3] - s.bbox[1] for s in row)
     gaps = [b.bbox[0] - a.bbox[2] for a, b in zip(row, row[1:], strict=False)]
     figures = len(row) >= 3 and all(NUMBER.match(s.text.strip()) for s in row[-2:])
-    return min(gaps) > 0 and max(gaps) >= (FIGURES_GAP if figures else GAP) * height
+    return min(gaps) > -PADDING * height and max(gaps) >= (FIGURES_GAP if figures else GAP) * height
 
 
 def _is_table(run: list[list[TextSpan]]) -> bool:

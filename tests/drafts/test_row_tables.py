@@ -115,3 +115,22 @@ def test_a_text_column_beside_a_boxed_table_is_no_table_of_its_own() -> None:
     lines = left + right
     found = unboxed_tables(lines, [(934, 1155, 1325, 1595)], [RegionKind.EQUATION])
     assert found.tables == () and found.lines == tuple(lines) and found.boxes == ((934, 1155, 1325, 1595),)
+
+
+def test_a_tight_tables_overlapping_boxes_and_a_paragraph_line_level_with_its_heading() -> None:
+    """A revtex table scanned at 150 dpi: the OCR boxes of two figure columns overlap a little
+    (padded), and the last line of the left column's paragraph stands level with the heading
+    row. The rows are read again without the paragraph's lines: one table, the line is text."""
+    paragraph = [TextSpan((104, 930 + 24 * i, 600, 954 + 24 * i), "the rows of a paragraph go on here") for i in (0, 1)]
+    paragraph.append(TextSpan((104, 1002, 301, 1027), "of the accurate solution."))
+    rows = [
+        (("Material", 695, 765), ("Error Median Count Delay", 843, 1056)),
+        (("Gradual budget", 692, 814), ("417", 853, 892), ("0.640 0.662", 903, 1011), ("0.972", 1003, 1056)),
+        (("Marginal particle", 693, 827), ("0.726", 839, 892), ("19.4 0.202", 910, 1007), ("78.9", 1006, 1056)),
+        (("Internal limit", 695, 798), ("3.0", 858, 892), ("0.364 0.991", 903, 1007), ("65.0", 1008, 1056)),
+    ]
+    table = [TextSpan((x0, 1007 + 21 * i, x1, 1031 + 21 * i), t) for i, row in enumerate(rows) for t, x0, x1 in row]
+    boxes = [(100, 925, 605, 1030), (690, 1005, 1060, 1100)]
+    found = unboxed_tables(paragraph + table, boxes, [RegionKind.TEXT, RegionKind.TEXT])
+    assert [sorted(s.text for s in t) for t in found.tables] == [sorted(s.text for s in table)]
+    assert list(found.lines) == paragraph
