@@ -19,6 +19,7 @@ Widths are measured in the block's own character width, so the same rule reads L
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 from statistics import median
 
@@ -34,6 +35,10 @@ SHORT_RAGGED = 0.25  # share of the column width that ends a paragraph where lin
 JUSTIFIED = 0.6  # share of rows ending at the right edge that makes a column justified
 FONT_CHANGE = 1.25  # ratio of two rows' character widths that says another font size (a heading)
 FONT_CHARS = 10  # rows shorter than this have too few characters to measure a font by
+# A column's edges drift across by this many px a px down on a turned scan: under MIN_DRIFT
+# (0.3 degrees) nothing to take out, over MAX_DRIFT (3 degrees) no turn but a ragged or shaped
+# column; MIN_DRIFT_ROWS rows at least to tell.
+MIN_DRIFT, MAX_DRIFT, MIN_DRIFT_ROWS = 0.005, 0.05, 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +81,7 @@ def _columns(lines: list[TextSpan]) -> list[list[TextSpan]]:
 
 
 def _column_paragraphs(lines: list[TextSpan]) -> list[list[TextSpan]]:
-    rows = [_row(r) for r in geo.split_rows(lines)]
+    rows = _upright([_row(r) for r in geo.split_rows(lines)])
     column = _measure(rows)
     paras = [list(rows[0].lines)]
     for prev, row in zip(rows, rows[1:], strict=False):
@@ -84,6 +89,22 @@ def _column_paragraphs(lines: list[TextSpan]) -> list[list[TextSpan]]:
             paras.append([])
         paras[-1] += row.lines
     return paras
+
+
+def _upright(rows: list[_Row]) -> list[_Row]:
+    """Rows measured as on the page turned upright: a scan turned a degree shifts a column's edges
+    across as they go down (20 px over a page), and every row at its foot stood further left
+    than the top rows, which read as indented, a paragraph each. The drift is the median slope
+    between two rows' left ends (a few indented first lines do not move it)."""
+    if len(rows) < MIN_DRIFT_ROWS:
+        return rows
+    mids = [(r.bbox[1] + r.bbox[3]) / 2 for r in rows]
+    pairs = itertools.combinations(zip(mids, (r.bbox[0] for r in rows), strict=True), 2)
+    drift = median((x1 - x0) / (y1 - y0) for (y0, x0), (y1, x1) in pairs if y1 > y0)
+    if not MIN_DRIFT <= abs(drift) <= MAX_DRIFT:
+        return rows
+    shifted = [(r.bbox[0] - drift * y, r.bbox[2] - drift * y) for r, y in zip(rows, mids, strict=True)]
+    return [replace(r, bbox=(x0, r.bbox[1], x1, r.bbox[3])) for r, (x0, x1) in zip(rows, shifted, strict=True)]
 
 
 def _row(lines: list[TextSpan]) -> _Row:

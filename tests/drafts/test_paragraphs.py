@@ -84,3 +84,27 @@ def test_indented_items_whose_lines_wrap_to_the_margin() -> None:
     ]
     # Not a hanging list (most rows indented): "wrap" would start a paragraph of its own.
     assert texts(paragraphs(lines)) == [["(1) " + "s" * 20], ["(2) " + "t" * 33, "wrap"], ["(3) " + "u" * 20]]
+
+
+def test_a_turned_scans_column_drifts_across_and_its_rows_are_not_indents() -> None:
+    """A page scanned 1.3 degrees off: the column's edges shift 0.7 px left a row (14 px over the
+    page), so its top rows stood 1.4 characters right of the lowest: each read as indented, a
+    paragraph of its own. Measured upright, the two indented first lines alone start one."""
+    rows = [FULL, FULL, "end of it.", "y" * 38, FULL, FULL, FULL, FULL, "z" * 38, FULL, FULL, FULL, FULL, FULL]
+    rows += [FULL] * 6
+    firsts = {3, 8}
+    lines = [
+        TextSpan(
+            (
+                x0 := 100 - 0.7 * k + (2 * CHAR if k in firsts else 0),
+                100 + PITCH * k,
+                x0 + len(t) * CHAR,
+                116 + PITCH * k,
+            ),
+            t,
+        )
+        for k, t in enumerate(rows)
+    ]
+    for s in lines[3:4] + lines[8:9]:  # indented first lines end at the right edge too
+        assert abs(s.bbox[2] - (500 - 0.7 * lines.index(s))) < 1
+    assert [len(p) for p in paragraphs(lines)] == [3, 5, 12]
