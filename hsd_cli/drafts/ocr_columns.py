@@ -30,6 +30,7 @@ REACH = 2.0  # line heights a line must reach past each side of the gutter
 TRIM = 0.2  # line heights trimmed off each end of a line box before it covers an x
 MIN_SIDE = 2  # lines of a column above and below a line that crosses its gutter
 MAX_CROSSING = 1  # other lines around that may cross a gutter (merged like this one)
+NARROW = 0.75  # of the line's width: lines around at least as wide cover no gutter (merged too)
 WIDE, MIN_WIDE = 5.0, 5  # lines this many heights wide, this many at least, give the page's slope
 MIN_SLOPE = 0.01  # a slope under this (0.6 degrees: 5 px over 500) leaves the boxes as they are
 CORE = 0.4  # a deskewed box keeps at least this share of its height
@@ -88,6 +89,8 @@ def gutter_in(line: TextSpan, lines: list[TextSpan], height: float) -> float | N
     # the boxes of a slightly turned scan overlap the gutter by a pixel or two).
     cover = np.zeros(hi - lo, dtype=np.int32)
     for s in near:
+        if s.bbox[2] - s.bbox[0] >= NARROW * (x1 - x0):
+            continue  # as wide: a line merged across the gutter like this one, or a full-width one
         a, b = int(s.bbox[0] + TRIM * height) - lo, int(s.bbox[2] - TRIM * height) - lo
         cover[max(a, 0) : max(b, 0)] += 1
     x = int(np.argmin(cover))
@@ -97,12 +100,17 @@ def gutter_in(line: TextSpan, lines: list[TextSpan], height: float) -> float | N
     gutter = lo + x + (int(np.argmax(run)) if run.any() else len(run)) / 2
     left = [s for s in near if s.bbox[2] - TRIM * height <= gutter]
     right = [s for s in near if s.bbox[0] + TRIM * height >= gutter]
-    # The line starts where the left column's lines start (a centred title does not), and
-    # both columns go on above and below it: a title over columns, a footnote under them or
-    # a question over a table do not.
+    # The line starts where the left column's lines start (a centred title does not), and one
+    # column goes on above and below it, the other above or below (the left column may start
+    # lower, under a section heading): a title over columns, a footnote under them or a
+    # question over a table have neither column on one side.
     if not left or not right or x0 > min(s.bbox[0] for s in left) + REACH * height:
         return None
-    return float(gutter) if all(_around(line, left)) and all(_around(line, right)) else None
+    (left_above, left_below), (right_above, right_below) = _around(line, left), _around(line, right)
+    goes_on = (left_above and left_below and (right_above or right_below)) or (
+        right_above and right_below and (left_above or left_below)
+    )
+    return float(gutter) if goes_on else None
 
 
 def _around(line: TextSpan, column: list[TextSpan]) -> tuple[bool, bool]:

@@ -31,6 +31,18 @@ def test_a_line_across_the_gutter_is_cut_into_its_columns() -> None:
     assert pieces[0].bbox[2] <= RIGHT[0] and pieces[1].bbox[0] >= LEFT[1]
 
 
+def test_merged_lines_where_the_left_column_starts_lower_are_cut() -> None:
+    """The left column starts under a section heading, the right column two lines higher; the
+    detector merged the left column's first three lines with the right's beside them. Each is
+    cut, though the others cross the gutter too and no left line stands above them."""
+    heading = TextSpan((70, 100, 300, 128), "1 Observed Budgets")
+    lines = [heading, *column(RIGHT, 100, 2), merged(160), merged(190), merged(220)]
+    lines += column(LEFT, 250, 5) + column(RIGHT, 250, 5)
+    out = split_crossing(lines)
+    assert len(out) == len(lines) + 3
+    assert all(s.bbox[2] <= RIGHT[0] or s.bbox[0] >= LEFT[1] for s in out if s is not heading)
+
+
 def test_a_line_over_columns_with_running_heads_above_stays_whole() -> None:
     """A title with the running head's two ends above it and the columns below: not a line of
     the columns, though lines stand above it on both sides."""
