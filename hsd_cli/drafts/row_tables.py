@@ -80,14 +80,17 @@ def unboxed_tables(lines: list[TextSpan], boxes: list[BBox], kinds: list[RegionK
 
 
 def _runs_on(table: set[int], box: set[int]) -> bool:
-    """A layout box holds some of the table's lines and lines past it."""
-    return bool(table & box) and bool(box - table)
+    """A layout box holds some of the table's lines, not all (a box over a page's whole column
+    area holds the table with the rest), and lines past it."""
+    return bool(table & box) and bool(box - table) and not table <= box
 
 
 def row_tables(lines: list[TextSpan]) -> tuple[list[list[TextSpan]], list[TextSpan]]:
     """(the lines of each borderless table, in rows; the other lines)."""
     tables, run, label = [], [], []
     for row in [*table_rows(lines), []]:  # an empty row ends the last run
+        if run and row and all(_is_prose(s) and _beside(s, run) for s in row):
+            continue  # only a text column's lines beside the table, set between its rows
         row = sorted((s for s in row if not _is_prose(s)), key=lambda s: s.bbox[0])
         if _cells_apart(row):
             run += [label, row] if label else [row]
@@ -101,6 +104,12 @@ def row_tables(lines: list[TextSpan]) -> tuple[list[list[TextSpan]], list[TextSp
         run, label = [], []
     taken = {id(s) for t in tables for s in t}
     return tables, [s for s in lines if id(s) not in taken]
+
+
+def _beside(line: TextSpan, run: list[list[TextSpan]]) -> bool:
+    """`line` stands wholly left or right of the rows of `run`."""
+    x0, x1 = min(s.bbox[0] for r in run for s in r), max(s.bbox[2] for r in run for s in r)
+    return line.bbox[0] >= x1 or line.bbox[2] <= x0
 
 
 def _row_label(row: list[TextSpan], run: list[list[TextSpan]]) -> bool:

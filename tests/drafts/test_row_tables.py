@@ -134,3 +134,24 @@ def test_a_tight_tables_overlapping_boxes_and_a_paragraph_line_level_with_its_he
     found = unboxed_tables(paragraph + table, boxes, [RegionKind.TEXT, RegionKind.TEXT])
     assert [sorted(s.text for s in t) for t in found.tables] == [sorted(s.text for s in table)]
     assert list(found.lines) == paragraph
+
+
+def test_a_table_beside_a_column_of_another_pitch_under_a_box_over_both() -> None:
+    """A scanned two-column page: the text column's lines stand between the table's rows (another
+    pitch), rows of their own with no cell, and the layout boxed both columns as one paragraph.
+    The rows go on past those lines, and a box holding the whole table with the column is no
+    paragraph running past the table's labels: one table of five rows."""
+    rows = [("Method", "Score", "Delay"), ("Numerical region", "36.2", "0.727"), ("Adaptive survey", "482", "0.076")]
+    rows += [("Invariant interval", "44.5", "579"), ("Approximate wave", "937", "432")]
+    table = []
+    for i, (label, a, b) in enumerate(rows):
+        y = 880 + 26 * i
+        table += [TextSpan((190, y, 190 + 10 * len(label), y + 30), label), TextSpan((390, y, 443, y + 30), a)]
+        table.append(TextSpan((455, y, 520, y + 30), b))
+    column = [
+        TextSpan((618, 866 + 28 * k, 1122, 896 + 28 * k), "and the surface reduces as the steady domain produces")
+        for k in range(7)
+    ]
+    found = unboxed_tables(table + column, [(99, 590, 1124, 1060)], [RegionKind.TEXT])
+    assert [sorted(s.text for s in t) for t in found.tables] == [sorted(s.text for s in table)]
+    assert list(found.lines) == column
