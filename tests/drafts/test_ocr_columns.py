@@ -43,6 +43,16 @@ def test_merged_lines_where_the_left_column_starts_lower_are_cut() -> None:
     assert all(s.bbox[2] <= RIGHT[0] or s.bbox[0] >= LEFT[1] for s in out if s is not heading)
 
 
+def test_a_columns_lines_as_wide_as_each_other_are_no_merged_lines() -> None:
+    """Two columns, a short line (a formula's) in the left one: the left column's lines are as
+    wide as each other, and none crosses a gutter, though a gap is left in the middle of the
+    left column when lines as wide as the one tested are taken for merged ones."""
+    short = [TextSpan((70, 220 + 30 * k, 300, 248 + 30 * k), f"lim x = {k}") for k in range(3)]
+    lines = column(LEFT, 100, 4) + short + column(LEFT, 310, 4)
+    lines += column(RIGHT, 100, 4) + [TextSpan((800, 220, 900, 248), "F = k q")] + column(RIGHT, 250, 5)
+    assert split_crossing(lines) == lines
+
+
 def test_a_line_over_columns_with_running_heads_above_stays_whole() -> None:
     """A title with the running head's two ends above it and the columns below: not a line of
     the columns, though lines stand above it on both sides."""
