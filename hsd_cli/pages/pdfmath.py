@@ -15,7 +15,7 @@ from dataclasses import replace
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TextSpan
-from hsd_cli.pages import display_math, inline_math, mathbraces, mathpieces
+from hsd_cli.pages import display_math, glyphs, inline_math, mathbraces, mathpieces
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages import mathchars as mc
 from hsd_cli.pages.formula import Glyph, Rule, is_tag, to_latex
@@ -279,7 +279,7 @@ def _row_text(row: list[tuple[tuple, list[Glyph]]], merged: list[tuple[int, Glyp
         if k != k0 and k0 is not None and not (g.c.isspace() or g0.c.isspace()):
             out.append(" " if g.bbox[0] - g0.bbox[2] > WORD_GAP * g.size else "")
         out.append(g.c)
-    return "".join(out)
+    return glyphs.clean("".join(out))
 
 
 def _sideways(line: tuple[tuple, list[Glyph]]) -> bool:
