@@ -30,7 +30,6 @@ REACH = 2.0  # line heights a line must reach past each side of the gutter
 TRIM = 0.2  # line heights trimmed off each end of a line box before it covers an x
 MIN_SIDE = 2  # lines of a column above and below a line that crosses its gutter
 MAX_CROSSING = 1  # other lines around that may cross a gutter (merged like this one)
-MERGED = 1.5  # lines around this many times as wide as their median one cover no gutter (merged too)
 WIDE, MIN_WIDE = 5.0, 5  # lines this many heights wide, this many at least, give the page's slope
 MIN_SLOPE = 0.01  # a slope under this (0.6 degrees: 5 px over 500) leaves the boxes as they are
 CORE = 0.4  # a deskewed box keeps at least this share of its height
@@ -88,10 +87,7 @@ def gutter_in(line: TextSpan, lines: list[TextSpan], height: float) -> float | N
     # How many of the lines around cover each x inside the line (their ends trimmed a little:
     # the boxes of a slightly turned scan overlap the gutter by a pixel or two).
     cover = np.zeros(hi - lo, dtype=np.int32)
-    usual = median(s.bbox[2] - s.bbox[0] for s in near)
     for s in near:
-        if s.bbox[2] - s.bbox[0] >= MERGED * usual:
-            continue  # far wider than the lines around: merged across the gutter like this one
         a, b = int(s.bbox[0] + TRIM * height) - lo, int(s.bbox[2] - TRIM * height) - lo
         cover[max(a, 0) : max(b, 0)] += 1
     x = int(np.argmin(cover))
