@@ -197,7 +197,7 @@ def _table_cells(region: Region, lines: list[TextSpan]) -> tuple:
     no column of the body more). No lines, no cells."""
     if not lines:
         return ()
-    cells = tablegrid.offset_headings_joined(region.cells)
+    cells = tablegrid.group_headings_split(tablegrid.offset_headings_joined(region.cells), lines)
     cells = tablegrid.stub_spanning_heading(tablegrid.spread_centred_headings(cells))
     if cells and tablegrid.missed_share(cells, lines) > MAX_MISSED:
         cells = ()
