@@ -222,12 +222,16 @@ def with_inline_math(page: pymupdf.Page, to_px: pymupdf.Matrix, spans: tuple[Tex
     lines, rules = _with_surds(page, page_glyph_lines(page), page_rules(page))
     out: list[TextSpan | None] = list(spans)
     for row in _rows(lines):
-        merged = _row_glyphs(row)
+        stacked = _stacked(row)
+        merged = _row_glyphs(row, stacked)
         segments = inline_math.line_segments([g for _, g in merged], rules)
         found = [_same_line(out, pymupdf.Rect(box) * to_px) for box, _ in row] if segments else []
         found = [i for i in dict.fromkeys(found) if i is not None]
         if found:
-            text = inline_math.splice(_row_text(row, merged, [out[i].text for i in found]), segments)
+            # A stacked row's spans would put a fraction's numerator after the words that follow
+            # its denominator: its text is its glyphs'.
+            line = _glyph_text(merged) if stacked else " ".join(out[i].text for i in found)
+            text = inline_math.splice(line, segments)
             box = geo.union_box([out[i].bbox for i in found])
             out[found[0]] = replace(out[found[0]], text=text, bbox=box)
             for i in found[1:]:
@@ -250,12 +254,12 @@ def _rows(lines: list[tuple[tuple, list[Glyph]]]) -> list[list[tuple[tuple, list
     return rows
 
 
-def _row_glyphs(row: list[tuple[tuple, list[Glyph]]]) -> list[tuple[int, Glyph]]:
-    """A row's glyphs, each with its line's index: line after line, or where a line stands over or
-    under a narrow piece of another (an inline fraction's numerator over its denominator, MuPDF's
-    line of which goes on with the words after it), left to right, each line's in its own order."""
+def _row_glyphs(row: list[tuple[tuple, list[Glyph]]], stacked: bool) -> list[tuple[int, Glyph]]:
+    """A row's glyphs, each with its line's index: line after line, or where its lines are
+    `stacked` (an inline fraction's numerator over its denominator, MuPDF's line of which goes on
+    with the words after it), left to right, each line's in its own order."""
     lines = [[(k, g) for g in glyphs] for k, (_, glyphs) in enumerate(row)]
-    if not _stacked(row):
+    if not stacked:
         return [kg for line in lines for kg in line]
     return list(heapq.merge(*lines, key=lambda kg: kg[1].bbox[0]))
 
@@ -268,12 +272,8 @@ def _stacked(row: list[tuple[tuple, list[Glyph]]]) -> bool:
     return any(w > OVERLAP for w in shared) and all(w <= STACK_WIDTH * size for w in shared)
 
 
-def _row_text(row: list[tuple[tuple, list[Glyph]]], merged: list[tuple[int, Glyph]], texts: list[str]) -> str:
-    """The row as one line: its spans' `texts` joined, or, where its lines are stacked, its glyphs
-    as `merged`, a space where another line's glyph follows a gap (the spans' texts would put a
-    fraction's numerator after the words that follow its denominator)."""
-    if not _stacked(row):
-        return " ".join(texts)
+def _glyph_text(merged: list[tuple[int, Glyph]]) -> str:
+    """The text of a row's glyphs in order, a space where another line's glyph follows a gap."""
     out: list[str] = []
     for (k0, g0), (k, g) in itertools.pairwise([(None, None), *merged]):
         if k != k0 and k0 is not None and not (g.c.isspace() or g0.c.isspace()):
