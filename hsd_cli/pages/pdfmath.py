@@ -113,6 +113,7 @@ def _displays(
         filled += [r for r in regions if id(r) in covered and r not in filled and geo.intersection(boxes[id(r)], box)]
         beside = [b for b, gs in rows if geo.intersection(b, box) < 0.5 * geo.area(b) and _level(b, box)]
         beside = [b for b, gs in rows if b in beside and not is_tag(gs) and _near(b, box, gs)]  # not its number
+        beside = [b for b in beside if not any(_within(b, d) for d in shown if d != box)]  # not another card's
         held = [r for r in regions if r.kind not in _PROSE and r not in filled and geo.intersection(boxes[id(r)], box)]
         if any(geo.intersection(boxes[id(r)], b) > 0 for r in held for b in beside):
             continue  # a cell of a table row (text beside it in the region), not a display
@@ -121,6 +122,10 @@ def _displays(
             dropped |= {id(r) for r in filled if r.kind not in _PROSE}
             out.append(Region(tuple(pymupdf.Rect(box) * to_px), RegionKind.EQUATION, len(regions) + len(out), text))
     return tuple(out), dropped
+
+
+def _within(row: tuple, display: tuple) -> bool:
+    return geo.intersection(row, display) >= 0.5 * geo.area(row)
 
 
 def _covered(region: tuple, displays: list[tuple]) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pymupdf
 
+from hsd_cli.datatypes import Region, RegionKind
 from hsd_cli.pages import pdfmath
 from hsd_cli.pages.formula import Glyph
 
@@ -123,3 +124,20 @@ def test_two_whole_lines_a_row_took_together_stay_line_after_line() -> None:
     assert not pdfmath._stacked(row)
     merged = pdfmath._row_glyphs(row, pdfmath._stacked(row))
     assert "".join(g.c for _, g in merged) == "domain. Furthermoreriver scales as"
+
+
+def test_two_cards_formulas_level_with_each_other_under_a_figure_box_are_displays() -> None:
+    """The layout model boxed two cards' titles and formulas as one figure. Each formula stands
+    level with the other, which is no text beside it (a table row's cell would have some): both
+    are displays."""
+
+    def formula(text: str, x0: float) -> tuple[tuple, list[Glyph]]:
+        glyphs = [Glyph(c, (x0 + 8 * k, 205, x0 + 8 * k + 7, 219), 216.0, 12.0, "CMMI10") for k, c in enumerate(text)]
+        return (x0, 205, x0 + 8 * len(text), 219), glyphs
+
+    lines = [formula("x=2", 230), formula("y=3", 290)]
+    rows = [(box, glyphs) for box, glyphs in lines]
+    figure = Region((214, 158, 537, 238), RegionKind.FIGURE, 0, "")
+    found = [box for box, _ in lines]
+    displays, dropped = pdfmath._displays(lines, [], pymupdf.Matrix(1, 1), [figure], (rows, found))
+    assert [d.text for d in displays] == ["x=2", "y=3"]
