@@ -110,42 +110,6 @@ def offset_headings_joined(cells: tuple[TableCell, ...]) -> tuple[TableCell, ...
     return cells
 
 
-def group_headings_split(cells: tuple[TableCell, ...], lines: list[TextSpan]) -> tuple[TableCell, ...]:
-    """A one-row heading whose spanning cells the grid finder read with the row of column headings
-    under them ("South Cost Speed" over two columns: "South" over "Cost" and "Speed"), as two
-    rows. A cell splits when its text is a line of the table (the group's label) and then one
-    word for each column it spans, and every spanning cell of the row does; the cells spanning
-    no group take both rows."""
-    if heading_rows(cells) != 1:
-        return cells
-    top = [c for c in cells if c.row == 0]
-    groups = {id(c): _group_words(c, lines) for c in top if c.col_span > 1}
-    if not groups or any(words is None for words in groups.values()):
-        return cells
-    out: list[TableCell] = []
-    for c in cells:
-        if c.row > 0:
-            out.append(replace(c, row=c.row + 1))
-        elif id(c) not in groups:
-            out.append(replace(c, row_span=c.row_span + 1))
-        else:
-            label, words = groups[id(c)]
-            out.append(replace(c, text=label))
-            out += [TableCell(1, c.col + k, w, is_header=True) for k, w in enumerate(words)]
-    return tuple(out)
-
-
-def _group_words(cell: TableCell, lines: list[TextSpan]) -> tuple[str, list[str]] | None:
-    """(the group's label, one word per spanned column) of a spanning heading cell, or None."""
-    text = " ".join(cell.text.split())
-    for line in lines:
-        label = " ".join(line.text.split())
-        words = text[len(label) :].split()
-        if label and text.startswith(label + " ") and len(words) == cell.col_span:
-            return label, words
-    return None
-
-
 def _filled_rows(cells: tuple[TableCell, ...], col: int) -> set[int]:
     return {c.row for c in cells if c.col == col and c.text.strip()}
 

@@ -10,7 +10,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
-from hsd_cli.drafts import carryover, figure_body, figure_tables, furniture, headings, line_numbers, tablegrid
+from hsd_cli.drafts import (
+    carryover,
+    figure_body,
+    figure_tables,
+    furniture,
+    group_headings,
+    headings,
+    line_numbers,
+    tablegrid,
+)
 from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.reading_order import reading_order
 from hsd_cli.drafts.validity import MAX_INVALID, invalid_share, is_page_text, layer_text
@@ -197,7 +206,7 @@ def _table_cells(region: Region, lines: list[TextSpan]) -> tuple:
     no column of the body more). No lines, no cells."""
     if not lines:
         return ()
-    cells = tablegrid.group_headings_split(tablegrid.offset_headings_joined(region.cells), lines)
+    cells = group_headings.split(tablegrid.offset_headings_joined(region.cells), lines)
     cells = tablegrid.stub_spanning_heading(tablegrid.spread_centred_headings(cells))
     if cells and tablegrid.missed_share(cells, lines) > MAX_MISSED:
         cells = ()

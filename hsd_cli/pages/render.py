@@ -7,21 +7,19 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypeVar
 
 import pymupdf
 from PIL import Image
 
 from hsd_cli.datatypes import PageImage
 from hsd_cli.errors import InputError
-from hsd_cli.pages import image_files, pdffigures, pdfmath, pdftext
+from hsd_cli.pages import image_files, partial, pdffigures, pdfmath, pdftext
 from hsd_cli.pages.image_files import MAX_PIXELS, short
 from hsd_cli.pages.ocr_dpi import ocr_dpi, text_height
 
-T = TypeVar("T")
 MIN_DPI = 36  # RunConfig's lower bound for --dpi
 
 # MuPDF prints repair warnings for slightly broken files; our own errors say what matters.
@@ -139,8 +137,8 @@ def with_text_layer(doc: Document, page: PageImage) -> PageImage:
         spans = pdftext.visible_lines(pdf_page, to_px)
     except Exception:  # noqa: BLE001 - a broken text layer only costs the text-layer drafts
         return page
-    spans, unread = _partly("inline formulas", lambda: pdfmath.with_inline_math(pdf_page, to_px, spans), spans)
-    return replace(page, text_spans=spans, unread=_notes(page.unread, unread))
+    spans, unread = partial.partly("inline formulas", lambda: pdfmath.with_inline_math(pdf_page, to_px, spans), spans)
+    return replace(page, text_spans=spans, unread=partial.notes(page.unread, unread))
 
 
 def render_for_ocr(doc: Document, page: PageImage) -> PageImage:
@@ -162,7 +160,7 @@ def with_layout(doc: Document, page: PageImage, threads: int | None = None) -> P
         return page
     pdf_page = doc.pdf_page(page.index)
     layout, unread = _analyze(pdf_page, _to_px(pdf_page, page.dpi), threads)
-    return replace(page, layout=layout, unread=_notes(page.unread, unread))
+    return replace(page, layout=layout, unread=partial.notes(page.unread, unread))
 
 
 def text_turn(doc: Document, page: PageImage) -> int:
@@ -265,22 +263,9 @@ def _analyze(page: pymupdf.Page, to_px: pymupdf.Matrix, threads: int | None) -> 
         regions = pdftext.layout_regions(page, to_px, threads)
     except Exception:  # pymupdf-layout missing, or its model tripping on an odd page
         regions = ()
-    regions, no_math = _partly("formulas", lambda: pdfmath.with_equations(page, to_px, regions), regions)
-    regions, no_figures = _partly("figures", lambda: pdffigures.with_figures(page, to_px, regions), regions)
-    return regions, _notes(no_math, no_figures)
-
-
-def _partly(what: str, step: Callable[[], T], without: T) -> tuple[T, str]:
-    """(`step()`, "") or, where it fails, (`without`, a note naming `what` was not read and why):
-    an odd page, or a bug, in one analysis costs that analysis alone, and says so."""
-    try:
-        return step(), ""
-    except Exception as e:  # noqa: BLE001 - its drafts do without it (the note tells the page)
-        return without, f"{what} not read ({type(e).__name__}: {short(e)}); drafted as plain text"
-
-
-def _notes(*notes: str) -> str:
-    return "; ".join(n for n in notes if n)
+    regions, no_math = partial.partly("formulas", lambda: pdfmath.with_equations(page, to_px, regions), regions)
+    regions, no_figures = partial.partly("figures", lambda: pdffigures.with_figures(page, to_px, regions), regions)
+    return regions, partial.notes(no_math, no_figures)
 
 
 def _image_page(doc: Document, index: int, dpi: int) -> PageImage:

@@ -65,6 +65,7 @@ class Preparer:
 
     def _drafted(self, doc, image: PageImage, t_render: float) -> PreparedPage:
         from hsd_cli.drafts.validity import unreadable_layer
+        from hsd_cli.pages import partial
 
         t1 = time.perf_counter()
         try:
@@ -72,12 +73,11 @@ class Preparer:
         except Exception as e:  # noqa: BLE001 - a draft crash costs the drafts, not the page
             error = f"{type(e).__name__}: {e}".splitlines()[0][:200]
             return PreparedPage(image, (), "", t_render, time.perf_counter() - t1, error)
-        # A text layer that could have been the drafts (`auto` chose, or a layer source was
-        # asked for) but is unreadable: the drafts are OCR's, or empty.
+        # A text layer `auto` or a layer source could have drafted from, unreadable: OCR drafts, or none.
         note = unreadable_layer(image.text_spans) if self.cfg.drafts == AUTO_SOURCE or source.exact else ""
-        note = "; ".join(n for n in (note, image.unread) if n)
         time.sleep(self.cfg.draft_delay)  # drafting slowed on purpose (tests of pages not waiting)
         t_draft = time.perf_counter() - t1
+        note = partial.notes(note, image.unread)  # and what of the page's own analysis failed
         return PreparedPage(image, tuple(regions), source.name, t_render, t_draft, draft_note=note)
 
     def _draft(self, doc, image: PageImage) -> tuple[PageImage, list[Region], DraftSource]:

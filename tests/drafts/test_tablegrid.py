@@ -183,30 +183,3 @@ def test_headings_set_in_columns_of_their_own_join_their_body_columns() -> None:
     marks = (TableCell(0, 0, "Test"), TableCell(0, 1, "Pass"), TableCell(0, 2, "Fail"), TableCell(1, 0, "A"))
     marks += (TableCell(1, 1, "x"), TableCell(2, 0, "B"), TableCell(2, 2, "x"))
     assert offset_headings_joined(marks) == marks
-
-
-def test_a_group_heading_read_with_the_column_headings_under_it_is_two_rows() -> None:
-    """revtex's tight table: the finder read "South" over "Cost" and "Speed" as one cell spanning
-    two columns, and MuPDF read "Cost Speed Cost Speed" as one line. The group's label is a line
-    of the table, then one word per spanned column: two heading rows, "Variant" over both."""
-    from hsd_cli.datatypes import TableCell
-
-    head = [TableCell(0, 0, "Variant", is_header=True), TableCell(0, 1, "South Cost Speed", 1, 2, True)]
-    head.append(TableCell(0, 3, "Phase II Cost Speed", 1, 2, True))
-    body = [TableCell(1, k, t) for k, t in enumerate(["Statistical state", "67.1", "829", "0.891", "20.5"])]
-    lines = [TextSpan((0, 0, 1, 1), t) for t in ("Variant", "South", "Phase II", "Cost Speed Cost Speed")]
-    cells = tablegrid.group_headings_split((*head, *body), lines)
-    assert [(c.row, c.col, c.text, c.row_span, c.col_span) for c in cells if c.row < 2] == [
-        (0, 0, "Variant", 2, 1),
-        (0, 1, "South", 1, 2),
-        (1, 1, "Cost", 1, 1),
-        (1, 2, "Speed", 1, 1),
-        (0, 3, "Phase II", 1, 2),
-        (1, 3, "Cost", 1, 1),
-        (1, 4, "Speed", 1, 1),
-    ]
-    assert [c.row for c in cells if not c.is_header] == [2] * 5
-    wrapped = (TableCell(0, 1, "South Mean rate Std", 1, 2, True), *body)  # three words over two columns
-    assert tablegrid.group_headings_split(wrapped, lines) == wrapped
-    unlabelled = (TableCell(0, 1, "North Cost Speed", 1, 2, True), *body)  # no line reads "North"
-    assert tablegrid.group_headings_split(unlabelled, lines) == unlabelled
