@@ -22,7 +22,6 @@ MAX_PAGE_SHARE = 0.8  # a picture over most of the page is a background or a sca
 _CAPTION = re.compile(r"^\s*(fig(ure)?|table|tab|chart|plate|abb(ildung)?)\.?\s*[0-9IVX]+", re.I)
 _LABEL_CHARS = 40  # a text line this short beside a figure is one of its labels
 _NEAR = 12.0  # points: how far labels and legends stand from the plot
-FRAMED = 0.3  # of a drawing's box covered by words: a frame round text (a chart's labels cover far less)
 MAX_TEXT_SHARE = 0.3  # a picture or drawing under the layout's text boxes is a background or a frame
 
 
@@ -36,10 +35,9 @@ def with_figures(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Regio
     drawings = [c for c in clusters if not _holds_prose(page, c)]
     boxes = [b for b in _pictures(images, page.rect) + drawings if not _holds_text(b, text)]
     # A figure is ink besides type: a layout figure box over no image (of any size, a scan's
-    # included) and no drawing but frames round paragraphs is type alone (a grid of formula
-    # cards, framed or not), the page's text.
+    # included) and no drawing is type alone (a grid of formula cards), the page's text.
     layout = [pymupdf.Rect(r.bbox) * to_pt for r in regions if r.kind is RegionKind.FIGURE]
-    layout = [box for box in layout if any(abs(box & d) > 0 for d in images + drawings)]
+    layout = [box for box in layout if any(abs(box & d) > 0 for d in images + clusters)]
     page_lines = _lines(page)
     lines = [(box, t) for box, t in page_lines if not any(_share(box, x) > 0.5 for x in text)]
     figures = _grown(_merged(boxes + layout), lines)
@@ -71,13 +69,9 @@ def _clusters(page: pymupdf.Page) -> list[pymupdf.Rect]:
 
 
 def _holds_prose(page: pymupdf.Page, box: pymupdf.Rect) -> bool:
-    """A drawing framing paragraphs (a shaded note, a ruled table, a card of a narrow column's
-    short lines, whose words cover FRAMED of it) is no figure."""
+    """A drawing framing paragraphs (a shaded note, a ruled table) is no figure."""
     text = page.get_text("text", clip=box)
-    if sum(geo.is_prose(line) for line in text.splitlines()) >= 2:
-        return True
-    words = [pymupdf.Rect(w[:4]) & box for w in page.get_text("words", clip=box)]
-    return sum(abs(w) for w in words) >= FRAMED * abs(box)
+    return sum(geo.is_prose(line) for line in text.splitlines()) >= 2
 
 
 def _lines(page: pymupdf.Page) -> list[tuple[pymupdf.Rect, str]]:

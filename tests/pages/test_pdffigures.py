@@ -46,24 +46,3 @@ def test_a_layout_figure_over_a_small_picture_stays():
     page.insert_image(pymupdf.Rect(300, 200, 310, 210), pixmap=pix)
     kinds = [r.kind for r in with_figures(page, pymupdf.Identity, (_grid_figure(),))]
     assert kinds.count(RegionKind.FIGURE) == 1
-
-
-def test_a_frame_round_a_cards_short_lines_is_no_figure_a_charts_labels_are() -> None:
-    """A card's frame round a narrow column of short lines (no line long enough to be prose):
-    its words cover much of it, a frame round text. A chart's axes with a few tick labels: a
-    figure."""
-    from hsd_cli.pages import pdffigures
-
-    page = pymupdf.open().new_page(width=400, height=600)
-    card = pymupdf.Rect(40, 40, 190, 330)
-    page.draw_rect(card, width=0.8)
-    for k, text in enumerate(["2. Quadratic", "formula", "As shown below, the", "internal material"] * 4):
-        page.insert_text((48, 58 + 16 * k), text, fontsize=11)
-    chart = pymupdf.Rect(220, 360, 380, 560)
-    page.draw_line(chart.bl, chart.br)
-    page.draw_line(chart.bl, chart.tl)
-    page.draw_polyline([(230, 540), (280, 470), (330, 500), (370, 380)])
-    for k in range(4):
-        page.insert_text((222 + 45 * k, 575), str(10 * k), fontsize=8)
-    assert pdffigures._holds_prose(page, card)
-    assert not pdffigures._holds_prose(page, chart)
