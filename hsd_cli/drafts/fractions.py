@@ -13,13 +13,11 @@ from dataclasses import replace
 
 from hsd_cli.datatypes import TextSpan
 from hsd_cli.pages import geometry as geo
-from hsd_cli.pages.table_check import NUMBER
 
 _TERM = re.compile(r"^\d{1,4}$")
 _INLINE = re.compile(r"\$(\\frac\{\d{1,4}\}\{\d{1,4}\})\$")  # what `_fraction` writes
 OVERLAP = 0.1  # the boxes share at least this much of the shorter one's height
 CENTRED = 0.25  # their centres stand at most this much of the wider one's width apart
-PITCH = 0.05  # a table's next row of figures overlaps as much as its rows do, within this share of a height
 
 
 def stacked_fractions(lines: list[TextSpan]) -> list[TextSpan]:
@@ -31,36 +29,20 @@ def stacked_fractions(lines: list[TextSpan]) -> list[TextSpan]:
         if i in taken:
             continue
         below = next((j for j in terms[k + 1 :] if j not in taken and _stacked(lines[i], lines[j])), None)
-        if below is not None and not _in_column(lines[i], lines[below], lines):
+        if below is not None:
             over[i] = below
             taken |= {i, below}
     denominators = set(over.values())
     return [_fraction(s, lines[over[i]]) if i in over else s for i, s in enumerate(lines) if i not in denominators]
 
 
-def _stacked(top: TextSpan, bottom: TextSpan, overlap: float = OVERLAP) -> bool:
+def _stacked(top: TextSpan, bottom: TextSpan) -> bool:
     (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = top.bbox, bottom.bbox
-    shared, height = _shared(top, bottom), _height(top, bottom)
+    shared = ay1 - by0
+    height = min(ay1 - ay0, by1 - by0)
     apart = abs((ax0 + ax1) - (bx0 + bx1)) / 2
     below = by0 > ay0 and by1 > ay1
-    return below and overlap * height <= shared < 0.5 * height and apart <= CENTRED * max(ax1 - ax0, bx1 - bx0)
-
-
-def _shared(top: TextSpan, bottom: TextSpan) -> float:
-    return top.bbox[3] - bottom.bbox[1]
-
-
-def _height(top: TextSpan, bottom: TextSpan) -> float:
-    return min(top.bbox[3] - top.bbox[1], bottom.bbox[3] - bottom.bbox[1])
-
-
-def _in_column(top: TextSpan, bottom: TextSpan, lines: list[TextSpan]) -> bool:
-    """A figure right over the numerator or under the denominator, as close as they stand to each
-    other: rows of a tight table's column of figures (its padded boxes overlap like a fraction's),
-    no fraction. Fractions set one under another stand further apart than their own terms."""
-    figures = [s for s in lines if s is not top and s is not bottom and NUMBER.match(s.text.strip())]
-    own = _shared(top, bottom) / _height(top, bottom)
-    return any(_stacked(s, top, own - PITCH) or _stacked(bottom, s, own - PITCH) for s in figures)
+    return below and OVERLAP * height <= shared < 0.5 * height and apart <= CENTRED * max(ax1 - ax0, bx1 - bx0)
 
 
 def _fraction(top: TextSpan, bottom: TextSpan) -> TextSpan:

@@ -30,11 +30,3 @@ def test_rows_of_a_table_and_lines_of_text_are_no_fractions() -> None:
     words = [ocr(100, 900, "page", width=80), ocr(100, 930, "12", width=80)]
     for lines in (table, letters, off_centre, words):
         assert stacked_fractions(lines) == lines
-
-
-def test_three_rows_of_a_tight_tables_column_are_no_fraction() -> None:
-    """A ruled table scanned at 150 dpi: its padded boxes overlap row to row like a fraction's
-    terms, but a third figure stands as close under the pair: rows of a column."""
-    column = [ocr(980, 376, "39", height=24), ocr(980, 395, "888", width=38, height=24), ocr(980, 414, "507", 38, 24)]
-    assert stacked_fractions(column) == column
-    assert stacked_fractions(column[:2])[0].text == "$\\frac{39}{888}$"  # a pair alone stays one
