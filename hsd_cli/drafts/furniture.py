@@ -5,7 +5,7 @@ Two passes, neither needing other pages (drafts/running.py finds lines repeated 
 * Lines (`split_lines`, before layout boxes take them): the page's topmost text row and the one
   under it, and its two lowest rows, are running heads or feet when the row lies wholly in its
   band, holds at most MAX_PIECES short pieces set no larger than the body text (but for a page
-number beside a piece of furniture by pattern: a newspaper's bold folio), and one piece
+  number beside a piece of furniture by pattern: a newspaper's bold folio), and one piece
   reads as furniture by pattern: a page number, a chapter mark ("[Ch. XIX." / "Ch. XIV.]"), a
   revision, document number, date, URL/DOI or copyright line, a volume/issue citation, a word
   such as "preprint" or "confidential", an all-caps running title ending in a full stop, or a

@@ -12,8 +12,8 @@ import heapq
 import itertools
 
 from hsd_cli.pages import geometry as geo
-from hsd_cli.pages import glyphs
 from hsd_cli.pages.formula import Glyph
+from hsd_cli.pages.glyphs import clean
 
 # Two lines this many ems apart, each at least GUTTER_LINE ems wide, stand in two columns: LaTeX's
 # and CSS's column gaps are about 1 em, a formula split at a shifted baseline leaves ~0.3 em.
@@ -66,7 +66,7 @@ def glyph_text(merged: list[tuple[int, Glyph]]) -> str:
         if k != k0 and k0 is not None and not (g.c.isspace() or g0.c.isspace()):
             out.append(" " if g.bbox[0] - g0.bbox[2] > WORD_GAP * g.size else "")
         out.append(g.c)
-    return glyphs.clean("".join(out))
+    return clean("".join(out))
 
 
 def _sideways(line: tuple[tuple, list[Glyph]]) -> bool:
