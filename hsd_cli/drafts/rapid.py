@@ -195,7 +195,8 @@ class RapidOcrSource:
         ]
         regions = headings.page_levels(regions, lines, image.width)
         rtl = geo.is_rtl(" ".join(s.text for s in lines))
-        order = reading_order([r.bbox for r in regions], rtl=rtl)
+        heads = [i for i, r in enumerate(regions) if r.kind is RegionKind.TITLE]
+        order = reading_order([r.bbox for r in regions], rtl=rtl, heads=heads)
         return [replace(regions[i], order=n) for n, i in enumerate(order)]
 
     def _layout_boxes(self, image: Image.Image) -> tuple[list[BBox], list[RegionKind]]:

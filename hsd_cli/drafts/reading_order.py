@@ -34,13 +34,19 @@
 
 Columns of running text break into paragraphs at their own heights: a band across all
 columns is a coincidence, and the first blocks below it rarely start together.
+
+6. Run-in headings. A heading set at the start of its paragraph's first line ("Question 1." in
+   bold, the text running on after it) lies inside the paragraph's box, whose top a raised
+   superscript of that line may set above the heading's: it is read just before the paragraph.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Collection
 
 from hsd_cli.datatypes import BBox
+from hsd_cli.pages import geometry as geo
 
 GRID_ALIGN = 0.5  # cells of one grid row start within this share of the narrowest band between rows
 GRID_GAP = 1.5  # a grid's bands between rows are this many times wider than any gap inside a cell
@@ -55,9 +61,21 @@ FLOAT_MIN = 0.5  # narrower than this share it is a note in the margin (a sideno
 FLOAT_LEVEL = 0.1
 
 
-def reading_order(boxes: list[BBox], rtl: bool = False) -> list[int]:
-    """Indices of `boxes` in reading order (module docstring)."""
-    return _order(list(range(len(boxes))), boxes, rtl)
+def reading_order(boxes: list[BBox], rtl: bool = False, heads: Collection[int] = ()) -> list[int]:
+    """Indices of `boxes` in reading order (module docstring); `heads`: the indices of headings."""
+    order = _order(list(range(len(boxes))), boxes, rtl)
+    for h in heads:
+        within = [i for i in order if i != h and _runs_in(boxes[h], boxes[i])]
+        if within and order.index(h) > order.index(within[0]):
+            order.remove(h)
+            order.insert(order.index(within[0]), h)
+    return order
+
+
+def _runs_in(head: BBox, block: BBox) -> bool:
+    """`head` starts the first line of `block` (rule 6): it lies in the box, its top within its
+    own height of the box's top."""
+    return geo.mostly_in(head, block) and head[1] - block[1] < head[3] - head[1]
 
 
 def _order(ids: list[int], boxes: list[BBox], rtl: bool) -> list[int]:

@@ -200,3 +200,15 @@ def test_a_lone_block_in_a_column_as_wide_as_the_other_is_a_column() -> None:
     left = column_text(COLUMNS2[0], [100, 330, 620], [210, 270, 300])
     right = column_text(COLUMNS2[1], [200], [700])
     assert reading_order(left + right) == [0, 1, 2, 3]
+
+
+def test_a_run_in_heading_reads_before_the_paragraph_it_starts() -> None:
+    """A bold heading at the start of a paragraph's first line lies in the paragraph's box, whose
+    top a superscript of that line raised above the heading's; a margin note sits beside both."""
+    above = (166, 375, 1018, 477)
+    note, head, paragraph = (93, 531, 148, 551), (166, 530, 513, 551), (166, 522, 1025, 632)
+    boxes = [above, note, paragraph, head]
+    assert reading_order(boxes) == [0, 1, 2, 3]  # as boxes alone: the paragraph's top first
+    assert reading_order(boxes, heads=[3]) == [0, 1, 3, 2]
+    below = (166, 560, 513, 580)  # a heading lower in the box is no run-in heading
+    assert reading_order([paragraph, below], heads=[1]) == [0, 1]
