@@ -217,9 +217,28 @@ def _table_cells(region: Region, lines: list[TextSpan]) -> tuple:
         return own
     # More heading rows alone is no sign: a heading cell wrapped over two lines ("# enc-layers")
     # makes two text rows; the lines' grid must also keep every column of figures the finder found.
+    if _labels_spanned(cells, own):
+        return own
     head_own, head = tablegrid.heading_rows(own), tablegrid.heading_rows(cells)
     merged = head_own > head or _heading_over_first_row(cells, own, head_own)
     return own if merged and _body_columns(own, head_own) >= _body_columns(cells, head) else cells
+
+
+def _labels_spanned(cells: tuple, own: tuple) -> bool:
+    """The lines' grid is the finder's, but for labels it spans over the rows they stand centred
+    on (LaTeX's multirow, HTML's rowspan): the finder put each such label in one of those rows,
+    by where its centre fell (the middle row, or either of two), so its row reads as the label's."""
+    if any(c.row_span > 1 for c in cells) or not any(c.row_span > 1 for c in own):
+        return False
+    return _shape(own) == _shape(cells) and _texts(own) == _texts(cells)
+
+
+def _shape(cells: tuple) -> tuple[int, int]:
+    return max(c.row + c.row_span for c in cells), max(c.col + c.col_span for c in cells)
+
+
+def _texts(cells: tuple) -> list[str]:
+    return sorted(t for c in cells if (t := " ".join(c.text.split())))
 
 
 def _heading_over_first_row(cells: tuple, own: tuple, head_own: int) -> bool:
@@ -277,5 +296,6 @@ def _in_reading_order(regions: list[Region]) -> list[Region]:
     # XY-cut beats the layout model's own order on the corpus (mean NED 0.125 vs 0.176 on
     # born-digital documents): the model reads some two-column pages row by row.
     rtl = geo.is_rtl(" ".join(r.text for r in regions))
-    order = reading_order([r.bbox for r in regions], rtl=rtl)
+    heads = [i for i, r in enumerate(regions) if r.kind is RegionKind.TITLE]
+    order = reading_order([r.bbox for r in regions], rtl=rtl, heads=heads)
     return [replace(regions[i], order=n) for n, i in enumerate(order)]

@@ -174,3 +174,22 @@ def test_a_finders_grid_stays_where_the_lines_grid_loses_a_column(monkeypatch) -
     spans = [line(60 + 300 * c, 200 + 24 * r, cell.text, width=60) for cell in found for r, c in [(cell.row, cell.col)]]
     (region,) = TextLayerSource().regions(page_of(*spans, layout=(table,)))
     assert region.cells == found
+
+
+def test_labels_centred_on_groups_of_rows_span_them() -> None:
+    """A grid finder puts a label centred on its group of rows (LaTeX's multirow, HTML's rowspan)
+    in the row its centre falls in: the middle one, or the lower of two, whose row then reads as
+    the label's. The lines' grid, the same cells otherwise, spans it over the group."""
+    names = ("Coarse", "Large", "Prior", "Reduced", "Late")
+    body = [line(300, 236 + 24 * r, name, width=80) for r, name in enumerate(names)]
+    body += [line(600, 236 + 24 * r, f"{r}.5", width=40) for r in range(5)]
+    labels = [line(60, 236 + 12, "Phase I", width=60), line(60, 236 + 24 * 3, "Noisy", width=60)]
+    head = [line(60 + 270 * c, 200, t, width=60) for c, t in enumerate(("Group", "Variant", "Mean"))]
+    found = tuple(TableCell(0, c, t) for c, t in enumerate(("Group", "Variant", "Mean")))
+    found += tuple(TableCell(r + 1, 1, n) for r, n in enumerate(names))
+    found += tuple(TableCell(r + 1, 2, f"{r}.5") for r in range(5))
+    found += (TableCell(2, 0, "Phase I"), TableCell(4, 0, "Noisy"))  # the lower of two rows; the middle of three
+    table = Region((50, 190, 950, 360), RegionKind.TABLE, 0, "", found)
+    (region,) = TextLayerSource().regions(page_of(*head, *body, *labels, layout=(table,)))
+    spans = {c.text: (c.row, c.row_span) for c in region.cells if c.col == 0}
+    assert spans == {"Group": (0, 1), "Phase I": (1, 2), "Noisy": (3, 3)}
