@@ -54,6 +54,7 @@ LONE_WORDS = 5  # a top row without a pattern: this many words at most,
 LONE_SIZE = 1.1  # no larger than this times the body (drafts/headings.size_ratio),
 LONE_GAP = 1.0  # and this many of its heights above the rest of the page
 MIN_BODY_LINES = 3
+FOOTNOTE_WORDS = 4  # a footer region's sentence this long after a marker is a footnote
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _CHAPTER = re.compile(r"\bch(?:ap)?\.\s*[ivxlc\d]|\bchapter\s+[ivxlc\d]+\b", re.I)
 _RUNNING = re.compile(
@@ -88,8 +89,11 @@ def band_of(bbox: tuple[float, ...], page_height: float) -> RegionKind | None:
 
 
 def relabel(region: Region, lines: list[TextSpan], body: float, page_height: float) -> Region:
-    """`region` as HEADER/FOOTER when it is a page number or a small running line in a band."""
-    if region.kind in KEPT_KINDS or region.kind in (RegionKind.HEADER, RegionKind.FOOTER):
+    """`region` as HEADER/FOOTER when it is a page number or a small running line in a band; a
+    layout model's footer that is a footnote as text (`footnote_kept`)."""
+    if region.kind in (RegionKind.HEADER, RegionKind.FOOTER):
+        return footnote_kept(region)
+    if region.kind in KEPT_KINDS:
         return region
     band = band_of(region.bbox, page_height)
     text = region.text.strip()
@@ -98,6 +102,17 @@ def relabel(region: Region, lines: list[TextSpan], body: float, page_height: flo
     if is_page_number(text) or _is_running_line(text, lines, body):
         return replace(region, kind=band, level=0)
     return region
+
+
+def footnote_kept(region: Region) -> Region:
+    """A footer region that reads as a footnote -- a marker, then a sentence of FOOTNOTE_WORDS
+    words or more, and no running pattern -- as text. Layout models take the last line of a
+    page for its footer, and a footnote there was dropped with the furniture."""
+    text = region.text.strip()
+    footnote = _FOOTNOTE.match(text) and _SENTENCE_END.search(text) and len(text.split()) >= FOOTNOTE_WORDS
+    if region.kind is not RegionKind.FOOTER or not footnote or _RUNNING.search(text):
+        return region
+    return replace(region, kind=RegionKind.TEXT, level=0)
 
 
 def _is_running_line(text: str, lines: list[TextSpan], body: float) -> bool:

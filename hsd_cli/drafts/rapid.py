@@ -243,9 +243,10 @@ def _is_text_area(box: BBox, lines: list[TextSpan], size: tuple[int, int]) -> bo
 
 
 def _box_regions(bbox: BBox, kind: RegionKind, lines: list[TextSpan]) -> list[Region]:
-    """The box as a region; a formula box holding several numbered equations as one each."""
+    """The box as a region (a footer box's footnote as text); a formula box holding several
+    numbered equations as one each."""
     if kind is not RegionKind.EQUATION:
-        return [_region(bbox, kind, lines)]
+        return [furniture.footnote_kept(_region(bbox, kind, lines))]
     equations = eqtags.split_equations(lines)
     if len(equations) == 1:  # the layout's box, grown to take in a number found outside it
         return [replace(_region(geo.union_box([bbox, equations[0].bbox]), kind, lines), text=equations[0].latex)]

@@ -25,6 +25,17 @@ def test_page_numbers_by_pattern_in_the_bands() -> None:
     assert not furniture.is_page_number("did")  # letters that are no roman numeral
 
 
+def test_a_layout_footer_that_is_a_footnote_is_text() -> None:
+    """A layout model took a page's last line for its footer; a footnote there is text (it was
+    dropped with the furniture). Page numbers and running lines in a footer box stay footers."""
+    note = "2An accurate lattice of the stable fluids was followed for each phase."
+    for text in (note, "* Corresponding author: see the address below."):
+        assert furniture.relabel(region(text, 900, RegionKind.FOOTER), [], 10, H).kind is RegionKind.TEXT
+    for text in ("12", "2 Journal of Examples, vol. 3 (2016).", "3 Conclusions and future work"):
+        assert furniture.relabel(region(text, 960, RegionKind.FOOTER), [], 10, H).kind is RegionKind.FOOTER
+    assert furniture.footnote_kept(region(note, 20, RegionKind.HEADER)).kind is RegionKind.HEADER
+
+
 def test_small_running_line_in_the_bottom_band_is_a_footer() -> None:
     """A slide's "NETS 2015" in small type at the bottom: furniture, not body."""
     r = furniture.relabel(region("NETS 2015", 900), [line("NETS 2015", 900, 8)], 17, H)
