@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 from PIL import Image
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
@@ -155,7 +156,7 @@ class RapidOcrSource:
         return sum(r.scores[0] if r.scores else 0.0 for r in results) / len(results)
 
     def _regions(self, image: Image.Image, lines: list[TextSpan], turn: float = 0.0) -> list[Region]:
-        lines = stacked_fractions(lines)
+        lines = stacked_fractions(lines, np.asarray(image.convert("L")))
         # Running rows at the page's edges first: a layout box must not join them to the body.
         running, lines = furniture.split_lines(lines, image.height)
         boxes, kinds = self._layout_boxes(image)

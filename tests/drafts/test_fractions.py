@@ -30,3 +30,29 @@ def test_rows_of_a_table_and_lines_of_text_are_no_fractions() -> None:
     words = [ocr(100, 900, "page", width=80), ocr(100, 930, "12", width=80)]
     for lines in (table, letters, off_centre, words):
         assert stacked_fractions(lines) == lines
+
+
+def page_with(*terms: tuple[int, int, str], bar: tuple[int, int, int] | None = None):
+    """A white page image with each (x, y, text) drawn, and a bar (x0, x1, y) if given."""
+    import numpy as np
+    from PIL import Image, ImageDraw
+
+    page = Image.new("L", (400, 300), 255)
+    draw = ImageDraw.Draw(page)
+    for x, y, text in terms:
+        draw.text((x, y), text, fill=0, font_size=28)
+    if bar:
+        draw.line((bar[0], bar[2], bar[1], bar[2]), fill=0, width=2)
+    return np.asarray(page)
+
+
+def test_on_the_page_image_only_a_pair_with_a_bar_is_a_fraction() -> None:
+    """Two figures of a tight table's column on a coarse scan overlap as a fraction's terms do
+    (a scanned table's 647 over 624 read as a fraction): the page shows no bar between them."""
+    lines = [ocr(100, 100, "647", width=60, height=36), ocr(100, 130, "624", width=60, height=36)]
+    column = page_with((104, 104, "647"), (104, 136, "624"))
+    assert stacked_fractions(lines, column) == lines
+    fraction = page_with((104, 100, "647"), (104, 140, "624"), bar=(102, 160, 134))
+    assert [s.text for s in stacked_fractions(lines, fraction)] == ["$\\frac{647}{624}$"]
+    ruled = page_with((104, 100, "647"), (104, 140, "624"), bar=(0, 399, 134))  # a table's rule
+    assert stacked_fractions(lines, ruled) == lines
