@@ -21,6 +21,8 @@ _WORD = re.compile(r"[^\W\d_]{3,}")  # three letters or more: "the", "where", no
 PROSE_LINE_CHARS = 15
 GUTTER = 0.6  # a gutter between columns of lines is at least this many line heights wide
 SIDEWAYS = 3.0  # a line this many times taller than wide runs up or down the page
+COLUMN_STEP = 4.0  # line heights right of a wide line where a column's lines under it start
+LEVEL = 0.5  # line heights within which two lines of a column start and end alike
 
 
 def area(b: BBox) -> float:
@@ -99,7 +101,22 @@ def group_lines(lines: list[TextSpan], pitch: float = 0.0) -> list[list[TextSpan
             blocks.append([line])
         else:
             home.append(line)
-    return blocks
+    return [part for block in blocks for part in _column_below(block)]
+
+
+def _column_below(block: list[TextSpan]) -> list[list[TextSpan]]:
+    """`block` cut where a wide line (a box's text set across the columns) is followed by lines
+    of one column under it: lines that start COLUMN_STEP line heights right of it and keep one
+    width between them, as a column's justified lines do. A paragraph's lines start level (a
+    hanging indent by a few letters); centred lines do not keep one width."""
+    for k in range(1, len(block) - 1):
+        wide, first, second = block[k - 1].bbox, block[k].bbox, block[k + 1].bbox
+        height = first[3] - first[1]
+        steps = first[0] - wide[0] > COLUMN_STEP * height
+        column = abs(second[0] - first[0]) < LEVEL * height and abs(second[2] - first[2]) < LEVEL * height
+        if steps and column:
+            return [block[:k], *_column_below(block[k:])]
+    return [block]
 
 
 def _continues(prev: TextSpan, line: TextSpan, pitch: float = 0.0) -> bool:

@@ -41,6 +41,19 @@ def test_blocks_never_join_lines_of_two_columns() -> None:
     assert len(blocks) == 2 and all(len({s.bbox[0] for s in b}) == 1 for b in blocks)
 
 
+def test_a_column_under_a_wide_box_is_a_block_of_its_own() -> None:
+    """A scan's layout model boxed nothing: the last line of a box set across the columns
+    ("In a nutshell") and the middle column's lines under it are close and overlap, but the
+    column's lines start far right of it and keep one width. Centred lines and a paragraph's
+    hanging indent stay one block."""
+    box = [line(223, 262 + 23 * k, 1422) for k in range(3)]
+    column = [line(585, 336 + 23 * k, 1098) for k in range(4)]
+    assert geo.group_lines(box + column) == [box, column]
+    centred = [line(300, 100, 900), line(400, 123, 800), line(380, 146, 820)]
+    hanging = [line(100, 100, 900), line(130, 123, 900), line(130, 146, 900)]
+    assert geo.group_lines(centred) == [centred] and geo.group_lines(hanging) == [hanging]
+
+
 def test_scripts_without_spaces_are_cjk_and_thai_not_hangul_or_latin_ligatures() -> None:
     """One definition serves the block joiner, the second look and word gaps (drafts/)."""
     for char in "漢かカ、｡＋︵⺀":  # ideograph, kana, CJK punctuation, full-width, vertical form, radical
