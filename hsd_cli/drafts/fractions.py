@@ -5,8 +5,8 @@ the draft wrote them as two numbers in two paragraphs; textbooks and tests set a
 and worked examples this way. Their boxes overlap (OCR pads each line, and the bar leaves less
 space between them than between two lines of text); two rows of a table of figures do not,
 unless the table is set tight on a coarse scan, its padded boxes overlapping too. Where the
-page image is at hand the bar decides: a row of ink between the two, about as wide as the
-wider of them, which no figure of a table's column has.
+page image is at hand the bar decides (`has_bar`): a thin stroke of its own between the two,
+about as long as the wider is wide, which no two figures of a table's column have.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ A line is running when, with its digits read as "#" ("Page 3", "Page 4"), its ca
 spacing ignored, it sits in the same band on at least `MIN_PAGES` pages and `MIN_SHARE` of the
 pages looked at (odd and even pages often carry different ones). Two pages are enough: body
 text repeated word for word in the same band of two pages is rarer than a two-page newsletter's
-masthead, set larger than its body (which furniture.py's single-page rule leaves alone). A region in a band becomes
-HEADER or FOOTER only when its whole text is made of running lines: a region holding any
-other word stays what it was, so nothing of the body is lost.
+masthead, set larger than its body (which furniture.py's single-page rule leaves alone). A
+region in a band becomes HEADER or FOOTER only when its whole text is made of running lines: a
+region holding any other word stays what it was, so nothing of the body is lost.
 """
 
 from __future__ import annotations

@@ -201,9 +201,9 @@ def _fill(region: Region, lines: list[TextSpan]) -> Region:
 
 def _table_cells(region: Region, lines: list[TextSpan]) -> tuple:
     """The grid finder's cells, their headings spanning; the grid of the lines where the finder
-    lost part of the table (its heading, a stub column) or merged a group heading into the
+    lost part of the table (its heading, a stub column), merged a group heading into the
     headings under it ("South Mean" for "South" over "Mean" and "Mass": fewer heading rows, and
-    no column of the body more). No lines, no cells."""
+    no column of the body more), or put a label centred on rows in one of them. No lines, no cells."""
     if not lines:
         return ()
     cells = group_headings.split(tablegrid.offset_headings_joined(region.cells), lines)
@@ -215,10 +215,10 @@ def _table_cells(region: Region, lines: list[TextSpan]) -> tuple:
     own = tablegrid.cells_from_lines(lines)
     if not cells:
         return own
-    # More heading rows alone is no sign: a heading cell wrapped over two lines ("# enc-layers")
-    # makes two text rows; the lines' grid must also keep every column of figures the finder found.
     if _labels_spanned(cells, own):
         return own
+    # More heading rows alone is no sign: a heading cell wrapped over two lines ("# enc-layers")
+    # makes two text rows; the lines' grid must also keep every column of figures the finder found.
     head_own, head = tablegrid.heading_rows(own), tablegrid.heading_rows(cells)
     merged = head_own > head or _heading_over_first_row(cells, own, head_own)
     return own if merged and _body_columns(own, head_own) >= _body_columns(cells, head) else cells
