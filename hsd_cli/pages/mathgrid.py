@@ -58,7 +58,7 @@ def matrices(items: list[Glyph], rules: list[Rule], row: Row) -> list[Glyph]:
         rows = lines(inside, rules)
         if len(rows) < 2:
             continue
-        latex = _grid(opener.c, [_cells(r) for r in rows], rules, row)
+        latex = _grid(opener.c, _columns(rows), rules, row)
         mid = (opener.bbox[1] + opener.bbox[3]) / 2
         size = max(g.size for g in inside)
         built = Glyph("", union([opener, closer]), mid + 0.25 * size, size, latex=latex)
@@ -139,6 +139,47 @@ def _grid(bracket: str, rows: list[list[list[Glyph]]], rules: list[Rule], row: R
     env = _ENVS[bracket]
     body = " \\\\ ".join("&".join(r) for r in cells)
     return f"\\begin{{{env}}}{body}\\end{{{env}}}"
+
+
+def _columns(rows: list[list[Glyph]]) -> list[list[list[Glyph]]]:
+    """A matrix's rows in cells: each row's own gaps wider than COLUMN_GAP, and the widths no row
+    puts a glyph in where some row has such a gap. Entries centred in their columns leave a
+    narrower gap between longer entries ("-9" and "-1" under "1" and "-4")."""
+    own = [_cells(r) for r in rows]
+    cuts = [
+        (a, b) for a, b in _empty_widths([g for r in rows for g in r]) if any(_cut_within(cells, a, b) for cells in own)
+    ]
+    return [_split_at(cells, cuts) for cells in own]
+
+
+def _empty_widths(items: list[Glyph]) -> list[tuple[float, float]]:
+    """The x intervals between the glyphs, read across every row, that none of them covers."""
+    out, right = [], float("-inf")
+    for g in sorted(items, key=lambda g: g.bbox[0]):
+        if g.bbox[0] > right > float("-inf"):
+            out.append((right, g.bbox[0]))
+        right = max(right, g.bbox[2])
+    return out
+
+
+def _cut_within(cells: list[list[Glyph]], a: float, b: float) -> bool:
+    """One of the row's cell breaks lies in the interval (a, b)."""
+    ends = [max(g.bbox[2] for g in c) for c in cells[:-1]]
+    starts = [min(g.bbox[0] for g in c) for c in cells[1:]]
+    return any(end <= b and start >= a for end, start in zip(ends, starts, strict=True))
+
+
+def _split_at(cells: list[list[Glyph]], cuts: list[tuple[float, float]]) -> list[list[Glyph]]:
+    """The row's cells, each split again at the cuts its glyphs stand on either side of."""
+    out: list[list[Glyph]] = []
+    for cell in cells:
+        parts: list[list[Glyph]] = []
+        for g in sorted(cell, key=lambda g: g.bbox[0]):
+            if not parts or any(max(x.bbox[2] for x in parts[-1]) <= a and g.bbox[0] >= b for a, b in cuts):
+                parts.append([])
+            parts[-1].append(g)
+        out += parts
+    return out
 
 
 def _cells(r: list[Glyph]) -> list[list[Glyph]]:

@@ -65,3 +65,12 @@ def test_a_brace_over_aligned_equations_is_a_system():
     rows += [("= 2", 128, 108, 12, "tiro")]
     page = page_with([("{", 100, 110, 30, "tiro"), *rows])
     assert latex(page) == "\\left\\{\\begin{aligned}x &=1 \\\\ y &=2\\end{aligned}\\right."
+
+
+def test_a_matrix_column_gap_one_row_leaves_narrower_still_splits_every_row():
+    """Entries centred in their columns: "1" over "-9" leaves a wide gap before "-4", while "-9"
+    and "-1" stand under half an em apart; no row puts a glyph in that width, so both rows split."""
+    rows = [("1", 114, 92, 12, "tiro"), ("-4", 127, 92, 12, "tiro"), ("-9", 112, 108, 12, "tiro")]
+    rows += [("-1", 127, 108, 12, "tiro")]
+    page = page_with([("B=", 70, 100, 12, "tiit"), ("(", 98, 110, 30, "tiro"), *rows, (")", 144, 110, 30, "tiro")])
+    assert latex(page) == "B=\\begin{pmatrix}1&-4 \\\\ -9&-1\\end{pmatrix}"
