@@ -99,17 +99,40 @@ def row_tables(lines: list[TextSpan]) -> tuple[list[list[TextSpan]], list[TextSp
         if run and not label and _row_label(row, run):
             label = row  # part of the table if the rows go on below it
             continue
-        if _is_table(run):
-            tables.append([s for r in run for s in r])
+        if table := _longest_table(run):
+            tables.append(_without_left_of_body(table))
         run, label = [], []
     taken = {id(s) for t in tables for s in t}
     return tables, [s for s in lines if id(s) not in taken]
 
 
 def _beside(line: TextSpan, run: list[list[TextSpan]]) -> bool:
-    """`line` stands wholly left or right of the rows of `run`."""
-    x0, x1 = min(s.bbox[0] for r in run for s in r), max(s.bbox[2] for r in run for s in r)
+    """`line` stands wholly left or right of the rows of `run` that end in a figure (its body:
+    a heading row may have taken in pieces of a formula level with it in the next column)."""
+    body = [r for r in run if NUMBER.match(r[-1].text.strip())] or run
+    x0, x1 = min(s.bbox[0] for r in body for s in r), max(s.bbox[2] for r in body for s in r)
     return line.bbox[0] >= x1 or line.bbox[2] <= x0
+
+
+def _longest_table(run: list[list[TextSpan]]) -> list[list[TextSpan]]:
+    """The longest start of the run that is a table and ends in a row of figures: short lines
+    under a table (a formula's pieces and number, a short line of the next column) run on past
+    it as rows, and the run as a whole is no table."""
+    ends = [k + 1 for k, r in enumerate(run) if NUMBER.match(r[-1].text.strip())]
+    return next((run[:k] for k in reversed(ends) if _is_table(run[:k])), [])
+
+
+def _without_left_of_body(run: list[list[TextSpan]]) -> list[TextSpan]:
+    """The run's lines less those of rows above its body that end a gap's width left of every
+    body row's first cell: pieces of a formula or text of the next column level with the
+    table's heading rows, which leave the table's own columns on their right."""
+    body = [r for r in run if NUMBER.match(r[-1].text.strip())]
+    if not body:
+        return [s for r in run for s in r]
+    first = run.index(body[0])
+    height = median(s.bbox[3] - s.bbox[1] for r in body for s in r)
+    x0 = min(r[0].bbox[0] for r in body) - GAP * height
+    return [s for k, r in enumerate(run) for s in r if k >= first or s.bbox[2] > x0]
 
 
 def _row_label(row: list[TextSpan], run: list[list[TextSpan]]) -> bool:

@@ -155,3 +155,27 @@ def test_a_table_beside_a_column_of_another_pitch_under_a_box_over_both() -> Non
     found = unboxed_tables(table + column, [(99, 590, 1124, 1060)], [RegionKind.TEXT])
     assert [sorted(s.text for s in t) for t in found.tables] == [sorted(s.text for s in table)]
     assert list(found.lines) == column
+
+
+def test_a_table_beside_a_formula_ends_at_its_last_row_of_figures() -> None:
+    """A scanned table in the right column: pieces of a display formula in the middle column
+    stand level with its heading rows, and the formula below it (its number "(2)" a figure)
+    runs on as rows. The table is its rows down to the last of figures, without the pieces left
+    of its body; a prose line of the middle column between its rows does not end it."""
+    heads = [line("Site", 1224, 539, 60), line("Yield", 1372, 534, 55), line("Mean", 1460, 528, 60)]
+    pieces = [line("∂g", 770, 512, 35), line("∂2g", 834, 508, 45), line("(1)", 1054, 515, 40)]
+    pieces += [line("∂t", 772, 535, 35), line("=4", 803, 526, 30)]
+    body = [
+        line(text, x, y, w)
+        for row in (
+            (("Transient density", 1183, 570, 130), ("0.858", 1369, 570, 56), ("0.923", 1463, 570, 56)),
+            (("General density", 1188, 620, 120), ("0.241", 1372, 620, 56), ("0.717", 1460, 620, 56)),
+            (("Empirical wave", 1189, 670, 115), ("500", 1379, 670, 40), ("75.6", 1468, 670, 45)),
+        )
+        for text, x, y, w in row
+    ]
+    prose = [line("the other hand, the elastic protein describes", 589, 645, 510)]
+    below = [line("follow all cases", 1126, 720, 150), line("sin 12t", 780, 770, 90), line("(2)", 1054, 770, 40)]
+    (table,), rest = row_tables(heads + pieces + body + prose + below)
+    assert {s.text for s in table} == {s.text for s in heads + body}
+    assert {s.text for s in rest} == {s.text for s in pieces + prose + below}
