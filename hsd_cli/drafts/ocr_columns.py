@@ -45,11 +45,11 @@ def split_crossing(lines: list[TextSpan], quads: list[Quad] | None = None) -> li
     out = []
     for k, line in enumerate(lines):
         cut = gutter_in(line, lines, height)
-        out += [line] if cut is None else _pieces(line, cut, quads[k] if quads else None)
+        out += [line] if cut is None else pieces(line, cut, quads[k] if quads else None)
     return out
 
 
-def _pieces(line: TextSpan, cut: float, quad: Quad | None) -> list[TextSpan]:
+def pieces(line: TextSpan, cut: float, quad: Quad | None) -> list[TextSpan]:
     """The line's text cut at the space nearest to where `cut` falls, in proportion to width."""
     x0, y0, x1, y1 = line.bbox
     at = len(line.text) * (cut - x0) / (x1 - x0)
@@ -67,12 +67,20 @@ def _pieces(line: TextSpan, cut: float, quad: Quad | None) -> list[TextSpan]:
 
 def _cut_quad(quad: Quad, cut: float) -> tuple[BBox, BBox]:
     """The boxes of a quadrilateral's two parts left and right of x = `cut`."""
+    return tuple(_box(q) for q in split_quad(quad, cut))  # type: ignore[return-value]
+
+
+def split_quad(quad: Quad, cut: float) -> tuple[Quad, Quad]:
+    """A quadrilateral's two parts left and right of x = `cut`, its top and bottom edges cut there."""
     (ax, ay), (bx, by), (cx, cy), (dx, dy) = quad
-    top = ay + (by - ay) * (cut - ax) / ((bx - ax) or 1.0)
-    bottom = dy + (cy - dy) * (cut - dx) / ((cx - dx) or 1.0)
-    left = (min(ax, dx), min(ay, top), cut, max(dy, bottom))
-    right = (cut, min(by, top), max(bx, cx), max(cy, bottom))
-    return left, right
+    top = (cut, ay + (by - ay) * (cut - ax) / ((bx - ax) or 1.0))
+    bottom = (cut, dy + (cy - dy) * (cut - dx) / ((cx - dx) or 1.0))
+    return ((ax, ay), top, bottom, (dx, dy)), (top, (bx, by), (cx, cy), bottom)
+
+
+def _box(quad: Quad) -> BBox:
+    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
+    return (min(xs), min(ys), max(xs), max(ys))
 
 
 def gutter_in(line: TextSpan, lines: list[TextSpan], height: float) -> float | None:

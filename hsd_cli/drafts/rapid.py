@@ -13,6 +13,7 @@ from PIL import Image
 
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import (
+    blank_gutters,
     eqtags,
     figure_body,
     furniture,
@@ -126,7 +127,9 @@ class RapidOcrSource:
         found = [(b, t, s) for b, t, s in zip(result.boxes, result.txts, result.scores, strict=False) if t.strip()]
         lines = [TextSpan(_aabb(box), text.strip(), score=float(score)) for box, text, score in found]
         quads = [tuple((float(p[0]), float(p[1])) for p in box) for box, _, _ in found]
-        lines = ocr_columns.split_crossing(lines, quads)  # lines stay in their column
+        # Lines stay in their column: cut where the page shows a gutter blank, or the lines around do.
+        lines, quads = blank_gutters.split_at_blank_gutters(lines, quads, np.asarray(image.convert("L")))
+        lines = ocr_columns.split_crossing(lines, quads)
         turn = ocr_columns.page_turn(quads)
         lines = ocr_columns.deskewed(lines, turn)  # boxes as tall as the text on a turned page
         # A Latin page's symbols read as ideographs (十 for +) become symbols.
