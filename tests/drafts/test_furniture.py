@@ -221,6 +221,16 @@ def test_a_short_top_row_set_apart_is_a_running_head_without_a_pattern() -> None
     assert split(row(("Formula Notes", 100), y0=20) + body(50))[0] == []
 
 
+def test_a_scans_head_in_two_slots_is_set_apart_by_half_a_line() -> None:
+    """OCR pads a scan's line boxes, so a running head's gap over the text looks narrower: a
+    site name at the left and a short title at the right over half a line's gap are a head; one
+    piece over that gap (a heading) stays."""
+    slots = [replace(s, size=0.0) for s in row(("MathRef Online", 100), ("Rural Sediment Region", 900), y0=20)]
+    text = [replace(s, size=0.0) for s in body(y0=50)]
+    assert split(slots + text)[0] == [("HEADER", "MathRef Online Rural Sediment Region")]
+    assert split(slots[:1] + text)[0] == []
+
+
 def test_a_running_rows_pieces_across_a_turned_scan() -> None:
     """A scan turned a degree: the site name at the left and its URL 1300 px across sit 23 px
     apart in height, less than the turn's slope; one running row. A line under the left piece
