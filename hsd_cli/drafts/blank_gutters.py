@@ -6,8 +6,8 @@ The page still does: inside each merged line the gutter is a run of blank column
 a word space, at the same x in the merged lines near it. A run at least GUTTER line heights
 and SPACES times the line's median blank run wide, REACH line heights in from both ends, that
 overlaps such runs of PARTNERS other lines within NEAR line heights above or below is a
-gutter, and the line is cut at its middle. A justified line's wide spaces fall at their own
-places, line by line.
+gutter, and the line is cut at its middle. Only lines across most of the text's width are
+looked at: the wide spaces of a column's justified lines can fall level by chance.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from hsd_cli.drafts.word_gaps import ink_mask
 GUTTER = 0.45  # line heights of blank columns inside a merged line at its gutter (its OCR box's height),
 SPACES = 1.6  # and this many times the line's median blank run (a word space; a justified line's varies)
 REACH = 3.0  # line heights the run stands in from each end of the line
-WIDE = 12.0  # line heights wide: a line that may hold two columns' text
+WIDE = 12.0  # line heights wide: a line that may hold two columns' text,
+ACROSS = 0.6  # and this share of the text's width on the page (one column's lines are narrower)
 PARTNERS = 2  # other merged lines blank at the same x
 NEAR = 8.0  # line heights above and below where those lines stand
 EDGE = 0.2  # line heights trimmed off the top and bottom of a line before reading its ink
@@ -37,7 +38,9 @@ def split_at_blank_gutters(
     if len(lines) < PARTNERS + 1:
         return lines, quads
     height = median(s.bbox[3] - s.bbox[1] for s in lines)
-    runs = {k: _blank_runs(image, s, height) for k, s in enumerate(lines) if s.bbox[2] - s.bbox[0] >= WIDE * height}
+    width = max(s.bbox[2] for s in lines) - min(s.bbox[0] for s in lines)  # the text's, page-wide
+    wide = max(WIDE * height, ACROSS * width)
+    runs = {k: _blank_runs(image, s, height) for k, s in enumerate(lines) if s.bbox[2] - s.bbox[0] >= wide}
     out, corners = [], []
     for k, (line, quad) in enumerate(zip(lines, quads, strict=True)):
         cut = _gutter(k, line, runs, lines, height)

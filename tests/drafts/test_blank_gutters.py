@@ -72,3 +72,12 @@ def test_a_wide_space_of_one_line_is_no_gutter() -> None:
     rows[2] = words(50, 400, 2) + words(425, 950, 5)
     lines, quads = merged(rows)
     assert split_at_blank_gutters(lines, quads, page(rows)) == (lines, quads)
+
+
+def test_a_columns_lines_with_wide_spaces_level_by_chance_are_not_cut() -> None:
+    """A column's last justified lines, few words each, leave wide spaces that can fall level:
+    lines of one column span half the text's width, no gutter between two columns."""
+    left = [words(50, 300, k) + words(330, 560, k + 1) for k in range(3)]  # 30 px spaces at one x
+    right = [words(600, 990, k + 2) for k in range(3)]
+    lines, quads = merged(left + right)
+    assert split_at_blank_gutters(lines, quads, page(left + right)) == (lines, quads)
