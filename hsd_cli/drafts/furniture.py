@@ -14,8 +14,8 @@ Two passes, neither needing other pages (drafts/running.py finds lines repeated 
   the second row unless it reads as furniture itself: a section heading under a running head,
   a references entry above a page number, are body. A top row without a pattern (a site name,
   a short title) is a running head when it is a few words, no larger than the body, unnumbered,
-  and set a line's height or more above the rest of the page (`_set_apart`; half that for
-  pieces apart in a running head's left and right slots: OCR pads a scan's line boxes).
+  and set a line's height or more above the rest of the page (`_set_apart`; half that for OCR
+  pieces in a running head's left and right slots: OCR pads a scan's line boxes).
 * Regions (`relabel`): a region wholly in a band that reads as a page number ("12", "- 12 -",
   "Page 3 of 9", "xiv") or is one short line set smaller than the body text that is no
   footnote ("1 See...", "* Corresponding author").
@@ -55,7 +55,8 @@ LONE_WORDS = 5  # a top row without a pattern: this many words at most,
 LONE_SIZE = 1.1  # no larger than this times the body (drafts/headings.size_ratio),
 LONE_GAP = 1.0  # and this many of its heights above the rest of the page,
 SLOTS_GAP = 0.5  # or this many, for pieces in a running head's slots,
-SLOTS = 4.0  # that stand this many heights apart
+SLOTS = 4.0  # that stand this many heights apart,
+SLOTS_EDGE = 2.0  # within this many heights of the text's left and right edges
 MIN_BODY_LINES = 3
 FOOTNOTE_WORDS = 4  # a footer region's sentence this long after a marker is a footnote
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
@@ -227,14 +228,20 @@ def _set_apart(row: list[TextSpan], rest: list[TextSpan], ratio) -> bool:
         return False
     bottom, height = max(s.bbox[3] for s in row), max(s.bbox[3] - s.bbox[1] for s in row)
     below = min(s.bbox[1] for s in rest if s not in row)
-    return below - bottom >= (SLOTS_GAP if _in_slots(row, height) else LONE_GAP) * height
+    return below - bottom >= (SLOTS_GAP if _in_slots(row, rest, height) else LONE_GAP) * height
 
 
-def _in_slots(row: list[TextSpan], height: float) -> bool:
-    """Pieces set apart across the row, as a running head's left and right slots are (a heading
-    is one piece): on a scan OCR pads each line's box, narrowing the gap seen between them."""
+def _in_slots(row: list[TextSpan], rest: list[TextSpan], height: float) -> bool:
+    """OCR lines in a running head's left and right slots: pieces far apart, the first starting
+    where the page's text starts and the last ending where it ends (a chart's legend at the top
+    of a page stands inside). OCR pads each line's box, narrowing the gap seen under them; a
+    heading is one piece."""
     pieces = sorted(row, key=lambda s: s.bbox[0])
-    return any(b.bbox[0] - a.bbox[2] >= SLOTS * height for a, b in zip(pieces, pieces[1:], strict=False))
+    others = [s for s in rest if s not in row]
+    left, right = min(s.bbox[0] for s in others), max(s.bbox[2] for s in others)
+    edges = max(abs(pieces[0].bbox[0] - left), abs(right - pieces[-1].bbox[2])) <= SLOTS_EDGE * height
+    apart = any(b.bbox[0] - a.bbox[2] >= SLOTS * height for a, b in zip(pieces, pieces[1:], strict=False))
+    return all(s.size == 0 for s in row) and edges and apart
 
 
 def _large(line: TextSpan, scale: tuple[str, float]) -> bool:

@@ -225,10 +225,12 @@ def test_a_scans_head_in_two_slots_is_set_apart_by_half_a_line() -> None:
     """OCR pads a scan's line boxes, so a running head's gap over the text looks narrower: a
     site name at the left and a short title at the right over half a line's gap are a head; one
     piece over that gap (a heading) stays."""
-    slots = [replace(s, size=0.0) for s in row(("MathRef Online", 100), ("Rural Sediment Region", 900), y0=20)]
-    text = [replace(s, size=0.0) for s in body(y0=50)]
+    slots = [replace(s, size=0.0) for s in row(("MathRef Online", 100), ("Rural Sediment Region", 348), y0=20)]
+    text = [replace(s, size=0.0) for s in body(y0=50)]  # lines from x 100 to 516, as the slots span
     assert split(slots + text)[0] == [("HEADER", "MathRef Online Rural Sediment Region")]
     assert split(slots[:1] + text)[0] == []
+    inside = [replace(s, bbox=(s.bbox[0] + 60, *s.bbox[1:3], s.bbox[3])) for s in slots[:1]] + slots[1:]
+    assert split(inside + text)[0] == []  # a chart's legend at the page's top: no slot at the edge
 
 
 def test_a_running_rows_pieces_across_a_turned_scan() -> None:
