@@ -18,7 +18,8 @@ Two passes, neither needing other pages (drafts/running.py finds lines repeated 
   pieces in a running head's left and right slots: OCR pads a scan's line boxes).
 * Regions (`relabel`): a region wholly in a band that reads as a page number ("12", "- 12 -",
   "Page 3 of 9", "xiv") or is one short line set smaller than the body text that is no
-  footnote ("1 See...", "* Corresponding author").
+  footnote ("1 See...", "* Corresponding author"). A layout model's footer that reads as a
+  footnote is text (`footnote_kept`).
 
 Body text is never touched: a region of several lines, or set at body size, stays whatever it was.
 """
