@@ -31,7 +31,7 @@ from hsd_cli.drafts.base import heading_level
 from hsd_cli.drafts.fractions import stacked_fractions
 from hsd_cli.drafts.lookalikes import latin_symbols
 from hsd_cli.drafts.paragraphs import paragraphs
-from hsd_cli.drafts.reading_order import reading_order
+from hsd_cli.drafts.reading_order import numbered
 from hsd_cli.drafts.row_tables import unboxed_tables
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.onnx_models import ort_threads
@@ -198,10 +198,7 @@ class RapidOcrSource:
             for block in geo.group_lines(g)
         ]
         regions = headings.page_levels(regions, lines, image.width)
-        rtl = geo.is_rtl(" ".join(s.text for s in lines))
-        heads = [i for i, r in enumerate(regions) if r.kind is RegionKind.TITLE]
-        order = reading_order([r.bbox for r in regions], rtl=rtl, heads=heads)
-        return [replace(regions[i], order=n) for n, i in enumerate(order)]
+        return numbered(regions, rtl=geo.is_rtl(" ".join(s.text for s in lines)))
 
     def _layout_boxes(self, image: Image.Image) -> tuple[list[BBox], list[RegionKind]]:
         result = self._engines()[1](image)

@@ -44,8 +44,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Collection
+from dataclasses import replace
 
-from hsd_cli.datatypes import BBox
+from hsd_cli.datatypes import BBox, Region, RegionKind
 from hsd_cli.pages import geometry as geo
 
 GRID_ALIGN = 0.5  # cells of one grid row start within this share of the narrowest band between rows
@@ -70,6 +71,13 @@ def reading_order(boxes: list[BBox], rtl: bool = False, heads: Collection[int] =
             order.remove(h)
             order.insert(order.index(within[0]), h)
     return order
+
+
+def numbered(regions: list[Region], rtl: bool) -> list[Region]:
+    """`regions` in reading order, each numbered with its place; its headings may run in (rule 6)."""
+    heads = [i for i, r in enumerate(regions) if r.kind is RegionKind.TITLE]
+    order = reading_order([r.bbox for r in regions], rtl=rtl, heads=heads)
+    return [replace(regions[i], order=n) for n, i in enumerate(order)]
 
 
 def _runs_in(head: BBox, block: BBox) -> bool:

@@ -21,7 +21,7 @@ from hsd_cli.drafts import (
     tablegrid,
 )
 from hsd_cli.drafts.base import heading_level
-from hsd_cli.drafts.reading_order import reading_order
+from hsd_cli.drafts.reading_order import numbered
 from hsd_cli.drafts.validity import MAX_INVALID, invalid_share, is_page_text, layer_text
 from hsd_cli.pages import geometry as geo
 from hsd_cli.pages.bands import BAND
@@ -229,7 +229,4 @@ def _in_reading_order(regions: list[Region]) -> list[Region]:
     """Regions numbered in XY-cut order; right-to-left pages read columns from the right."""
     # XY-cut beats the layout model's own order on the corpus (mean NED 0.125 vs 0.176 on
     # born-digital documents): the model reads some two-column pages row by row.
-    rtl = geo.is_rtl(" ".join(r.text for r in regions))
-    heads = [i for i, r in enumerate(regions) if r.kind is RegionKind.TITLE]
-    order = reading_order([r.bbox for r in regions], rtl=rtl, heads=heads)
-    return [replace(regions[i], order=n) for n, i in enumerate(order)]
+    return numbered(regions, rtl=geo.is_rtl(" ".join(r.text for r in regions)))
