@@ -109,7 +109,7 @@ def row_tables(lines: list[TextSpan]) -> tuple[list[list[TextSpan]], list[TextSp
 def _beside(line: TextSpan, run: list[list[TextSpan]]) -> bool:
     """`line` stands wholly left or right of the rows of `run` that end in a figure (its body:
     a heading row may have taken in pieces of a formula level with it in the next column)."""
-    body = [r for r in run if NUMBER.match(r[-1].text.strip())] or run
+    body = [r for r in run if _ends_in_figure(r)] or run
     x0, x1 = min(s.bbox[0] for r in body for s in r), max(s.bbox[2] for r in body for s in r)
     return line.bbox[0] >= x1 or line.bbox[2] <= x0
 
@@ -118,7 +118,7 @@ def _longest_table(run: list[list[TextSpan]]) -> list[list[TextSpan]]:
     """The longest start of the run that is a table and ends in a row of figures: short lines
     under a table (a formula's pieces and number, a short line of the next column) run on past
     it as rows, and the run as a whole is no table."""
-    ends = [k + 1 for k, r in enumerate(run) if NUMBER.match(r[-1].text.strip())]
+    ends = [k + 1 for k, r in enumerate(run) if _ends_in_figure(r)]
     return next((run[:k] for k in reversed(ends) if _is_table(run[:k])), [])
 
 
@@ -126,7 +126,7 @@ def _without_left_of_body(run: list[list[TextSpan]]) -> list[TextSpan]:
     """The run's lines less those of rows above its body that end a gap's width left of every
     body row's first cell: pieces of a formula or text of the next column level with the
     table's heading rows, which leave the table's own columns on their right."""
-    body = [r for r in run if NUMBER.match(r[-1].text.strip())]
+    body = [r for r in run if _ends_in_figure(r)]
     if not body:
         return [s for r in run for s in r]
     first = run.index(body[0])
@@ -138,7 +138,7 @@ def _without_left_of_body(run: list[list[TextSpan]]) -> list[TextSpan]:
 def _row_label(row: list[TextSpan], run: list[list[TextSpan]]) -> bool:
     """One short line in the first column, between rows of figures: a label spanning the rows of
     its group ("South" centred beside two rows), not the end of the table."""
-    figures = [r[-1] for r in run if NUMBER.match(r[-1].text.strip())]
+    figures = [r[-1] for r in run if _ends_in_figure(r)]
     return (
         len(row) == 1
         and len(row[0].text) < PROSE_CHARS
@@ -168,7 +168,7 @@ def _is_table(run: list[list[TextSpan]]) -> bool:
     """Enough rows, most ending in a figure, the figures in one column (group labels alone on
     their rows, and up to HEADINGS heading rows above the first row of figures, not counted)."""
     run = [row for row in run if len(row) > 1]
-    ends = [NUMBER.match(row[-1].text.strip()) is not None for row in run]
+    ends = [_ends_in_figure(row) for row in run]
     if len(run) < MIN_ROWS or not any(ends):
         return False
     figures = [row[-1] for row, figure in zip(run, ends, strict=True) if figure]
@@ -177,3 +177,8 @@ def _is_table(run: list[list[TextSpan]]) -> bool:
     slack = COLUMN_SLACK * median(s.bbox[3] - s.bbox[1] for s in figures)
     rights, lefts = [s.bbox[2] for s in figures], [s.bbox[0] for s in figures]
     return max(rights) - min(rights) <= slack or max(lefts) - min(lefts) <= slack
+
+
+def _ends_in_figure(row: list[TextSpan]) -> bool:
+    """The row's last cell is a figure."""
+    return NUMBER.match(row[-1].text.strip()) is not None
