@@ -18,7 +18,7 @@ import numpy as np
 
 from hsd_cli.datatypes import TextSpan
 from hsd_cli.drafts.ocr_columns import Quad, pieces, split_quad
-from hsd_cli.drafts.word_gaps import ink_mask
+from hsd_cli.drafts.word_gaps import blank_runs, ink_mask
 
 GUTTER = 0.45  # line heights of blank columns inside a merged line at its gutter (its OCR box's height),
 SPACES = 1.6  # and this many times the line's median blank run (a word space; a justified line's varies)
@@ -72,9 +72,7 @@ def _blank_runs(image: np.ndarray, line: TextSpan, height: float) -> list[tuple[
     crop = image[max(y0 + trim, 0) : max(y1 - trim, 0), max(x0, 0) : max(x1, 0)]
     if crop.size == 0:
         return []
-    blank = ~ink_mask(np.ascontiguousarray(crop)).any(axis=0)
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], blank.astype(np.int8), [0]))))
-    runs = list(zip(edges[::2], edges[1::2], strict=True))
+    runs = blank_runs(ink_mask(np.ascontiguousarray(crop)))
     if not runs:
         return []
     least = max(GUTTER * height, SPACES * float(median(b - a for a, b in runs)))
