@@ -67,7 +67,8 @@ def pieces(line: TextSpan, cut: float, quad: Quad | None) -> list[TextSpan]:
 
 def _cut_quad(quad: Quad, cut: float) -> tuple[BBox, BBox]:
     """The boxes of a quadrilateral's two parts left and right of x = `cut`."""
-    return tuple(_box(q) for q in split_quad(quad, cut))  # type: ignore[return-value]
+    left, right = split_quad(quad, cut)
+    return quad_box(left), quad_box(right)
 
 
 def split_quad(quad: Quad, cut: float) -> tuple[Quad, Quad]:
@@ -78,8 +79,9 @@ def split_quad(quad: Quad, cut: float) -> tuple[Quad, Quad]:
     return ((ax, ay), top, bottom, (dx, dy)), (top, (bx, by), (cx, cy), bottom)
 
 
-def _box(quad: Quad) -> BBox:
-    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
+def quad_box(points) -> BBox:
+    """The axis-aligned box of a detector's corner points."""
+    xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
     return (min(xs), min(ys), max(xs), max(ys))
 
 

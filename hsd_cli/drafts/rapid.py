@@ -125,7 +125,7 @@ class RapidOcrSource:
         if not result or result.boxes is None:
             return [], 0.0
         found = [(b, t, s) for b, t, s in zip(result.boxes, result.txts, result.scores, strict=False) if t.strip()]
-        lines = [TextSpan(_aabb(box), text.strip(), score=float(score)) for box, text, score in found]
+        lines = [TextSpan(ocr_columns.quad_box(box), text.strip(), score=float(score)) for box, text, score in found]
         quads = [tuple((float(p[0]), float(p[1])) for p in box) for box, _, _ in found]
         # Lines stay in their column: cut where the page shows a gutter blank, or the lines around do.
         lines, quads = blank_gutters.split_at_blank_gutters(lines, quads, np.asarray(image.convert("L")))
@@ -267,8 +267,3 @@ def _region_text(kind: RegionKind, lines: list[TextSpan]) -> str:
     if kind in _PROSE:  # a region holds several paragraphs: blank lines between them
         return PARAGRAPH_SEP.join(geo.join_lines(p) for p in paragraphs(lines))
     return geo.join_lines(lines)
-
-
-def _aabb(points) -> BBox:
-    xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
-    return (min(xs), min(ys), max(xs), max(ys))
