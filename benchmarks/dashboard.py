@@ -31,16 +31,18 @@ RESULTS_DIR = HERE / "results"
 RESULTS_MD = HERE / "RESULTS.md"
 # The summary's rows: file -> (section anchor, batch sizes shown; () for a run one page at a time).
 SUMMARY = {
-    "oracle-h100-hunyuan_vl.json": ("gpu", ()),
+    "oracle-h200-hunyuan_vl.json": ("gpu", ()),
     "throughput-h200-hunyuan_vl.json": ("gpu", (32,)),
     "throughput-cpu-hunyuan_vl.json": ("cpu", (1, 16)),
     "oracle-cpu-qwen2_5_vl.json": ("qwen25-vl-3b", ()),
 }
 BLOCKS: dict[str, tuple[Callable[[list[dict]], str], tuple[str, ...]]] = {
     "summary": (partial(speed.summary, picks=SUMMARY), tuple(SUMMARY)),
-    "gpu-oracle": (speed.oracle, ("oracle-h100-hunyuan_vl.json",)),
+    "gpu-oracle": (speed.oracle, ("oracle-h200-hunyuan_vl.json",)),
     "gpu-throughput": (speed.throughput, ("throughput-h200-hunyuan_vl.json",)),
     "gpu-engine": (speed.engine, ("gpu-engine.json",)),
+    "gpu-cost": (speed.cost, ("cost-h200-hunyuan_vl.json", "cost-h200-qwen2_5_vl.json")),
+    "gpu-draft-rate": (speed.draft_rate, ("draft-rate-h200.json",)),
     "gpu-cuda-tests": (speed.cuda_tests, ("cuda-tests-h200.json",)),
     "cpu-throughput": (speed.throughput, ("throughput-cpu-hunyuan_vl.json",)),
     "cpu-oracle": (speed.oracle, ("oracle-cpu-hunyuan_vl.json",)),
@@ -54,7 +56,6 @@ BLOCKS: dict[str, tuple[Callable[[list[dict]], str], tuple[str, ...]]] = {
         tuple(f"attention-fold-cpu-{f}.json" for f in ("hunyuan_vl", "qwen2_5_vl")),
     ),
     "gemm-layout": (quality.gemm_layout, ("gemm-layout-cpu-hunyuan_vl.json",)),
-    "ablation": (quality.ablation, ("ablation-cpu-hunyuan_vl.json",)),
     "ray-throughput": (quality.ray, ("ray-cpu-draft.json",)),
 }
 # The marker, then what this script writes: a line not starting a table, a blank line, table rows.

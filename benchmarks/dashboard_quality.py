@@ -104,19 +104,6 @@ def gemm_layout(runs: list[dict]) -> str:
     return block(runs, table(("tree tokens", "row-major s", "column-major s", "packed s", "row / packed"), rows))
 
 
-def ablation(runs: list[dict]) -> str:
-    """Each knob changed alone from the defaults of the time: passes and SR_decode per method."""
-    run = runs[0]
-    methods = list(dict.fromkeys(r["method"] for r in run["rows"]))
-    by = {(r["variant"], r["method"]): r for r in run["rows"]}
-    rows = [
-        [f"`{variant}`" if variant != "defaults" else variant]
-        + [f"{by[variant, m]['steps']}, {by[variant, m]['SR_decode']}" for m in methods]
-        for variant in dict.fromkeys(r["variant"] for r in run["rows"])
-    ]
-    return block(runs, table(("variant", *(f"`{m}` passes, SR_decode" for m in methods)), rows))
-
-
 def ray(runs: list[dict]) -> str:
     """`hsd convert --method draft` on the local engine and on a local Ray instance."""
     run = runs[0]

@@ -126,6 +126,26 @@ def engine_table(report: dict) -> str:
     return table(("step", "rows", "tree tokens", *(f"{e} ms" for e in engines)), cells)
 
 
+def draft_rate(runs: list[dict]) -> str:
+    """Draft pages a second by where drafting's models run (benchmarks/draft_rate.py)."""
+    return block(runs, draft_rate_table(runs[0]))
+
+
+def draft_rate_table(report: dict) -> str:
+    """benchmarks/draft_rate.py's arms: pages a second per core and per host, CPU seconds a page by
+    kind, and whether each arm's drafts are ONNX Runtime's."""
+    kinds = list(dict.fromkeys(k for a in report["arms"] for k in a["kinds"]))
+    columns = ("arm", "workers", "pages/s per core", "pages/s per host", *(f"{k} CPU s" for k in kinds))
+    rows = []
+    for a in report["arms"]:
+        differ = a.get("drafts_differ")
+        same = "reference" if differ is None else ("yes" if not differ else f"no: {', '.join(differ)}")
+        cells = [a["arm"]["name"], str(a["arm"]["workers"]), f"{a['pages_per_s_per_core']:.2f}"]
+        cells += [f"{a['pages_per_s_host']:.2f}", *(num(a["kinds"].get(k, {}).get("draft_cpu_s"), 2) for k in kinds)]
+        rows.append([*cells, same])
+    return table((*columns, "drafts as ONNX Runtime's"), rows)
+
+
 def cuda_tests(runs: list[dict]) -> str:
     """The lossless and batching tests run on the GPU: command, code, date, outcome."""
     rows = []

@@ -34,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # siblings, also when loaded by path
 
 import record  # noqa: E402
+from dashboard_speed import draft_rate_table  # noqa: E402
 from draft_speed import PAGES_KIND  # noqa: E402
 
 SAMPLES = {"scanned.pdf": "scanned", "page.png": "page image", "born_digital.pdf": "born-digital"}
@@ -145,21 +146,6 @@ def summarize(run: dict, reference: dict | None) -> dict:
     return out
 
 
-def table(report: dict) -> str:
-    """RESULTS.md's table: an arm a row."""
-    kinds = list(dict.fromkeys(k for a in report["arms"] for k in a["kinds"]))
-    lines = ["| arm | workers | pages/s per core | pages/s per host | " + " | ".join(f"{k} CPU s" for k in kinds)]
-    lines[0] += " | drafts as ONNX Runtime's |"
-    lines.append("|" + "---|" * (5 + len(kinds)))
-    for a in report["arms"]:
-        cells = [a["arm"]["name"], a["arm"]["workers"], a["pages_per_s_per_core"], a["pages_per_s_host"]]
-        cells += [a["kinds"].get(k, {}).get("draft_cpu_s", "") for k in kinds]
-        differ = a.get("drafts_differ")
-        cells.append("reference" if differ is None else ("yes" if not differ else f"no: {', '.join(differ)}"))
-        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
-    return "\n".join(lines)
-
-
 def arms(opts: argparse.Namespace) -> list[Arm]:
     """onnxruntime first (the reference), torch on the CPU if asked, then a CUDA arm per W."""
     found = [Arm("onnxruntime", "onnxruntime")]
@@ -213,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         else record.REPO / "benchmarks" / "results" / f"draft-rate-{tag}.json"
     )
     record.write(Path(out), report, {str(CORPUS): "CORPUS"})
-    print(table(report))
+    print(draft_rate_table(report))
     print(f"JSON in {out}")
     return 0
 

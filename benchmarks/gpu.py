@@ -96,9 +96,6 @@ PAGES = (
 THROUGHPUT_PAGES = 4  # pages of each document in the throughput step: 32 of PAGES' documents
 # JSON files a GPU run writes whose dashboard table comes with their first figures (dashboard.BLOCKS).
 AWAITING = (
-    "draft-rate-{tag}.json",
-    "cost-{tag}-hunyuan_vl.json",  # measured on CUDA graphs from dd895e4 on (before: eager)
-    "cost-{tag}-qwen2_5_vl.json",
     "throughput-{tag}-qwen2_5_vl.json",
     "external-{tag}-hunyuan_vl.json",
 )

@@ -34,7 +34,7 @@ def test_pages_a_second_per_core_and_per_host(monkeypatch):
     summary = script.summarize(cuda, reference)
     assert summary["pages_per_s_host"] == 2.0 and summary["gpu_mib_per_worker"] == 950.0
     assert summary["drafts_differ"] == ["s2.pdf"]
-    lines = script.table({"arms": [script.summarize(reference, None), summary]}).splitlines()
+    lines = script.draft_rate_table({"arms": [script.summarize(reference, None), summary]}).splitlines()
     assert lines[0].startswith("| arm | workers | pages/s per core | pages/s per host | scanned CPU s |")
     assert lines[2].endswith("| reference |") and lines[3].endswith("| no: s2.pdf |")
 
