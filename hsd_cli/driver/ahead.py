@@ -1,27 +1,46 @@
-"""Prefill inputs made ahead: the processor's host work for the requests about to join, in a thread.
+"""Prefill inputs made ahead: the processor's host work for the requests about to join, in threads.
 
 The processor resizes, normalises and cuts each page image into patches and tokenises the
 prompt on the host: 0.1-0.65 s a dev page image on one core of this project's CPUs, where a
-page's whole prefill on the H200 took 0.17 s (batch 32). Made in a thread while the model runs
-the prefills before it, that work leaves the decode loop's critical path. The inputs are what
-the target would make itself (the same processor, copied so that its tokenizer is not used from
-two threads at once).
+page's whole prefill on the H200 took 0.15 s. One thread beside the model left batch 32's
+prefills bound by it (4.7 s of `ar`'s 11.9 s on the H200, 0.15 s a page, about its processor's
+time), so several threads make the inputs of the next pages at once: PIL's resampling and
+numpy's arithmetic release the GIL: on a 2-core CPU two threads made 15 dev pages' inputs in
+1.1-1.5 s against one thread's 2.2-3.2 s. The inputs are what the target would make itself (the
+same processor, a copy per thread: a fast tokenizer refuses use from two threads at once).
 """
 
 from __future__ import annotations
 
+import queue
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from hsd_cli.config import allowed_cpus
 from hsd_cli.methods.base import RowsRequest
+
+MAX_THREADS = 4  # enough for an H200's prefills (0.15 s of processor work a page against ~0.04)
+
+
+def ahead_threads() -> int:
+    """Threads making inputs: a quarter of the cores, the rest left to drafting and the model."""
+    return max(1, min(MAX_THREADS, allowed_cpus() // 4))
 
 
 class InputsAhead:
-    """Starts a request's encoding in a background thread; `take` hands it to the prefill."""
+    """Starts requests' encoding in background threads; `take` hands each to its prefill."""
 
-    def __init__(self, target, on: bool) -> None:
-        make = getattr(target, "inputs_maker", None) if on else None  # a target may not make them ahead
-        self._make = make() if make is not None else None
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="hsd-inputs") if self._make else None
+    def __init__(self, target, on: bool, threads: int | None = None) -> None:
+        factory = getattr(target, "inputs_maker", None) if on else None  # a target may not make them ahead
+        makers = []
+        for _ in range(threads or ahead_threads()) if factory is not None else ():
+            if (make := factory()) is None:  # the processor cannot be copied: made inline
+                break
+            makers.append(make)
+        self._makers: queue.SimpleQueue = queue.SimpleQueue()  # each in one thread at a time
+        for make in makers:
+            self._makers.put(make)
+        self.depth = max(1, len(makers))  # requests worth starting before the first is prefilled
+        self._pool = ThreadPoolExecutor(len(makers), thread_name_prefix="hsd-inputs") if makers else None
         # id(request) -> (the request, kept so that its id stays its own; its inputs being made)
         self._pending: dict[int, tuple[RowsRequest, Future]] = {}
 
@@ -41,6 +60,13 @@ class InputsAhead:
         self._pending.clear()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _make(self, images, prompt: str):
+        make = self._makers.get()
+        try:
+            return make(images, prompt)
+        finally:
+            self._makers.put(make)
 
 
 def _loaded(images) -> bool:

@@ -58,12 +58,14 @@ class _BatchedPage:
 class Batcher:
     """Decodes page jobs `pages` at a time on one target; outcomes come in the order pages finish."""
 
-    def __init__(self, target: VisionTarget, pages: int = 1, inputs_ahead: bool | None = None) -> None:
+    def __init__(
+        self, target: VisionTarget, pages: int = 1, inputs_ahead: bool | None = None, ahead_threads: int | None = None
+    ) -> None:
         self.target, self.limit = target, max(1, pages)
-        # The processor's host work in a thread beside the model: where the model is on an accelerator.
+        # The processor's host work in threads beside the model: where the model is on an accelerator.
         if inputs_ahead is None:
             inputs_ahead = getattr(getattr(target, "device", None), "type", "cpu") != "cpu"
-        self.ahead = InputsAhead(target, inputs_ahead)
+        self.ahead = InputsAhead(target, inputs_ahead, ahead_threads)
         self.stepper = SpecStepper()
         self.in_batch: list[_BatchedPage] = []  # pages whose request's rows are in the batch
         self.waiting: deque[_BatchedPage] = deque()  # pages whose request waits for memory (out of memory)
@@ -91,10 +93,11 @@ class Batcher:
 
     def _fill(self, todo: Iterator[tuple[Hashable, Method, PageWork]]) -> bool:
         """Admit waiting requests, then new pages, while the batch has places; False once `todo` is
-        empty. A page is admitted once the next one's inputs are being made (driver/ahead.py)."""
-        held: _BatchedPage | None = None
+        empty. A page is admitted once the inputs of the `ahead.depth` pages after it are being made
+        (driver/ahead.py): the prefills wait for none of the processor's work they can overlap."""
+        held: deque[_BatchedPage] = deque()
         more = True
-        while len(self.in_batch) + (held is not None) < self.limit:
+        while len(self.in_batch) + len(held) < self.limit:
             if self.waiting:
                 page = self.waiting.popleft()
             elif (work := next(todo, None)) is None:
@@ -105,11 +108,11 @@ class Batcher:
             if page is None:
                 continue
             self.ahead.start(page.request)
-            if held is not None:
-                self._admit(held)
-            held = page
-        if held is not None:
-            self._admit(held)
+            held.append(page)
+            if len(held) > self.ahead.depth:
+                self._admit(held.popleft())
+        while held:
+            self._admit(held.popleft())
         return more
 
     def _start(self, key: Hashable, method: Method, page_work: PageWork) -> _BatchedPage | None:

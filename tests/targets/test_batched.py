@@ -123,7 +123,8 @@ def test_rows_that_leave_hand_their_cache_rows_on(family, tiny_target, monkeypat
 def _batches_equal_their_own_ar(target, rng: random.Random, batched=None, inputs_ahead=None) -> Batcher:
     """Random methods, drafts and batch sizes on `batched` (default `target`): every page's tokens
     are its AR tokens alone on `target`; the processor's work in a thread beside the model (a GPU's
-    default) or inline (the CPU's), at random unless `inputs_ahead` says. Returns the last batcher."""
+    default, in 1-3 threads) or inline (the CPU's), at random unless `inputs_ahead` says. Returns the
+    last batcher."""
     batched = batched or target
     pages = [_page(i) for i in range(len(SIZES))]
     refs = [run_ar(target, p, replace(_random_spec(rng), max_new_tokens=BUDGET)).tokens for p in pages]
@@ -131,7 +132,7 @@ def _batches_equal_their_own_ar(target, rng: random.Random, batched=None, inputs
         order = rng.sample(range(len(pages)), len(pages))
         works = [(i, *_work(batched, pages[i], refs[i], rng)) for i in order]
         ahead = rng.random() < 0.5 if inputs_ahead is None else inputs_ahead
-        batcher = Batcher(batched, rng.randint(2, 4), inputs_ahead=ahead)
+        batcher = Batcher(batched, rng.randint(2, 4), inputs_ahead=ahead, ahead_threads=rng.randint(1, 3))
         got = dict(batcher.run(works))
         assert {i: out.tokens for i, out in got.items()} == dict(enumerate(refs))
         assert max(batcher.rows_per_step) > 1  # pages really shared forward passes

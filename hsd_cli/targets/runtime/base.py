@@ -119,15 +119,11 @@ class VisionTarget:
     def inputs_maker(self) -> Callable[[list[Image.Image], str], BatchFeature] | None:
         """`model_inputs` with a processor of its own, to run in a thread beside the model (a fast
         tokenizer refuses use from two threads at once); None where the processor cannot be copied."""
-        processor = self._processor_copy
-        return None if processor is None else partial(self.model_inputs, processor=processor)
-
-    @cached_property
-    def _processor_copy(self):
         try:
-            return copy.deepcopy(self.processor)
+            processor = copy.deepcopy(self.processor)
         except Exception:  # noqa: BLE001 - a processor that cannot be copied makes the inputs inline
             return None
+        return partial(self.model_inputs, processor=processor)
 
     def prefill(
         self, images: list[Image.Image], prompt: str, inputs: BatchFeature | None = None
