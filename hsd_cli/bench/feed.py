@@ -23,7 +23,7 @@ class Feed:
 
     def __init__(self, conv, drafts: list[Drafts], workers: int) -> None:
         self.conv, self.drafts, self.workers = conv, drafts, workers
-        self.cfg = prepare_config(conv.cfg, conv)  # the prepare stage `hsd convert` would run
+        self.cfg = prepare_config(conv.cfg, conv, workers)  # the prepare stage `hsd convert` would run
         self.uses_drafts = self.cfg.drafts is not None
         self.prepare_s = self.wait_s = 0.0
         self.differ = 0

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hsd_cli.config import CPU_DRAFTING
 from hsd_cli.pages import torch_models
 
 DEVICE_ENV = "HSD_DRAFT_DEVICE"
@@ -34,15 +35,17 @@ def draft_device(setting: str | None = None) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def follow_target(device: str) -> str | None:
+def follow_target(device: str, workers: int = 0) -> str | None:
     """The drafting device a target on `device` (--device) implies, unless HSD_DRAFT_DEVICE says
     one: the target's own GPU (one hsd process per GPU drafts on its own), the CPU beside a CPU
-    or MPS target; None (auto) for auto or plain cuda."""
+    or MPS target; None (auto) for auto or plain cuda. `workers` drafting beside the target: from
+    config.CPU_DRAFTING on, the host's cores, where ONNX Runtime drafts faster than the GPU and
+    leaves the target its GPU (config.CPU_DRAFTING says what was measured)."""
     if os.environ.get(DEVICE_ENV, "").strip():
         return None
-    if device.startswith("cuda:"):
-        return device
-    return "cpu" if device in ("cpu", "mps") else None
+    if device in ("cpu", "mps") or workers >= CPU_DRAFTING:
+        return "cpu"
+    return device if device.startswith("cuda:") else None
 
 
 def _may_have_cuda() -> bool:

@@ -15,15 +15,8 @@ from __future__ import annotations
 import queue
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from hsd_cli.config import allowed_cpus
+from hsd_cli.config import input_threads
 from hsd_cli.methods.base import RowsRequest
-
-MAX_THREADS = 4  # enough for an H200's prefills (0.15 s of processor work a page against ~0.04)
-
-
-def ahead_threads() -> int:
-    """Threads making inputs: a quarter of the cores, the rest left to drafting and the model."""
-    return max(1, min(MAX_THREADS, allowed_cpus() // 4))
 
 
 class InputsAhead:
@@ -32,7 +25,7 @@ class InputsAhead:
     def __init__(self, target, on: bool, threads: int | None = None) -> None:
         factory = getattr(target, "inputs_maker", None) if on else None  # a target may not make them ahead
         makers = []
-        for _ in range(threads or ahead_threads()) if factory is not None else ():
+        for _ in range(threads or input_threads()) if factory is not None else ():
             if (make := factory()) is None:  # the processor cannot be copied: made inline
                 break
             makers.append(make)

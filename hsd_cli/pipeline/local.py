@@ -32,7 +32,7 @@ from typing import TextIO
 
 from hsd_cli.config import RunConfig, default_workers
 from hsd_cli.drafts.torch_engines import follow_target
-from hsd_cli.errors import OutputError
+from hsd_cli.errors import OutputError, UsageError
 from hsd_cli.methods.base import PageConverter
 from hsd_cli.pages import inputs
 from hsd_cli.pages.inputs import InputDoc
@@ -84,7 +84,7 @@ def run(
         ctx = _Context(cfg, converter, options, interrupt, progress, debug)
         beside = uses_model(converter)
         workers, overlap = prepare_workers(cfg, converter), getattr(converter, "starts_before_drafts", False)
-        queue = PrepareQueue(prepare_config(cfg, converter), workers, beside_model=beside, overlap=overlap)
+        queue = PrepareQueue(prepare_config(cfg, converter, workers), workers, beside_model=beside, overlap=overlap)
         prepared = queue.run((p.doc.path, page) for p in plans for page in p.todo)
         verified = _VerifiedPages(verify_stream(converter, _pages(plans, prepared, interrupt), _InPage(interrupt)))
         try:
@@ -129,10 +129,22 @@ def run_options(cfg: RunConfig, converter_key: dict[str, object]) -> dict[str, o
 
 
 def prepare_workers(cfg: RunConfig, converter: PageConverter) -> int:
-    """--workers, or the default for this converter: a model keeps a core; drafts alone take them all."""
+    """--workers, or the default for this converter: a model keeps a core (and beside a GPU, its
+    input threads); drafts alone take them all."""
     if cfg.workers is not None:
         return cfg.workers
-    return default_workers(model=uses_model(converter))
+    model = uses_model(converter)
+    return default_workers(model, accelerator=model and on_accelerator(cfg.device))
+
+
+def on_accelerator(device: str) -> bool:
+    """Whether a model on --device runs on a GPU (auto: where this host has CUDA)."""
+    from hsd_cli.targets.runtime.registry import resolve_device
+
+    try:
+        return resolve_device(device) != "cpu"
+    except UsageError:  # a device this host lacks: the model's loading reports it
+        return False
 
 
 def uses_model(converter: PageConverter) -> bool:
@@ -142,11 +154,13 @@ def uses_model(converter: PageConverter) -> bool:
     return not isinstance(converter, DraftConverter)
 
 
-def prepare_config(cfg: RunConfig, converter: PageConverter) -> PrepareConfig:
-    """The prepare stage's settings: drafts only for converters that use them."""
+def prepare_config(cfg: RunConfig, converter: PageConverter, workers: int = 0) -> PrepareConfig:
+    """The prepare stage's settings: drafts only for converters that use them; `workers` draft
+    them (many beside a GPU draft on the CPU: torch_engines.follow_target)."""
     drafts = cfg.draft_source if getattr(converter, "uses_drafts", False) else None
     delay = float(os.environ.get("HSD_DRAFT_DELAY") or 0.0)  # a testing knob (docs/usage.md)
-    return PrepareConfig(cfg.dpi, cfg.password, drafts, draft_delay=delay, draft_device=follow_target(cfg.device))
+    device = follow_target(cfg.device, workers)
+    return PrepareConfig(cfg.dpi, cfg.password, drafts, draft_delay=delay, draft_device=device)
 
 
 @dataclass(slots=True)

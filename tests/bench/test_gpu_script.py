@@ -47,7 +47,10 @@ def test_gpu_plan_runs_the_issue_s_tables_on_cuda(tmp_path):
     external = steps["transformers generate, static cache"].argv
     assert _option(external, "--methods") == "ar,hf-static" and "--oracle" in external
     assert len([a for a in external if a.startswith(str(gpu.CORPUS))]) == 4  # a compile per prompt shape
-    assert _option(throughput, "--workers") == "4"  # drafting beside the model, as hsd convert runs
+    from hsd_cli.config import default_workers
+
+    workers = str(default_workers(accelerator=True))  # drafting beside the model, as hsd convert runs
+    assert _option(throughput, "--workers") == workers
     pages = [a for a in oracle if a.startswith(str(gpu.CORPUS))]
     assert len(pages) == 16 and _option(oracle, "--max-pages") == "1"
     if gpu.CORPUS.is_dir():

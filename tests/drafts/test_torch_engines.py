@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from hsd_cli.config import CPU_DRAFTING
 from hsd_cli.drafts import rapid_engines, torch_engines
 from hsd_cli.drafts.auto import AutoSource
 from hsd_cli.drafts.rapid import RapidOcrSource
@@ -126,8 +127,11 @@ def test_drafts_run_where_the_target_does(monkeypatch) -> None:
     monkeypatch.delenv(torch_engines.DEVICE_ENV, raising=False)
     follows = {d: torch_engines.follow_target(d) for d in ("cuda:1", "cpu", "mps", "auto", "cuda")}
     assert follows == {"cuda:1": "cuda:1", "cpu": "cpu", "mps": "cpu", "auto": None, "cuda": None}
+    few, many = CPU_DRAFTING - 1, CPU_DRAFTING  # many workers beside a GPU draft on the host's cores
+    assert [torch_engines.follow_target(d, few) for d in ("cuda:1", "auto", "cuda")] == ["cuda:1", None, None]
+    assert {torch_engines.follow_target(d, many) for d in ("cuda:1", "auto", "cuda", "cpu")} == {"cpu"}
     monkeypatch.setenv(torch_engines.DEVICE_ENV, "cuda:0")
-    assert torch_engines.follow_target("cpu") is None
+    assert torch_engines.follow_target("cpu") is None and torch_engines.follow_target("cuda", many) is None
     source = AutoSource("auto", 1, "cuda:1").sources["ocr"]
     assert (source.threads, source.device) == (1, "cuda:1")
 

@@ -43,6 +43,7 @@ def test_drafts_follow_the_targets_device(monkeypatch):
     for device, drafts_on in (("cuda:1", "cuda:1"), ("cpu", "cpu"), ("auto", None)):
         cfg = RunConfig(inputs=(), out_dir=Path("out"), device=device)
         assert local.prepare_config(cfg, converter).draft_device == drafts_on
+        assert local.prepare_config(cfg, converter, workers=11).draft_device == "cpu"  # a large host's cores
 
 
 def test_pages_come_rendered_before_their_slow_drafts():
