@@ -46,6 +46,10 @@ def measure_curve(
     """Prefill time (ms), the step cost for K = 1 and every tree size, one-token steps of
     batches of rows, and a cache slot's price in microseconds (targets/runtime/costs.py), on
     `engine` (static_session.StaticEngine) where decoding would run on one."""
+    # The first prefill pays the device's warm-up (kernels loaded, the static pool allocated): on
+    # the H200 it took 263 ms for 1024 tokens; the one timed is the second.
+    prefill_text(model, prompt_tokens, n_axes, engine)  # dropped at once: a static session frees its rows
+    sync(model.device)
     t0 = time.perf_counter()
     session = prefill_text(model, prompt_tokens, n_axes, engine)
     sync(model.device)
