@@ -179,7 +179,8 @@ class Batcher:
     def _step(self) -> None:
         """One forward pass over the batch, charged to every request with rows in it."""
         stepper, t0 = self.stepper, time.perf_counter()
-        running = [x for x in self.in_batch if stepper.running(x.group)]
+        live = stepper.running_groups()
+        running = [x for x in self.in_batch if x.group in live]
         rows, slots = len(stepper.active), stepper.session.slots()
         try:
             stepper.step()
@@ -230,7 +231,8 @@ class Batcher:
     def _return_stopped_rows(self) -> None:
         """Requests whose rows all stopped go back to their jobs."""
         asking = []
-        for x in [x for x in self.in_batch if not self.stepper.running(x.group)]:
+        live = self.stepper.running_groups()
+        for x in [x for x in self.in_batch if x.group not in live]:
             rows = self.stepper.pop(x.group)
             done = RowsDone(tuple(rows), stage_report(rows, x.steps, x.t_prefill, x.t_decode))
             if self._move(x, lambda j, d=done: j.send(d)):
