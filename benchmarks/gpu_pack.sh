@@ -19,8 +19,11 @@
 #     --out SCRATCH/r --budget-s 400 --commit HEAD --pack OUT/r2.tar.gz
 # (--budget-s under the call's timeout: the steps that do not fit are skipped, the one running is
 # stopped in time, and the archive is written). A fresh machine took about 200 s of a 15-minute
-# lease to start (2026-11-28, H200), and PYTHONPATH must keep the repository (hsd_cli) on it; `model`
-# builds Qwen's model directory for its throughput step.
+# lease to start one time and 32 s another (2026-11-28, H200), and PYTHONPATH must keep the
+# repository (hsd_cli) on it; `model` builds Qwen's model directory for its throughput step. The
+# sixth run carried siteB, corpus and hy-tok in a first call that only unpacked them, then siteA
+# with one gpu.py per group (each its own --budget-s and --pack), so a call stopped early keeps
+# what finished; four calls measured throughput, draft rate, the oracle, cost and the CUDA tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HY=${1:?usage: bash benchmarks/gpu_pack.sh HY_TOK_DIR (the HunyuanOCR tokenizer directory)}
