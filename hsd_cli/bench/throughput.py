@@ -84,6 +84,8 @@ class BatchRun:
     pass_s: float  # the forward passes' wall time (each step: forward, accept, commit)
     priced_s: float | None  # what the target's cost model charges for those passes (None: no model)
     per_page: tuple[PageRun, ...] = ()
+    captures: int = 0  # CUDA graphs captured during the run (static_step.StepRunner), in pass_s
+    capture_s: float = 0.0
 
     @property
     def decode_tokens_per_s(self) -> float:
@@ -131,9 +133,11 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
     """`method` over every page at batch `size`; `cost`: the target's measured curve, to price the passes."""
     conv = bench.converter(method, spec)
     feed = Feed(conv, drafts, bench.cfg.workers)
+    captured = _captures(bench.target)
     t0 = time.perf_counter()
     outs = dict(conv.verify_many(feed, pages=size))
     wall = time.perf_counter() - t0
+    captured = [now - before for now, before in zip(_captures(bench.target), captured, strict=True)]
     failed = [o for o in outs.values() if isinstance(o, BaseException)]
     if failed:
         raise failed[0]
@@ -160,8 +164,15 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
         sum(conv.last_batcher.seconds_per_step),
         _priced(cost, conv.last_batcher),
         tuple(PageRun.of(r) for r, _ in results),
+        *captured,
     )
     return run, tokens
+
+
+def _captures(target) -> tuple[int, float]:
+    """CUDA graphs the target's engine captured so far, and their seconds (0 without graphs)."""
+    runner = getattr(getattr(target, "static_engine", None), "runner", None)
+    return (runner.captures, runner.capture_s) if runner is not None else (0, 0.0)
 
 
 def _priced(cost, batcher) -> float | None:
@@ -261,5 +272,7 @@ def _json(r: BatchRun) -> dict:
         "identical_to_ar": r.identical,
         "pass_s": r.pass_s,
         "priced_pass_s": r.priced_s,
+        "captures": r.captures,
+        "capture_s": r.capture_s,
         "per_page": [asdict(p) for p in r.per_page],
     }

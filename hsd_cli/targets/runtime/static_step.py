@@ -10,6 +10,7 @@ per bucket (`torch.compile`, dynamic=False) and, on CUDA, captures it once per b
 from __future__ import annotations
 
 import logging
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +72,9 @@ class StepRunner:
         self.model, self.kv, self.n_axes, self.mode = model, kv, n_axes, mode
         self.graphs: dict[tuple, _Graph] = {}
         self.failed: set[tuple] = set()  # buckets whose capture failed: run eager
+        # Captures so far and their seconds (warm-up runs included): a bucket's first pass, and every
+        # bucket's again after the pool is reallocated, costs some eager steps (benchmarks report it).
+        self.captures, self.capture_s = 0, 0.0
         # One memory pool for every bucket's graph: a replay rewrites its intermediates before it
         # reads them, and what outlives a replay (inputs, logits, the KV pool) is held, never reused.
         self.pool = torch.cuda.graph_pool_handle() if mode == "graphs" and torch.cuda.is_available() else None
@@ -118,7 +122,11 @@ class StepRunner:
                 return fn(*inputs)
         graph = self.graphs.get(key)
         if graph is None or graph.generation != self.kv.generation:
+            t0 = time.perf_counter()
             graph = self._capture(key, fn, inputs, warm)
+            if inputs[0].is_cuda:  # the capture's own time, not the work queued before it
+                torch.cuda.synchronize(inputs[0].device)
+            self.captures, self.capture_s = self.captures + 1, self.capture_s + time.perf_counter() - t0
             if graph is None:
                 return self._run(key, fn, inputs, warm)
         for buf, x in zip(graph.inputs, inputs, strict=True):
