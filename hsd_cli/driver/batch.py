@@ -66,6 +66,7 @@ class Batcher:
         if inputs_ahead is None:
             inputs_ahead = getattr(getattr(target, "device", None), "type", "cpu") != "cpu"
         self.ahead = InputsAhead(target, inputs_ahead, ahead_threads)
+        self._expect_rows()
         self.stepper = SpecStepper()
         self.in_batch: list[_BatchedPage] = []  # pages whose request's rows are in the batch
         self.waiting: deque[_BatchedPage] = deque()  # pages whose request waits for memory (out of memory)
@@ -74,6 +75,12 @@ class Batcher:
         self.padded_per_step: list[int] = []  # tokens each forward pass computed: rows x widest tree
         self.seconds_per_step: list[float] = []  # wall time of each step (forward, accept, commit)
         self.slots_per_step: list[int] = []  # cache slots each row of the pass read (padded)
+
+    def _expect_rows(self) -> None:
+        """Tell the target's static engine (where it has one) how many rows the batch will hold."""
+        engine = getattr(self.target, "static_engine", None)
+        if engine is not None:
+            engine.expect(self.limit)
 
     def run(self, works: Iterable[tuple[Hashable, Method, PageWork]]) -> Iterator[tuple[Hashable, Outcome]]:
         """Each work's (key, outcome), as soon as its page is done."""
@@ -166,6 +173,7 @@ class Batcher:
         release()
         if others:  # memory frees when a running page finishes; the batch halves meanwhile
             self.limit = max(1, (len(others) + 1) // 2)
+            self._expect_rows()
             self.waiting.appendleft(page)
         else:
             self._serve_alone(page)
@@ -213,6 +221,7 @@ class Batcher:
             self.in_batch.remove(x)
         if keep:
             self.limit = keep
+            self._expect_rows()
             self.waiting.extendleft(reversed(leaving))
         else:
             self._serve_alone(leaving[0])

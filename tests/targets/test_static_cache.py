@@ -105,6 +105,32 @@ def test_growing_long_rows_drops_the_free_rows_of_many_short_ones():
     assert _slots(kv, 1)[5] == 7.0 and sorted(kv.free) == []
 
 
+def test_a_pool_growing_its_slots_keeps_the_rows_its_batch_will_hold():
+    """Two pages held of the 32 the batch will hold when the slots must grow: the rows stay 32
+    (refitted to 2 they grew back a bucket at a time as the other pages joined, 5 reallocations)."""
+    kv = _pool(rows=32, slots=64)
+    kv.min_rows = 32
+    kv.take(2)
+    generation = kv.generation
+    kv.reserve(0, 1000)
+    assert kv.capacity == (32, 1024) and kv.generation == generation + 1
+    kv.take(30)
+    assert kv.generation == generation + 1  # the other pages joined without a reallocation
+
+
+def test_the_static_engine_starts_its_pool_with_the_rows_expected():
+    from hsd_cli.targets.runtime.static_session import StaticEngine
+
+    cache = DynamicCache()
+    cache.update(torch.zeros(1, 1, 3, 1), torch.zeros(1, 1, 3, 1), 0)
+    engine = StaticEngine()
+    engine.expect(20)
+    engine.session(None, cache, torch.ones(1, 3, dtype=torch.bool), torch.tensor([3]), 0, None)
+    assert engine.kv.capacity[0] == 24 and engine.kv.min_rows == 20  # 20 rounded up to its bucket
+    engine.expect(4)  # the batch halved (out of memory): the pool may shrink to it when it grows
+    assert engine.kv.min_rows == 4
+
+
 def test_default_batch_pages_price_the_pool_as_it_allocates():
     """A GPU's default batch: the pool's rows and slots rounded up to their buckets (and room for
     the widest tree) fit in the budget; a page more would not (or the cap is reached)."""

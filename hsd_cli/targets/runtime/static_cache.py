@@ -46,6 +46,7 @@ class StaticKV:
         self.used: list[int] = []  # host mirror of ptr
         self.free: list[int] = []  # rows no session holds
         self.generation = 0  # bumped by every reallocation: graphs captured on older tensors are stale
+        self.min_rows = 0  # rows a reallocation keeps at least (the batch's pages, StaticEngine.expect)
         self.rows, self.slots = 1, 1
         # Allocated in buckets: a step's bucket of rows or slots never passes the allocation.
         self._allocate(bucket(rows, ROW_BUCKETS), bucket(slots, SLOT_BUCKETS))
@@ -101,7 +102,10 @@ class StaticKV:
         if need_rows > have_rows:
             new_rows = bucket(max(need_rows, have_rows + have_rows // 2), ROW_BUCKETS)
         else:
-            new_rows = have_rows if 2 * need_rows > have_rows else bucket(need_rows, ROW_BUCKETS)
+            # Not below the rows the batch will hold: refitted to the few rows held while pages are
+            # still joining, the pool grew back a bucket at a time (5 reallocations to 32 pages).
+            fit = max(need_rows, self.min_rows)
+            new_rows = have_rows if 2 * fit > have_rows else bucket(fit, ROW_BUCKETS)
         longest = max((self.used[r] for r in held), default=0) + WIDTH_BUCKETS[-1]  # room for a step
         if slots > have_slots:
             new_slots = bucket(max(slots, have_slots + have_slots // 2), SLOT_BUCKETS)

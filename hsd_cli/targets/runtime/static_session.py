@@ -31,6 +31,15 @@ class StaticEngine:
         self.model = None  # the model the pool and runner were made for (a new one starts them afresh)
         self.kv: StaticKV | None = None
         self.runner: StepRunner | None = None
+        self.rows = FIRST_ROWS  # rows the batch is expected to hold (expect)
+
+    def expect(self, rows: int) -> None:
+        """The batch will hold about `rows` rows (the driver's pages): the pool starts with them and
+        keeps them when it grows its slots, instead of growing back to them a bucket at a time
+        (each reallocation copies the pool and makes every captured graph stale)."""
+        self.rows = max(1, rows)
+        if self.kv is not None:
+            self.kv.min_rows = self.rows
 
     @staticmethod
     def fits(cache) -> bool:
@@ -44,7 +53,8 @@ class StaticEngine:
         """`model`'s prefilled DynamicCache rows written into free rows of the pool, as a session."""
         if self.kv is None or model is not self.model:
             self.model = model
-            self.kv = StaticKV.like(cache, max(FIRST_ROWS, valid.shape[0]), FIRST_SLOTS)
+            self.kv = StaticKV.like(cache, max(FIRST_ROWS, self.rows, valid.shape[0]), FIRST_SLOTS)
+            self.kv.min_rows = self.rows
             self.runner = StepRunner(model, self.kv, n_axes, self.mode, self.backend)
         rows = self.kv.take(valid.shape[0])
         self.kv.write_rows(rows, cache, valid, next_pos)
