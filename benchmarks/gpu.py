@@ -15,8 +15,8 @@ Steps, most wanted first (a lease that ends early keeps the first):
 2. the CUDA test subset: lossless decoding, batched verification, the session cache and the
    static engine of every tiny family, in float32 on the GPU (HSD_TEST_DEVICE=cuda);
 3. the cost curve of the full-size HunyuanOCR and Qwen2.5-VL-3B language models in bf16;
-4. the throughput table of ar and auto at batch 8, 32, 64 and 1 on up to 4 pages of each of
-   the 16 documents below (32 pages, so rows that finish are refilled), each run drafting its
+4. the throughput table of ar and auto at batch 32, 8, 64 and 1 on up to 4 pages of each of
+   the 16 documents below (32 pages: at batch 8 rows that finish are refilled), each run drafting its
    pages in background processes beside the model, as many as `hsd convert` starts there (11 on a
    16-core host, on its cores: config.default_workers; a page starts once rendered, its drafts
    join it when made);
@@ -139,7 +139,7 @@ class Settings:
         # The CUDA tests in 4 processes: 107 s serial on an H200 with 16 cores, of a 15-minute lease.
         from hsd_cli.config import default_workers  # hsd convert's drafting workers beside a GPU target
 
-        return cls("cuda", "bf16", 384, "8,32,64,1", (), (), ("-n", "4"), default_workers(accelerator=True))
+        return cls("cuda", "bf16", 384, "32,8,64,1", (), (), ("-n", "4"), default_workers(accelerator=True))
 
 
 def plan(
@@ -338,7 +338,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--only", default=",".join(STEPS), help=f"comma-separated steps to run, of {','.join(STEPS)}")
     p.add_argument("--pages", type=int, default=len(PAGES), help="the first N of the 16 pages")
     p.add_argument("--tokens", type=int, help="max new tokens per page (default 384; dry run 16)")
-    p.add_argument("--batch-sizes", help="throughput batch sizes (default 8,32,64,1; dry run 1,2)")
+    p.add_argument("--batch-sizes", help="throughput batch sizes (default 32,8,64,1; dry run 1,2)")
     p.add_argument("--commit", default=commit(), help="the code's commit, for the JSON [default: git's HEAD]")
     p.add_argument("--budget-s", type=float, help="seconds the run may take: steps that do not fit are skipped")
     p.add_argument("--pack", type=Path, help="also write every JSON of --out into this .tar.gz")

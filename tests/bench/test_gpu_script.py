@@ -36,9 +36,9 @@ def test_gpu_plan_runs_the_issue_s_tables_on_cuda(tmp_path):
     assert all((_option(a, "--device"), _option(a, "--dtype")) == ("cuda", "bf16") for a in benches)
     assert {_option(a, "--full-size") for a in benches} == {"hunyuan_vl", "qwen2_5_vl"}
     assert all("--markdown" not in a for a in benches)  # RESULTS.md is the dashboard's, from the JSON
-    oracle, throughput = steps["oracle table, batch 1"].argv, steps["throughput, batch 8,32,64,1"].argv
+    oracle, throughput = steps["oracle table, batch 1"].argv, steps["throughput, batch 32,8,64,1"].argv
     assert "--oracle" in oracle and _option(oracle, "--methods") == "ar,page,hsd,auto"
-    assert _option(throughput, "--batch-pages") == "8,32,64,1" and _option(throughput, "--max-new-tokens") == "384"
+    assert _option(throughput, "--batch-pages") == "32,8,64,1" and _option(throughput, "--max-new-tokens") == "384"
     qwen = steps["throughput qwen2_5_vl, batch 1,32"].argv
     assert (
         _option(qwen, "--full-size") == "qwen2_5_vl" and "--oracle" in qwen and _option(qwen, "--batch-pages") == "1,32"
