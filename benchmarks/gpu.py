@@ -18,7 +18,7 @@ Steps, most wanted first (a lease that ends early keeps the first):
 4. the throughput table of ar and auto at batch 32, 8, 64 and 1 on up to 4 pages of each of
    the 16 documents below (32 pages: at batch 8 rows that finish are refilled), each run drafting its
    pages in background processes beside the model, as many as `hsd convert` starts there (11 on a
-   16-core host, on its cores: config.default_workers; a page starts once rendered, its drafts
+   16-core host, on its cores: cores.default_workers; a page starts once rendered, its drafts
    join it when made);
 5. the oracle table of ar / page / hsd / auto one page at a time (full-size HunyuanOCR, bf16, 16
    dev pages of every kind, 384 tokens), and transformers' own generate on its static cache;
@@ -137,7 +137,7 @@ class Settings:
             cost = ("--cost-prompt", "32", "--cost-reps", "1")
             return cls("cpu", "fp32", 16, "1,2", cost, layers, ("-x", "-k", "reuse_the_cache"), 1)
         # The CUDA tests in 4 processes: 107 s serial on an H200 with 16 cores, of a 15-minute lease.
-        from hsd_cli.config import default_workers  # hsd convert's drafting workers beside a GPU target
+        from hsd_cli.cores import default_workers  # hsd convert's drafting workers beside a GPU target
 
         return cls("cuda", "bf16", 384, "32,8,64,1", (), (), ("-n", "4"), default_workers(accelerator=True))
 

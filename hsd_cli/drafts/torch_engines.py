@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hsd_cli.config import CPU_DRAFTING
+from hsd_cli.cores import CPU_DRAFTING
 from hsd_cli.pages import torch_models
 
 DEVICE_ENV = "HSD_DRAFT_DEVICE"
@@ -39,8 +39,8 @@ def follow_target(device: str, workers: int = 0) -> str | None:
     """The drafting device a target on `device` (--device) implies, unless HSD_DRAFT_DEVICE says
     one: the target's own GPU (one hsd process per GPU drafts on its own), the CPU beside a CPU
     or MPS target; None (auto) for auto or plain cuda. `workers` drafting beside the target: from
-    config.CPU_DRAFTING on, the host's cores, where ONNX Runtime drafts faster than the GPU and
-    leaves the target its GPU (config.CPU_DRAFTING says what was measured)."""
+    cores.CPU_DRAFTING on, the host's cores, where ONNX Runtime drafts faster than the GPU and
+    leaves the target its GPU (cores.CPU_DRAFTING says what was measured)."""
     if os.environ.get(DEVICE_ENV, "").strip():
         return None
     if device in ("cpu", "mps") or workers >= CPU_DRAFTING:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import queue
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from hsd_cli.config import input_threads
+from hsd_cli.cores import input_threads
 from hsd_cli.methods.base import RowsRequest
 
 

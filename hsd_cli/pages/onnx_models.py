@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from hsd_cli.config import allowed_cpus, cache_dir
+from hsd_cli.config import cache_dir
+from hsd_cli.cores import allowed_cpus
 
 FLUSH_VERSION = 1  # part of a flushed copy's name: a change to `flush_denormals` makes new copies
 

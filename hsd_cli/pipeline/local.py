@@ -30,7 +30,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
-from hsd_cli.config import RunConfig, default_workers
+from hsd_cli.config import RunConfig
+from hsd_cli.cores import default_workers
 from hsd_cli.drafts.torch_engines import follow_target
 from hsd_cli.errors import OutputError, UsageError
 from hsd_cli.methods.base import PageConverter

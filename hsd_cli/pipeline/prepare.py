@@ -20,7 +20,8 @@ from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hsd_cli.config import AUTO_SOURCE, allowed_cpus
+from hsd_cli.config import AUTO_SOURCE
+from hsd_cli.cores import worker_threads
 from hsd_cli.datatypes import PageImage, PreparedPage, Region
 from hsd_cli.drafts.base import DraftSource
 from hsd_cli.targets.runtime import threads
@@ -188,12 +189,6 @@ def _prepare_in_worker(path: Path, page: int) -> PreparedPage:
     busy = nullcontext() if _BUSY is None else threads.drafting(_BUSY, _WORKER.cfg.ocr_threads or 1)
     with busy:
         return strip_layer(_WORKER(path, page))
-
-
-def worker_threads(workers: int) -> int:
-    """OCR threads of each of `workers` processes: the CPUs this process may use, less one for the
-    model's process, shared out (ONNX Runtime would give each of them every core)."""
-    return max(1, (allowed_cpus() - 1) // workers)
 
 
 class PrepareQueue:

@@ -47,7 +47,7 @@ def test_gpu_plan_runs_the_issue_s_tables_on_cuda(tmp_path):
     external = steps["transformers generate, static cache"].argv
     assert _option(external, "--methods") == "ar,hf-static" and "--oracle" in external
     assert len([a for a in external if a.startswith(str(gpu.CORPUS))]) == 4  # a compile per prompt shape
-    from hsd_cli.config import default_workers
+    from hsd_cli.cores import default_workers
 
     workers = str(default_workers(accelerator=True))  # drafting beside the model, as hsd convert runs
     assert _option(throughput, "--workers") == workers

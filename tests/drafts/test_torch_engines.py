@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from hsd_cli.config import CPU_DRAFTING
+from hsd_cli.cores import CPU_DRAFTING
 from hsd_cli.drafts import rapid_engines, torch_engines
 from hsd_cli.drafts.auto import AutoSource
 from hsd_cli.drafts.rapid import RapidOcrSource

@@ -7,7 +7,7 @@ import threading
 import pytest
 from PIL import Image
 
-from hsd_cli import config
+from hsd_cli import cores
 from hsd_cli.config import SpecConfig
 from hsd_cli.driver.ahead import InputsAhead
 from hsd_cli.methods.base import RowsRequest
@@ -105,5 +105,5 @@ def test_a_processor_that_cannot_be_copied_leaves_one_request_ahead_made_inline(
 
 @pytest.mark.parametrize(("cpus", "threads"), [(1, 1), (2, 1), (8, 2), (16, 4), (128, 4)])
 def test_a_quarter_of_the_cores_make_inputs(monkeypatch, cpus, threads):
-    monkeypatch.setattr(config, "allowed_cpus", lambda: cpus)
-    assert config.input_threads() == threads
+    monkeypatch.setattr(cores, "allowed_cpus", lambda: cpus)
+    assert cores.input_threads() == threads

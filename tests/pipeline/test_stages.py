@@ -114,8 +114,7 @@ def test_workers_share_the_cpus_left_beside_the_model(monkeypatch):
     to the model's process: ONNX Runtime alone would give every worker every core."""
     import os
 
-    from hsd_cli.config import default_workers
-    from hsd_cli.pipeline.prepare import worker_threads
+    from hsd_cli.cores import default_workers, worker_threads
 
     monkeypatch.setattr(os, "cpu_count", lambda: 64)  # the machine's; the run may use fewer
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
@@ -133,7 +132,7 @@ def test_beside_a_gpu_a_large_host_drafts_on_its_cores_left(monkeypatch, cpus, w
     left they all draft (on the CPU: torch_engines.follow_target), else at most 4 as beside any model."""
     import os
 
-    from hsd_cli.config import default_workers
+    from hsd_cli.cores import default_workers
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)), raising=False)
     assert default_workers(accelerator=True) == workers and default_workers() == min(4, cpus - 1)
@@ -146,7 +145,7 @@ def test_the_draft_pipeline_alone_drafts_on_every_core_by_default(monkeypatch):
     import os
     from dataclasses import replace
 
-    from hsd_cli.config import MAX_DRAFT_WORKERS
+    from hsd_cli.cores import MAX_DRAFT_WORKERS
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     default = RunConfig(inputs=(), out_dir=Path("out"), workers=None)
