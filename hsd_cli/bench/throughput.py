@@ -133,11 +133,11 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
     """`method` over every page at batch `size`; `cost`: the target's measured curve, to price the passes."""
     conv = bench.converter(method, spec)
     feed = Feed(conv, drafts, bench.cfg.workers)
-    captured = _captures(bench.target)
+    before = _captures(bench.target)
     t0 = time.perf_counter()
     outs = dict(conv.verify_many(feed, pages=size))
     wall = time.perf_counter() - t0
-    captured = [now - before for now, before in zip(_captures(bench.target), captured, strict=True)]
+    captured = [now - then for now, then in zip(_captures(bench.target), before, strict=True)]
     failed = [o for o in outs.values() if isinstance(o, BaseException)]
     if failed:
         raise failed[0]
