@@ -15,6 +15,7 @@ MAX_INPUT_THREADS = 4  # enough for an H200's prefills (0.15 s of processor work
 # models slowed the target's prefills (RESULTS.md).
 CPU_DRAFTING = 8
 MAX_BESIDE_GPU = 15
+WORKER_GIB = 1.0  # a drafting worker's memory: 0.69 GiB resident after a dev page image (this CPU)
 
 
 def input_threads() -> int:
@@ -26,14 +27,22 @@ def input_threads() -> int:
 def default_workers(model: bool = True, accelerator: bool = False) -> int:
     """Prepare processes by default. Beside a model one core stays with it and at most 4 prepare
     pages; beside a model on a GPU, a host with CPU_DRAFTING cores or more left over (after the
-    model's process and its input threads) drafts on all of them; with the draft pipeline alone
+    model's process and its input threads), and memory for their workers, drafts on all of them;
+    with the draft pipeline alone
     the run's own process only writes, so every core drafts."""
     if not model:
         return max(1, min(MAX_DRAFT_WORKERS, allowed_cpus()))
-    left = allowed_cpus() - 1 - input_threads()
+    left = min(allowed_cpus() - 1 - input_threads(), int(available_gib() / WORKER_GIB))
     if accelerator and left >= CPU_DRAFTING:
         return min(MAX_BESIDE_GPU, left)
     return max(1, min(4, allowed_cpus() - 1))
+
+
+def available_gib() -> float:
+    """Memory the host can still give (GiB): a large host's many drafting workers must fit in it."""
+    import psutil
+
+    return psutil.virtual_memory().available / 2**30
 
 
 def allowed_cpus() -> int:

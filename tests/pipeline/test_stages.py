@@ -129,13 +129,18 @@ def test_workers_share_the_cpus_left_beside_the_model(monkeypatch):
 @pytest.mark.parametrize(("cpus", "workers"), [(2, 1), (8, 4), (10, 4), (11, 8), (16, 11), (64, 15)])
 def test_beside_a_gpu_a_large_host_drafts_on_its_cores_left(monkeypatch, cpus, workers):
     """A model on a GPU keeps one core and its input threads; where CPU_DRAFTING cores or more are
-    left they all draft (on the CPU: torch_engines.follow_target), else at most 4 as beside any model."""
+    left, and memory for a worker each, they all draft (on the CPU: torch_engines.follow_target),
+    else at most 4 as beside any model."""
     import os
 
+    from hsd_cli import cores
     from hsd_cli.cores import default_workers
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)), raising=False)
+    monkeypatch.setattr(cores, "available_gib", lambda: 64.0)
     assert default_workers(accelerator=True) == workers and default_workers() == min(4, cpus - 1)
+    monkeypatch.setattr(cores, "available_gib", lambda: 6.0)  # memory for 6 workers: not a large host's 8+
+    assert default_workers(accelerator=True) == min(4, cpus - 1)
 
 
 def test_the_draft_pipeline_alone_drafts_on_every_core_by_default(monkeypatch):
