@@ -69,6 +69,7 @@ CUDA_TESTS = (
     "tests/targets/test_generate_parity.py",
     "tests/targets/test_static_session.py",
     "tests/targets/test_static_step.py",
+    "tests/targets/test_late_drafts.py",  # drafts joining running rows, on the static engine's graphs too
     "tests/drafts/test_torch_engines.py",  # drafting's models on the GPU: ONNX Runtime's outputs and drafts
 )
 # 16 dev pages with Markdown ground truth (the oracle needs it), every kind: born-digital, scanned,

@@ -49,7 +49,21 @@ def _late(target, page, ref: list[int], spec: SpecConfig, rng: random.Random, mi
 @pytest.mark.parametrize("family", SERVED)
 def test_drafts_arriving_mid_decode_equal_ar(family, tiny_target):
     """Pages whose drafts join at random steps, beside pages of every method: their own AR tokens."""
-    target, rng = tiny_target(family), random.Random(f"late-{family}")
+    _late_pages_equal_ar(tiny_target(family), random.Random(f"late-{family}"))
+
+
+@pytest.mark.parametrize("family", ["hunyuan_vl", "qwen2_5_vl"])
+def test_drafts_arriving_mid_decode_on_the_static_engine_equal_ar(family, tiny_target):
+    """The same on hsd's static cache (a GPU's engine; CUDA graphs there), its AR on transformers'."""
+    from test_static_session import static_target
+
+    target = tiny_target(family)
+    _late_pages_equal_ar(target, random.Random(f"late-static-{family}"), static_target(target))
+
+
+def _late_pages_equal_ar(target, rng: random.Random, batched=None) -> None:
+    """Late pages decoded on `batched` (default `target`) equal their AR tokens alone on `target`."""
+    batched = batched or target
     pages = [_page(i) for i in range(PAGES)]
     refs = [run_ar(target, p, SpecConfig(max_new_tokens=BUDGET)).tokens for p in pages]
     joined_mid_decode = False
@@ -57,12 +71,12 @@ def test_drafts_arriving_mid_decode_equal_ar(family, tiny_target):
         works, late = [], {}
         for n, i in enumerate(rng.sample(range(PAGES), PAGES)):
             if n == 0 or rng.random() < 0.7:
-                method, work, late[i] = _late(target, pages[i], refs[i], _spec(rng), rng, mid=n == 0)
+                method, work, late[i] = _late(batched, pages[i], refs[i], _spec(rng), rng, mid=n == 0)
             else:  # another page of the batch, with its drafts from the start
-                method, work = _work(target, pages[i], refs[i], rng)
+                method, work = _work(batched, pages[i], refs[i], rng)
                 work = replace(work, spec=replace(work.spec, max_new_tokens=BUDGET))
             works.append((i, method, work))
-        got = dict(Batcher(target, rng.randint(1, PAGES)).run(works))
+        got = dict(Batcher(batched, rng.randint(1, PAGES)).run(works))
         assert {i: out.tokens for i, out in got.items()} == dict(enumerate(refs))
         for i, arriving in late.items():
             method = next(m for k, m, _ in works if k == i)
@@ -70,6 +84,7 @@ def test_drafts_arriving_mid_decode_equal_ar(family, tiny_target):
             assert arriving.dropped == (not method.joined)  # else the prepare stage may stop making them
             joined_mid_decode |= method.joined and arriving.after > 1
     assert joined_mid_decode  # drafts really joined a running row
+    assert batched is target or batched.static_engine.kv is not None  # the static pool decoded them
 
 
 def _spec(rng: random.Random) -> SpecConfig:
