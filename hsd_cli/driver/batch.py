@@ -118,8 +118,12 @@ class Batcher:
             held.append(page)
             if len(held) > self.ahead.depth:
                 self._admit(held.popleft())
-        while held:
-            self._admit(held.popleft())
+        while held:  # the batch may have shrunk meanwhile (out of memory): the rest wait their turn
+            page = held.popleft()
+            if len(self.in_batch) < self.limit:
+                self._admit(page)
+            else:
+                self.waiting.append(page)
         return more
 
     def _start(self, key: Hashable, method: Method, page_work: PageWork) -> _BatchedPage | None:
