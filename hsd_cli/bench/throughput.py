@@ -86,6 +86,8 @@ class BatchRun:
     per_page: tuple[PageRun, ...] = ()
     captures: int = 0  # CUDA graphs captured during the run (static_step.StepRunner), in pass_s
     capture_s: float = 0.0
+    # ms a pass by phase (spec/clock.py: the host's time; on a GPU `readback` waits for the device)
+    phases_ms: tuple[tuple[str, float], ...] = ()
 
     @property
     def decode_tokens_per_s(self) -> float:
@@ -165,8 +167,15 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
         _priced(cost, conv.last_batcher),
         tuple(PageRun.of(r) for r, _ in results),
         *captured,
+        _phases(conv.last_batcher),
     )
     return run, tokens
+
+
+def _phases(batcher) -> tuple[tuple[str, float], ...]:
+    """The batch's passes' ms a pass by phase of the loop's clock."""
+    passes = max(len(batcher.seconds_per_step), 1)
+    return tuple((name, 1000 * s / passes) for name, s in batcher.stepper.clock.seconds.items())
 
 
 def _captures(target) -> tuple[int, float]:
@@ -274,5 +283,6 @@ def _json(r: BatchRun) -> dict:
         "priced_pass_s": r.priced_s,
         "captures": r.captures,
         "capture_s": r.capture_s,
+        "phases_ms": dict(r.phases_ms),
         "per_page": [asdict(p) for p in r.per_page],
     }

@@ -269,6 +269,9 @@ def test_throughput_at_several_batch_sizes(tiny_model_dir, tmp_path):
     ar1, ar3 = totals[0], totals[2]
     assert ar1["rows_per_step"] == 1.0 < ar3["rows_per_step"] and ar3["forward_passes"] < ar1["forward_passes"]
     assert all(t["pass_s"] > 0 and t["priced_pass_s"] is None for t in totals)  # flat: no curve to price with
+    # Where a pass's time went, by phase of the loop's clock; no CUDA graphs on the CPU.
+    assert all({"align", "linearize", "forward", "readback", "commit"} <= set(t["phases_ms"]) for t in totals)
+    assert all(t["phases_ms"]["forward"] > 0 and t["captures"] == 0 == t["capture_s"] for t in totals)
     # Per page, the passes its row took: the longest sets the batch's passes (no refill at the end).
     pages = totals[2]["per_page"]
     assert len(pages) == ar3["pages"] and all(p["row_steps"] <= ar3["forward_passes"] for p in pages)
