@@ -10,7 +10,7 @@ from hsd_cli.spec.align import MODEL, Origin, align_origins, resync_origins, sta
 from hsd_cli.spec.budget import CostModel, PassPrices, best_size, node_probs
 from hsd_cli.spec.clock import PhaseClock
 from hsd_cli.spec.row import DecodeOptions, Row, RowGroup
-from hsd_cli.spec.tree import DraftTree, build_trie, linearize
+from hsd_cli.spec.tree import DraftTree, build_trie, linearize, root_tree
 
 # A row whose trees the cost model cut to the root while a full window matched (k >= window)
 # verifies a tree of EXPLORE_NODES once EXPLORE_EVERY such steps have passed: otherwise a prior or
@@ -34,6 +34,7 @@ OWN_CANDIDATES = 3
 # method, model-free) 1, 3 and 8 gave 3861, 3778 and 3789 flat-regime steps, and 8492, 8101 and
 # 8062 AR-step prices on a CPU-like cost curve (K=8 1.3x, K=64 2.9x a one-token step).
 LEAD = 3.0
+ROOT = (1.0,)  # node_probs of a root-only tree
 
 
 @dataclass(slots=True)
@@ -66,12 +67,17 @@ def propose(
     clock = clock or PhaseClock()
     found = [_candidates(row, groups[row.group].cfg, groups[row.group].opts) for row in rows]
     clock.lap("align")
+    # A row with no candidates is its root alone (None here): no trie, no probabilities to work out.
     tries = [
-        build_trie(row.tokens[-1], cands, origins, LEAD) for row, (cands, origins, _) in zip(rows, found, strict=True)
+        build_trie(row.tokens[-1], cands, origins, LEAD) if cands else None
+        for row, (cands, origins, _) in zip(rows, found, strict=True)
     ]
     ks = [k for _, _, k in found]
     clock.lap("trie")
-    probs = [node_probs(t, r.accept.p_first(k), r.accept.p_cont()) for t, r, k in zip(tries, rows, ks, strict=True)]
+    probs = [
+        node_probs(t, r.accept.p_first(k), r.accept.p_cont()) if t is not None else ROOT
+        for t, r, k in zip(tries, rows, ks, strict=True)
+    ]
     clock.lap("probs")
     order = [sorted(range(1, len(p)), key=p.__getitem__, reverse=True) for p in probs]  # stable: ties by node
     gains = [[p[i] for i in o] for p, o in zip(probs, order, strict=False)]
@@ -83,7 +89,10 @@ def propose(
     explore = (exploration or Exploration()).now(due)
     sizes = [_size(row, n, c and explore, cfg) for row, c, cfg in zip(rows, cut, cfgs, strict=True)]
     clock.lap("sizing")
-    trees = [linearize(t, {0, *o[:m]}) for t, o, m in zip(tries, order, sizes, strict=False)]
+    trees = [
+        linearize(t, {0, *o[:m]}) if t is not None else root_tree(row.tokens[-1])
+        for row, t, o, m in zip(rows, tries, order, sizes, strict=True)
+    ]
     clock.lap("linearize")
     return trees, ks, [len(o) for o in order]
 
@@ -116,6 +125,8 @@ def _candidates(row: Row, cfg: SpecConfig, opts: DecodeOptions) -> tuple[list[li
     """Continuations after the longest matching window, their origins, and the window length k
     (0 = region starts); beside them, after a misread, the draft where the output should be, and
     where the window is short, what followed it in the row's own output."""
+    if not row.index.drafts and not opts.own:  # nothing to align with: `ar`'s rows, drafts still to come
+        return [], [], 0
     near = row.expected()
     cands, origins, k = align_origins(row.index, row.tokens, cfg.max_depth, cfg.max_candidates, near)
     if near is not None and near not in origins:

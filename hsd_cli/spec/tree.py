@@ -64,6 +64,12 @@ class Trie:
         return nxt if nxt < len(self.tokens) and self.parent[nxt] == node and self.tokens[nxt] == token else None
 
 
+def root_tree(token: int) -> DraftTree:
+    """The tree of a row with no candidates: its last token alone, as `linearize(build_trie(token,
+    []))` makes it, without their work (rows with no drafts are most of a plain batch's rows)."""
+    return DraftTree([token], [-1], [0], [{}], [0], [1], [])
+
+
 def build_tree(root_token: int, candidates: list[list[int]]) -> DraftTree:
     """Merge candidates that share prefixes into one trie (each node a unique prefix), DFS order."""
     return linearize(build_trie(root_token, candidates))

@@ -3,7 +3,7 @@
 import torch
 
 from hsd_cli.spec.budget import node_probs
-from hsd_cli.spec.tree import build_tree, build_trie, linearize, pack_trees
+from hsd_cli.spec.tree import build_tree, build_trie, linearize, pack_trees, root_tree
 
 
 def test_shared_prefixes_merged():
@@ -84,3 +84,11 @@ def test_a_tails_nodes_branch_when_a_later_candidate_leaves_them():
     assert [trie.child(2, t) for t in (3, 4, 5)] == [3, 4, None]  # Not [3, None, None]: node 2 branched
     assert trie.child(3, 6) == 6 and trie.child(4, 6) is None  # node 6 hangs under 3, not 4 (its index neighbour)
     assert trie.count == [4, 4, 3, 2, 1, 1, 1]
+
+
+def test_a_row_without_candidates_is_its_root_as_the_trie_would_make_it():
+    """propose's short cut for rows with nothing to propose (`ar`'s, drafts still to come)."""
+    for token, origins in ((7, []), (0, None), (151643, [])):
+        assert root_tree(token) == linearize(build_trie(token, [], origins, 3.0))
+        assert root_tree(token) == linearize(build_trie(token, [], origins, 3.0), {0})
+    assert node_probs(build_trie(7, []), 0.5, 0.5) == [1.0]  # propose's ROOT
