@@ -28,8 +28,7 @@ def default_workers(model: bool = True, accelerator: bool = False) -> int:
     """Prepare processes by default. Beside a model one core stays with it and at most 4 prepare
     pages; beside a model on a GPU, a host with CPU_DRAFTING cores or more left over (after the
     model's process and its input threads), and memory for their workers, drafts on all of them;
-    with the draft pipeline alone
-    the run's own process only writes, so every core drafts."""
+    with the draft pipeline alone the run's own process only writes, so every core drafts."""
     if not model:
         return max(1, min(MAX_DRAFT_WORKERS, allowed_cpus()))
     left = min(allowed_cpus() - 1 - input_threads(), int(available_gib() / WORKER_GIB))
