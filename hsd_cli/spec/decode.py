@@ -129,7 +129,7 @@ class SpecStepper:
 
     def running(self, group: int) -> bool:
         """Some row of `group` is still decoding."""
-        return any(self.rows[i].group == group for i in self.active)
+        return group in self.running_groups()
 
     def running_groups(self) -> set[int]:
         """The groups some row of which is still decoding (a batch's pages asked at once, where
