@@ -31,9 +31,10 @@ def default_workers(model: bool = True, accelerator: bool = False) -> int:
     with the draft pipeline alone the run's own process only writes, so every core drafts."""
     if not model:
         return max(1, min(MAX_DRAFT_WORKERS, allowed_cpus()))
-    left = min(allowed_cpus() - 1 - input_threads(), int(available_gib() / WORKER_GIB))
-    if accelerator and left >= CPU_DRAFTING:
-        return min(MAX_BESIDE_GPU, left)
+    if accelerator:
+        left = min(allowed_cpus() - 1 - input_threads(), int(available_gib() / WORKER_GIB))
+        if left >= CPU_DRAFTING:
+            return min(MAX_BESIDE_GPU, left)
     return max(1, min(4, allowed_cpus() - 1))
 
 
