@@ -49,13 +49,16 @@ class SyncCounter(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-def _buckets(monkeypatch) -> list[tuple[int, int, int]]:
-    """The (rows, width, slots) bucket of every step the runners take from now on."""
+def _buckets(monkeypatch, generations: list[int] | None = None) -> list[tuple[int, int, int]]:
+    """The (rows, width, slots) bucket of every step the runners take from now on (and the pool's
+    generation at each, into `generations`)."""
     seen: list[tuple[int, int, int]] = []
     real = StepRunner.__call__
 
     def call(self, ids, ancestry, depth):
         seen.append((*ids.shape, self.kv.slots))
+        if generations is not None:
+            generations.append(self.kv.generation)
         return real(self, ids, ancestry, depth)
 
     monkeypatch.setattr(StepRunner, "__call__", call)
@@ -100,7 +103,8 @@ def test_no_host_sync_inside_a_step(family, tiny_target):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
 @pytest.mark.parametrize("family", SERVED)
 def test_cuda_graphs_equal_ar(family, tiny_target, monkeypatch):
-    """Replayed CUDA graphs, one captured per bucket (none failing): the tokens of eager AR."""
+    """Replayed CUDA graphs, one captured per bucket at its second use on a pool (none failing):
+    the tokens of eager AR."""
     target = tiny_target(family)
     if target.device.type != "cuda":
         pytest.skip("run with HSD_TEST_DEVICE=cuda")
@@ -108,7 +112,8 @@ def test_cuda_graphs_equal_ar(family, tiny_target, monkeypatch):
     page = _page(1)
     ref = run_ar(target, page, spec).tokens
     static = static_target(target, "graphs")
-    seen = _buckets(monkeypatch)
+    generations: list[int] = []
+    seen = _buckets(monkeypatch, generations)
     assert run_page(static, page, [ref[:20]], spec).tokens == ref
     assert run_ar(static, page, spec).tokens == ref
     runner = static.static_engine.runner
@@ -117,13 +122,16 @@ def test_cuda_graphs_equal_ar(family, tiny_target, monkeypatch):
     # logged with the line that failed.
     experts = any(hasattr(m, "num_experts") for m in target.model.modules())
     assert experts or not runner.failed
-    assert {key[1:] for key in [*runner.graphs, *runner.failed] if key[0] == "step"} == set(seen)
+    uses = list(zip(seen, generations, strict=True))
+    reused = {bucket for bucket, generation in uses if uses.count((bucket, generation)) > 1}
+    assert {key[1:] for key in [*runner.graphs, *runner.failed] if key[0] == "step"} == reused
 
 
 class _FakeGraph:
     """torch.cuda.CUDAGraph's calls without a GPU: counts captures and replays."""
 
     captured = 0
+    inside = False  # within a capture
 
     def __init__(self) -> None:
         self.replays = 0
@@ -135,7 +143,11 @@ class _FakeGraph:
 @contextlib.contextmanager
 def _capturing(graph, pool=None):
     _FakeGraph.captured += 1
-    yield
+    _FakeGraph.inside = True
+    try:
+        yield
+    finally:
+        _FakeGraph.inside = False
 
 
 def _fake_cuda(monkeypatch) -> None:
@@ -150,7 +162,9 @@ def _fake_cuda(monkeypatch) -> None:
     monkeypatch.setattr(StepRunner, "_graphs_on", lambda self, t: True)
 
 
-def test_graphs_are_captured_once_per_bucket_and_again_after_a_reallocation(monkeypatch):
+def test_a_bucket_runs_eager_first_and_is_captured_at_its_second_use(monkeypatch):
+    """Once per bucket and again after a reallocation; the runner's first capture is warmed up on a
+    side stream, later ones by their bucket's eager first use; a bucket used once is never captured."""
     _fake_cuda(monkeypatch)
     kv = StaticKV([(1, 1, 1)], torch.float32, "cpu", 2, 64)
     runner = StepRunner(None, kv, 0, "graphs")
@@ -161,44 +175,52 @@ def test_graphs_are_captured_once_per_bucket_and_again_after_a_reallocation(monk
         return x * 2
 
     x = torch.ones(2)
-    out = runner._run(("a",), fn, (x,), (x,))
-    assert len(calls) == 3 and _FakeGraph.captured == 1  # two warm-up runs, then the capture
-    runner._run(("a",), fn, (torch.full((2,), 5.0),), (x,))
+    assert runner._run(("a",), fn, (x,), (x,)).tolist() == [2.0, 2.0]
+    assert len(calls) == 1 and _FakeGraph.captured == 0  # eager
+    out = runner._run(("a",), fn, (torch.full((2,), 5.0),), (x,))
+    assert len(calls) == 3 and _FakeGraph.captured == 1  # a warm-up run, then the capture
     graph = runner.graphs[("a",)]
-    assert len(calls) == 3 and graph.graph.replays == 2 and graph.inputs[0].tolist() == [5.0, 5.0]
+    assert graph.graph.replays == 1 and graph.inputs[0].tolist() == [5.0, 5.0]
     assert torch.equal(out, graph.output)  # the output buffer a replay rewrites
-    runner._run(("b",), fn, (x,), (x,))
-    kv.reserve(3, 64)  # reallocated: graphs over the old tensors are stale
     runner._run(("a",), fn, (x,), (x,))
+    assert len(calls) == 3 and graph.graph.replays == 2
+    runner._run(("b",), fn, (x,), (x,))  # used once: eager
+    runner._run(("b",), fn, (x,), (x,))
+    assert len(calls) == 5 and _FakeGraph.captured == 2  # no warm-up: its first use warmed it up
+    kv.reserve(3, 64)  # reallocated: graphs over the old tensors are stale
+    for _ in range(2):
+        runner._run(("a",), fn, (x,), (x,))
     assert _FakeGraph.captured == 3 and runner.captures == 3 and runner.capture_s > 0  # benchmarks report them
 
 
 def test_a_bucket_whose_capture_fails_runs_eager_and_out_of_memory_is_raised(monkeypatch, caplog):
-    """The warning names the line that failed and holds text only: a record holding the exception
+    """A capture that fails without a warm-up is tried again after one, then the bucket runs eager.
+    The warning names the line that failed and holds text only: a record holding the exception
     kept its frames, and a session in them never gave its pool rows back (seen on an H200)."""
     _fake_cuda(monkeypatch)
     runner = StepRunner(None, StaticKV([(1, 1, 1)], torch.float32, "cpu", 2, 64), 0, "graphs")
-    capturing = [True]
+    runner.graphs[("old",)] = None  # an earlier capture: later ones start without a warm-up
+    capturing = []
 
     def flaky(x: torch.Tensor) -> torch.Tensor:
-        if capturing[0]:
+        if _FakeGraph.inside:
+            capturing.append(True)
             raise RuntimeError("operation not permitted when stream is capturing")
         return x + 1
 
-    def wrapped(x):
-        try:
-            return flaky(x)
-        finally:
-            capturing[0] = False  # only the first (warm-up) call fails
-
-    assert runner._run(("a",), wrapped, (torch.zeros(1),), (torch.zeros(1),)).tolist() == [1.0]
-    assert runner.failed == {("a",)} and not runner.graphs
+    for _ in range(3):
+        assert runner._run(("a",), flaky, (torch.zeros(1),), (torch.zeros(1),)).tolist() == [1.0]
+    assert len(capturing) == 2  # without a warm-up, then with one
+    assert runner.failed == {("a",)} and set(runner.graphs) == {("old",)}
     (record,) = caplog.records
     assert "test_static_step.py" in record.getMessage() and "raise RuntimeError" in record.getMessage()
     assert not any(isinstance(a, BaseException) for a in record.args)
 
     def oom(x):
-        raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+        if _FakeGraph.inside:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+        return x
 
+    runner._run(("b",), oom, (torch.zeros(1),), (torch.zeros(1),))
     with pytest.raises(torch.cuda.OutOfMemoryError):
         runner._run(("b",), oom, (torch.zeros(1),), (torch.zeros(1),))

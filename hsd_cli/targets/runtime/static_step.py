@@ -3,8 +3,9 @@
 `tree_forward` is the whole step on the device: the additive mask [rows, 1, K, slots] and the
 rope positions built from the pool's write pointers and next positions, the model's forward, its
 logits. Its shapes depend only on the bucket (rows, K, slots), so `StepRunner` compiles it once
-per bucket (`torch.compile`, dynamic=False) and, on CUDA, captures it once per bucket in a
-`torch.cuda.CUDAGraph` over persistent input buffers, replayed every later step of that bucket.
+per bucket (`torch.compile`, dynamic=False) and, on CUDA, captures it once per bucket (at its
+second use) in a `torch.cuda.CUDAGraph` over persistent input buffers, replayed every later step
+of that bucket.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class _Graph:
 
 class StepRunner:
     """Runs `tree_forward` and `keep_paths` per bucket: eager, compiled once per bucket (the step),
-    or captured once per bucket as CUDA graphs and replayed.
+    or captured once per bucket (at its second use) as CUDA graphs and replayed.
 
     `backend` is torch.compile's (tests pass a counting backend); None: inductor."""
 
@@ -72,6 +73,7 @@ class StepRunner:
         self.model, self.kv, self.n_axes, self.mode = model, kv, n_axes, mode
         self.graphs: dict[tuple, _Graph] = {}
         self.failed: set[tuple] = set()  # buckets whose capture failed: run eager
+        self.used: dict[tuple, int] = {}  # bucket -> pool generation of its eager first use
         # Captures so far and their seconds (warm-up runs included): a bucket's first pass, and every
         # bucket's again after the pool is reallocated, costs some eager steps (benchmarks report it).
         self.captures, self.capture_s = 0, 0.0
@@ -115,15 +117,21 @@ class StepRunner:
         return self.mode == "graphs" and t.device.type == "cuda"
 
     def _run(self, key: tuple, fn, inputs: tuple, warm: tuple):
-        """`fn(*inputs)`: replayed from its bucket's graph (captured on first use, or again once the
-        pool was reallocated), or eager where graphs are off or its capture failed."""
+        """`fn(*inputs)`: replayed from its bucket's graph, or eager where graphs are off or its
+        capture failed. A bucket's first use on a pool runs eager and its second captures it (again
+        once the pool was reallocated): a capture costs about two eager steps, and while pages join
+        or leave a batch, a bucket is often used once (the eager use also warms it up)."""
         if not self._graphs_on(inputs[0]) or key in self.failed:
             with torch.inference_mode():
                 return fn(*inputs)
         graph = self.graphs.get(key)
         if graph is None or graph.generation != self.kv.generation:
+            if self.used.get(key) != self.kv.generation:
+                self.used[key] = self.kv.generation
+                with torch.inference_mode():
+                    return fn(*inputs)
             t0 = time.perf_counter()
-            graph = self._capture(key, fn, inputs, warm)
+            graph = self._capture(key, fn, warm, warmups=0 if self.graphs else 1)
             if inputs[0].is_cuda:  # the capture's own time, not the work queued before it
                 torch.cuda.synchronize(inputs[0].device)
             self.captures, self.capture_s = self.captures + 1, self.capture_s + time.perf_counter() - t0
@@ -134,16 +142,18 @@ class StepRunner:
         graph.graph.replay()
         return graph.output
 
-    def _capture(self, key: tuple, fn, inputs: tuple, warm: tuple) -> _Graph | None:
-        """Warm `fn` up on a side stream, then capture it over input buffers; a bucket that cannot
-        be captured runs eager from then on (logged: lossless either way, only slower)."""
+    def _capture(self, key: tuple, fn, warm: tuple, warmups: int) -> _Graph | None:
+        """Capture `fn` over input buffers, after `warmups` runs on a side stream: the runner's
+        first capture warms up the device's libraries; later buckets were warmed by their eager
+        first use, and retry with a warm-up if their capture fails. A bucket that cannot be
+        captured runs eager from then on (logged: lossless either way, only slower)."""
         bufs = tuple(w.clone() for w in warm)
         try:
             with torch.inference_mode():
                 stream = torch.cuda.Stream()
                 stream.wait_stream(torch.cuda.current_stream())
                 with torch.cuda.stream(stream):
-                    for _ in range(2):
+                    for _ in range(warmups):
                         fn(*bufs)
                 torch.cuda.current_stream().wait_stream(stream)
                 graph = torch.cuda.CUDAGraph()
@@ -152,10 +162,12 @@ class StepRunner:
         except torch.cuda.OutOfMemoryError:
             raise  # the driver's to handle (a smaller batch), not a reason to run eager
         except RuntimeError as exc:  # dynamo's and inductor's errors are RuntimeErrors too
+            if not warmups:
+                return self._capture(key, fn, warm, 1)
             if self.forward is not tree_forward:
                 log.warning("the compiled step failed for %s, capturing it uncompiled: %s", key, _told(exc))
                 self.forward = tree_forward
-                return self._capture(key, fn, inputs, warm)
+                return self._capture(key, fn, warm, warmups)
             log.warning("CUDA graph capture failed for %s, running it eager: %s", key, _told(exc))
             self.failed.add(key)
             return None
