@@ -23,7 +23,9 @@ Steps, most wanted first (a lease that ends early keeps the first):
 5. the oracle table of ar / page / hsd / auto one page at a time (full-size HunyuanOCR, bf16, 16
    dev pages of every kind, 384 tokens), and transformers' own generate on its static cache;
 6. full-size Qwen2.5-VL-3B at batch 1 and 32 with the repetition penalty its checkpoint ships
-   (1.05), which the oracle pays on every pass.
+   (1.05), which the oracle pays on every pass;
+7. the engine step again with a fourth engine: CUDA graphs of the step compiled by inductor for
+   any shapes (fused norms and rotary embeddings: fewer kernels a step; group `compiled`).
 Each step writes one JSON into --out (default benchmarks/results/), named as the dashboard reads
 it: `gpu-engine.json`, `cuda-tests-GPU.json`, `cost-GPU-FAMILY.json`, `oracle-GPU-hunyuan_vl.json`,
 `throughput-GPU-hunyuan_vl.json`, GPU being the card's short name (h100); then
@@ -61,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # record.py, also when
 
 from record import CORPUS, REPO, commit, scrub  # noqa: E402
 
-STEPS = ("engine", "drafts", "tests", "model", "cost", "throughput", "oracle")
+STEPS = ("engine", "drafts", "tests", "model", "cost", "throughput", "oracle", "compiled")
 CUDA_TESTS = (
     "tests/targets/test_lossless.py",
     "tests/targets/test_batched.py",
@@ -195,6 +197,9 @@ def plan(
     external += ("--max-pages", "1", "--methods", "ar,hf-static", "--out-json", str(path))
     steps.append(Step("transformers generate, static cache", _hsd("bench", *external), s.env, "oracle", path, 240))
     steps += _qwen_throughput(dry, s, out, tag, work or out, pages, corpus)
+    # The engine step again with the inductor-compiled step's graphs beside: its JSON replaces the first's.
+    compiled = Step("engine step, compiled", (*engine, "--inductor"), group="compiled", out=out / "gpu-engine.json")
+    steps.append(replace(compiled, estimate_s=300, optional=True))
     return steps
 
 

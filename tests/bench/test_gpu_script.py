@@ -126,12 +126,14 @@ def test_a_short_lease_plan_takes_a_ready_model_and_the_first_pages(tmp_path):
     corpus, model = tmp_path / "corpus", tmp_path / "hy"
     steps = gpu.plan(False, tmp_path, corpus, model, 10, 128, "1,10")
     groups = ["engine", "drafts", "tests", "cost", "cost", "throughput", "oracle", "oracle", "model", "throughput"]
+    groups += ["compiled"]
     assert [s.group for s in steps] == groups  # most wanted first: a lease that ends early keeps them
     throughput, oracle = steps[5].argv, steps[6].argv
     assert _option(oracle, "--model") == str(model) and _option(oracle, "--max-new-tokens") == "128"
     assert [a for a in oracle if a.startswith(str(corpus))] == [str(corpus / p) for p in gpu.PAGES[:10]]
     assert _option(throughput, "--batch-pages") == "1,10" and _option(steps[9].argv, "--batch-pages") == "1"
     assert _option(steps[0].argv, "--out") == str(tmp_path) and steps[0].optional
+    assert steps[10].argv == (*steps[0].argv, "--inductor") and steps[10].optional  # the engine step compiled
     assert _option(steps[1].argv, "--corpus") == str(corpus) and steps[1].optional  # draft pages a second
 
 

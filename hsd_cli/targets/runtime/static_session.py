@@ -24,10 +24,11 @@ FIRST_SLOTS = 1024  # slots per row the pool starts with (likewise grown)
 
 
 class StaticEngine:
-    """A target's KV pool and step runner; `mode` is one of static_step.MODES."""
+    """A target's KV pool and step runner; `mode` is one of static_step.MODES; `backend` and
+    `dynamic` compile the step (static_step.StepRunner)."""
 
-    def __init__(self, mode: str = "eager", backend=None):
-        self.mode, self.backend = mode, backend
+    def __init__(self, mode: str = "eager", backend=None, dynamic: bool = False):
+        self.mode, self.backend, self.dynamic = mode, backend, dynamic
         self.model = None  # the model the pool and runner were made for (a new one starts them afresh)
         self.kv: StaticKV | None = None
         self.runner: StepRunner | None = None
@@ -55,7 +56,7 @@ class StaticEngine:
             self.model = model
             self.kv = StaticKV.like(cache, max(FIRST_ROWS, self.rows, valid.shape[0]), FIRST_SLOTS)
             self.kv.min_rows = self.rows
-            self.runner = StepRunner(model, self.kv, n_axes, self.mode, self.backend)
+            self.runner = StepRunner(model, self.kv, n_axes, self.mode, self.backend, self.dynamic)
         rows = self.kv.take(valid.shape[0])
         self.kv.write_rows(rows, cache, valid, next_pos)
         return StaticSession(self, rows, prompts)

@@ -65,9 +65,11 @@ class StepRunner:
     """Runs `tree_forward` and `keep_paths` per bucket: eager, compiled once per bucket (the step),
     or captured once per bucket (at its second use) as CUDA graphs and replayed.
 
-    `backend` is torch.compile's (tests pass a counting backend); None: inductor."""
+    `backend` is torch.compile's (tests pass a counting backend); None: inductor. `dynamic`:
+    torch.compile's: True compiles the step once for any rows, widths and slots (sizes of 1 apart:
+    at most four compiles), instead of once per bucket; a graph is still captured per bucket."""
 
-    def __init__(self, model, kv: StaticKV, n_axes: int, mode: str = "eager", backend=None):
+    def __init__(self, model, kv: StaticKV, n_axes: int, mode: str = "eager", backend=None, dynamic: bool = False):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         self.model, self.kv, self.n_axes, self.mode = model, kv, n_axes, mode
@@ -88,7 +90,7 @@ class StepRunner:
             torch._dynamo.config.accumulated_recompile_limit = max(
                 torch._dynamo.config.accumulated_recompile_limit, 4096
             )
-            self.forward = torch.compile(tree_forward, backend=backend or "inductor", dynamic=False, fullgraph=True)
+            self.forward = torch.compile(tree_forward, backend=backend or "inductor", dynamic=dynamic, fullgraph=True)
 
     def __call__(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
         """Logits [R, K, V] of the bucket; a graph's output buffer is overwritten by its next replay.
