@@ -7,8 +7,10 @@ cache, eager and (on CUDA) replayed as CUDA graphs, on a full-size random-weight
 
 `ar_step_ms`: a one-token step (+ commit) of 1, 8 and 32 rows; `tree_step_ms`: a step of a 16- and
 a 64-node tree at one row. Each is the fastest of --reps steps after an untimed one (on graphs
-the bucket's eager first use; the first timed step captures it), over caches of --prompt tokens. The figures the issue asks of `hsd bench`
-(pages per minute of `ar` and `auto`) come from benchmarks/gpu.py's throughput runs.
+the bucket's eager first use; the first timed step captures it), over caches of --prompt tokens.
+`engine_s`: each engine's whole measurement, its compiles and captures included. The figures the
+issue asks of `hsd bench` (pages per minute of `ar` and `auto`) come from benchmarks/gpu.py's
+throughput runs.
 Arguments it does not know (gpu.sh passes gpu.py's) are ignored.
 """
 
