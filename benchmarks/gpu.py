@@ -16,7 +16,8 @@ Steps, most wanted first (a lease that ends early keeps the first):
    static engine of every tiny family, in float32 on the GPU (HSD_TEST_DEVICE=cuda);
 3. the cost curve of the full-size HunyuanOCR and Qwen2.5-VL-3B language models in bf16;
 4. the throughput table of ar and auto at batch 32, 8, 64 and 1 on up to 4 pages of each of
-   the 16 documents below (32 pages: at batch 8 rows that finish are refilled), each run drafting its
+   the 16 documents below (32 pages), repeated to two batches at least (64 pages at batch 32, 128
+   at 64: rows that finish are refilled, as in a folder), each run drafting its
    pages in background processes beside the model, as many as `hsd convert` starts there (11 on a
    16-core host, on its cores: cores.default_workers; a page starts once rendered, its drafts
    join it when made);
@@ -97,6 +98,7 @@ PAGES = (
 )
 
 
+FILL = 2  # throughput: at least two batches of pages at each batch size (hsd bench --fill)
 THROUGHPUT_PAGES = 4  # pages of each document in the throughput step: 32 of PAGES' documents
 # JSON files a GPU run writes whose dashboard table comes with their first figures (dashboard.BLOCKS).
 AWAITING = (
@@ -185,7 +187,7 @@ def plan(
     common += () if dry else ("--oracle", "--full-size", "hunyuan_vl")  # no truth for sample_docs
     path = out / f"throughput-{tag}-hunyuan_vl.json"
     batch = ("--max-pages", str(THROUGHPUT_PAGES), "--methods", "ar,auto", "--batch-pages", s.batch_sizes)
-    batch += ("--workers", str(s.workers), "--warmup", "0", "--out-json", str(path))
+    batch += ("--workers", str(s.workers), "--fill", str(FILL), "--warmup", "0", "--out-json", str(path))
     argv = _hsd("bench", *common, *batch)
     steps.append(Step(f"throughput, batch {s.batch_sizes}", argv, s.env, "throughput", path, 600, partial=True))
     path = out / f"oracle-{tag}-hunyuan_vl.json"

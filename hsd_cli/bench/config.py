@@ -52,6 +52,7 @@ class BenchConfig:
     cost_reps: int = 3
     max_pixels: int | None = None  # cap on the page image the target sees (drafts still use the full render)
     batch_pages: tuple[int, ...] = ()  # throughput: every page at each of these batch sizes
+    fill: int = 0  # throughput: at least this many batches of pages at each size (the pages repeated)
     workers: int = 0  # throughput: prepare in this many processes beside verification (0: charged serially)
 
     def __post_init__(self) -> None:
@@ -69,6 +70,8 @@ class BenchConfig:
             raise ValueError("--noise and --noise-sweep need --oracle (the reference is the clean draft)")
         if self.workers < 0 or (self.workers and not self.batch_pages):
             raise ValueError("--workers must be >= 0 and applies to --batch-pages runs")
+        if self.fill < 0 or (self.fill and not self.batch_pages):
+            raise ValueError("--fill must be >= 0 and applies to --batch-pages runs")
         if not self.full_size and not self.inputs:  # (--full-size alone: the cost curve)
             raise ValueError("give input files or folders (or --full-size FAMILY)")
 
@@ -124,7 +127,7 @@ class BenchConfig:
             parts += ["--device", self.device, "--dtype", self.dtype]
         parts += _flag("--threads", self.threads) + ([] if self.graphs else ["--no-graphs"])
         parts += _flag("--batch-pages", ",".join(map(str, self.batch_pages)) or None)
-        parts += _flag("--workers", self.workers or None)
+        parts += _flag("--workers", self.workers or None) + _flag("--fill", self.fill or None)
         return " ".join(parts) + _path_flags(self)
 
 

@@ -116,10 +116,11 @@ def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> 
     runs, reference = [], None
     planned = len(cfg.batch_pages) * len(methods)
     for size in cfg.batch_pages:
+        work = filled(drafts, size * cfg.fill)
         for method in methods:
             # The curve only if the run has one (measured or read): pricing must not measure one.
-            run, tokens = _one(bench, method, spec, size, drafts, reference, target.__dict__.get("cost"))
-            reference = reference or tokens  # AR at the first batch size
+            run, tokens = _one(bench, method, spec, size, work, reference, target.__dict__.get("cost"))
+            reference = reference or tokens[: len(drafts)]  # AR at the first batch size
             runs.append(run)
             err.print(
                 f"{method} @ {size}: {run.decode_tokens_per_s:.1f} decode tok/s, {run.pages_per_min:.2f} pages/min"
@@ -131,8 +132,15 @@ def run_throughput(cfg, target, pages, skipped: list[str], clock: LoadClock) -> 
     return 1 if bad and cfg.tau >= 1.0 else 0
 
 
+def filled(pages: list, n: int) -> list:
+    """`pages`, then again from the first, until there are `n` (`--fill`: a batch's rows that
+    finish are refilled, as in a folder conversion, instead of the run ending with its first batch)."""
+    return [pages[i % len(pages)] for i in range(max(n, len(pages)))]
+
+
 def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=None) -> tuple[BatchRun, list]:
-    """`method` over every page at batch `size`; `cost`: the target's measured curve, to price the passes."""
+    """`method` over every page at batch `size`; `reference`: each distinct page's tokens (the
+    pages repeat past them); `cost`: the target's measured curve, to price the passes."""
     conv = bench.converter(method, spec)
     feed = Feed(conv, drafts, bench.cfg.workers)
     before = _captures(bench.target)
@@ -162,7 +170,7 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
         sum(per_step),
         sum(per_step) + drafted,
         sum(conv.last_batcher.padded_per_step),
-        sum(t == ref for t, ref in zip(tokens, reference or tokens, strict=True)),
+        sum(t == (reference or tokens)[i % len(reference or tokens)] for i, t in enumerate(tokens)),
         sum(conv.last_batcher.seconds_per_step),
         _priced(cost, conv.last_batcher),
         tuple(PageRun.of(r) for r, _ in results),

@@ -85,6 +85,15 @@ BenchWorkers = Annotated[
         min=0,
     ),
 ]
+Fill = Annotated[
+    int,
+    opt(
+        "--fill",
+        "With --batch-pages: at each batch size decode at least this many batches of pages, the pages "
+        "repeated in order, so rows that finish are refilled as in a folder conversion; 0 = each page once.",
+        min=0,
+    ),
+]
 Threads = Annotated[int | None, opt("--threads", "Torch CPU threads [default: every core].", min=1)]
 
 
@@ -116,6 +125,7 @@ def bench(
     threads: Threads = None,
     batch_pages: BatchPagesList = None,
     workers: BenchWorkers = 0,
+    fill: Fill = 0,
     json_output: JsonOut = False,
     debug: Debug = False,
 ) -> None:
@@ -171,4 +181,5 @@ _PLAIN = (
     "threads",
     "max_pixels",
     "workers",
+    "fill",
 )

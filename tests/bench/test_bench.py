@@ -319,6 +319,29 @@ def test_throughput_with_workers_prepares_pages_beside_verification(tiny_model_d
         assert 0 < t["wait_s"] < t["wall_s"]  # the first page's drafts at least are waited for
 
 
+def test_throughput_filled_repeats_the_pages_so_finished_rows_are_refilled(tiny_model_dir, tmp_path):
+    """--fill N: each batch size decodes at least N batches of pages, the pages again in order
+    (drafted again by the workers), each copy held to its page's AR tokens."""
+    from hsd_cli.bench.throughput import filled
+
+    assert filled([1, 2, 3], 7) == [1, 2, 3, 1, 2, 3, 1] and filled([1, 2, 3], 2) == [1, 2, 3]
+    out = tmp_path / "tp.json"
+    args = [str(REPO / "sample_docs"), "--model", str(tiny_model_dir("qwen2_5_vl")), "--methods", "ar,page"]
+    args += ["--max-new-tokens", "8", "--max-pages", "1", "--warmup", "0", "--batch-pages", "1,3", "--fill", "3"]
+    code, output = _bench([*args, "--workers", "1", "--cost-model", "flat", "--out-json", str(out)])
+    assert code == 0, output
+    data = json.loads(out.read_text())
+    assert "--fill 3" in data["command"]
+    one, three = data["totals"][0]["pages"], data["totals"][2]["pages"]
+    assert 3 <= one < 9 == three  # one page at a time: each page once; three: three batches
+    for t in data["totals"]:
+        assert t["identical_to_ar"] == t["pages"] and t["drafts_differ"] == 0
+        names = [p["page"] for p in t["per_page"]]
+        assert names == [names[i % one] for i in range(t["pages"])]
+    with pytest.raises(ValueError, match="--fill"):
+        BenchConfig(inputs=(Path("x.pdf"),), fill=2)
+
+
 def test_throughput_with_slow_workers_starts_pages_before_their_drafts(tiny_model_dir, tmp_path, monkeypatch):
     """Drafting held back (HSD_DRAFT_DELAY): a drafting method's pages start once rendered, as hsd
     convert's do, the bench's own drafts join them when the workers' copies are made, and every
