@@ -155,6 +155,7 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
     tokens = [list(out.tokens) for _, out in results]
     per_step = conv.last_batcher.rows_per_step
     drafted = sum(s.drafted for _, out in results for s in (out.stage1, out.page) if s)
+    ref = reference or tokens  # each distinct page's tokens; a page's copies are held to them
     run = BatchRun(
         method,
         size,
@@ -170,7 +171,7 @@ def _one(bench: Bench, method: str, spec, size: int, drafts, reference, cost=Non
         sum(per_step),
         sum(per_step) + drafted,
         sum(conv.last_batcher.padded_per_step),
-        sum(t == (reference or tokens)[i % len(reference or tokens)] for i, t in enumerate(tokens)),
+        sum(t == ref[i % len(ref)] for i, t in enumerate(tokens)),
         sum(conv.last_batcher.seconds_per_step),
         _priced(cost, conv.last_batcher),
         tuple(PageRun.of(r) for r, _ in results),

@@ -76,8 +76,8 @@ class StepRunner:
         self.graphs: dict[tuple, _Graph] = {}
         self.failed: set[tuple] = set()  # buckets whose capture failed: run eager
         self.used: dict[tuple, int] = {}  # bucket -> pool generation of its eager first use
-        # Captures so far and their seconds (warm-up runs included): a bucket's first pass, and every
-        # bucket's again after the pool is reallocated, costs some eager steps (benchmarks report it).
+        # Captures so far and their seconds (warm-up runs included): a bucket's second pass, and its
+        # second again after the pool is reallocated, costs an eager step or two (benchmarks report it).
         self.captures, self.capture_s = 0, 0.0
         # One memory pool for every bucket's graph: a replay rewrites its intermediates before it
         # reads them, and what outlives a replay (inputs, logits, the KV pool) is held, never reused.
