@@ -59,12 +59,11 @@ def test_the_engine_is_cudas_unless_graphs_are_off():
     assert engine_for(torch.device("cuda"), True).mode == "graphs"
 
 
-def test_rows_joining_past_the_first_allocation(tiny_target):
-    """Ten rows join one at a time, some with drafts: the pool grows its rows (reallocated once,
-    rows kept) and every row decodes its own AR tokens, as before and after the growth."""
-    target = tiny_target("qwen2_5_vl")
-    static, rule = static_target(target), StopRule(target.eos_ids, 12)
-    images = [_page(i % len(SIZES)).image.rotate(90 * (i // len(SIZES)), expand=True) for i in range(10)]
+def joining_one_at_a_time(target, static, rows: int = 10) -> tuple[list, list]:
+    """`rows` pages' rows join `static`'s batch one a pass, every other one with drafts: their
+    tokens, and each page's AR tokens on `target`."""
+    rule = StopRule(target.eos_ids, 12)
+    images = [_page(i % len(SIZES)).image.rotate(90 * (i // len(SIZES)), expand=True) for i in range(rows)]
     want = [ar_decode(*target.prefill([im], "OCR"), rule)[0].tokens for im in images]
     stepper = SpecStepper()
     for i, image in enumerate(images):
@@ -73,5 +72,14 @@ def test_rows_joining_past_the_first_allocation(tiny_target):
         stepper.step()
     while not stepper.done:
         stepper.step()
-    assert [r.tokens for r in stepper.results()] == want
+    return [r.tokens for r in stepper.results()], want
+
+
+def test_rows_joining_past_the_first_allocation(tiny_target):
+    """Ten rows join one at a time, some with drafts: the pool grows its rows (reallocated once,
+    rows kept) and every row decodes its own AR tokens, as before and after the growth."""
+    target = tiny_target("qwen2_5_vl")
+    static = static_target(target)
+    got, want = joining_one_at_a_time(target, static)
+    assert got == want
     assert static.static_engine.kv.generation > 1  # the pool really grew

@@ -10,16 +10,14 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from decoding import ar_decode, run_ar, run_page
+from decoding import run_ar, run_page
 from make_tiny_model import SERVED
-from test_batched import SIZES, _page
+from test_batched import _page
 from test_lossless import _random_drafts
-from test_static_session import static_target
+from test_static_session import joining_one_at_a_time, static_target
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from hsd_cli.config import SpecConfig
-from hsd_cli.spec.decode import SpecStepper
-from hsd_cli.spec.stop import StopRule
 from hsd_cli.targets.runtime.static_cache import StaticKV
 from hsd_cli.targets.runtime.static_step import StepRunner
 
@@ -88,21 +86,12 @@ def test_a_dynamic_compile_serves_buckets_it_has_not_seen(tiny_target, monkeypat
     """dynamic=True: the step compiles for any rows, widths and slots (sizes of 1 apart), so a batch
     whose rows join one at a time compiles a few times, not once per bucket; tokens are AR's."""
     target = tiny_target("qwen2_5_vl")
-    rule = StopRule(target.eos_ids, 12)
-    images = [_page(i % len(SIZES)).image.rotate(90 * (i // len(SIZES)), expand=True) for i in range(10)]
-    want = [ar_decode(*target.prefill([im], "OCR"), rule)[0].tokens for im in images]
     backend = CountingBackend()
     static = static_target(target, "compile", backend)
     static.static_engine.dynamic = True
     seen = _buckets(monkeypatch)
-    stepper = SpecStepper()
-    for i, image in enumerate(images):
-        drafts = [[want[i][: i + 2]]] if i % 2 else [[]]
-        stepper.add(*static.prefill([image], "OCR"), drafts, SpecConfig(max_new_tokens=12), rule)
-        stepper.step()
-    while not stepper.done:
-        stepper.step()
-    assert [r.tokens for r in stepper.results()] == want
+    got, want = joining_one_at_a_time(target, static)
+    assert got == want
     assert len(set(seen)) >= 8 and backend.graphs <= 4
 
 
