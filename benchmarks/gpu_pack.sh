@@ -25,7 +25,7 @@
 # with one gpu.py per group (each its own --budget-s and --pack), so a call stopped early keeps
 # what finished; four calls measured throughput, draft rate, the oracle, cost and the CUDA tests.
 # The next lease: `--only throughput` first (it fills two batches at each size now: 64 pages at
-# batch 32, 128 at 64, about twice the sixth run's 206 s), then tests, oracle and drafts; `compiled`
+# batch 32, 128 at 64: some 300 s against the sixth run's 206 s), then tests, oracle and drafts; `compiled`
 # (the engine step with the inductor-compiled step, minutes of compiles) only with time to spare.
 set -euo pipefail
 cd "$(dirname "$0")/.."
