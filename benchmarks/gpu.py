@@ -30,7 +30,9 @@ Steps, most wanted first (a lease that ends early keeps the first):
 Each step writes one JSON into --out (default benchmarks/results/), named as the dashboard reads
 it: `gpu-engine.json`, `cuda-tests-GPU.json`, `cost-GPU-FAMILY.json`, `oracle-GPU-hunyuan_vl.json`,
 `throughput-GPU-hunyuan_vl.json`, GPU being the card's short name (h100); then
-`python benchmarks/dashboard.py` rewrites RESULTS.md's tables. The throughput steps rewrite their
+`python benchmarks/dashboard.py` rewrites RESULTS.md's tables. gpu-engine.json also gets the
+throughput's pages a minute by batch size (`pages_per_min`, with that JSON's name and commit) once
+both are in --out. The throughput steps rewrite their
 JSON after each of their runs, so a step stopped by the budget keeps the runs it finished (batch 1
 comes last: plain decoding of 32 pages one at a time is its longest run). `--budget-s` skips a step
 whose estimate no longer fits and stops the one running when the time is up; `--pack` writes every
@@ -306,6 +308,22 @@ def _run_step(step: Step, seconds: float | None) -> tuple[int, str, str]:
         return 124, out or "", err or ""
 
 
+def link_pages_per_min(out: Path, tag: str) -> None:
+    """gpu-engine.json's `pages_per_min` of `ar` and `auto` by batch size, from the throughput JSON
+    beside it (issue 46 wants them together), with that JSON's name and commit: the two steps
+    may run at different commits, in different calls of a lease."""
+    engine, throughput = out / "gpu-engine.json", out / f"throughput-{tag}-hunyuan_vl.json"
+    if not (engine.exists() and throughput.exists()):
+        return
+    data, runs = json.loads(engine.read_text(encoding="utf-8")), json.loads(throughput.read_text(encoding="utf-8"))
+    rates = {"source": throughput.name, "commit": runs.get("commit")}
+    for t in runs["totals"]:
+        rates.setdefault(t["method"], {})[str(t["batch_pages"])] = round(t["pages_per_min"], 1)
+    engine.write_text(
+        json.dumps(data | {"pages_per_min": rates}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+
+
 def pack(out: Path, archive: Path) -> None:
     """Every JSON in `out` into one gzipped tar (a lent machine sends back few files)."""
     archive.parent.mkdir(parents=True, exist_ok=True)
@@ -379,6 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     placeholders |= {str(REPO) + "/": "", str(REPO): "."}
     deadline = None if args.budget_s is None else time.monotonic() + args.budget_s
     done = run([s for s in steps if s.group in args.only.split(",")], placeholders, args.commit, deadline=deadline)
+    link_pages_per_min(out, tag)
     if args.pack:
         pack(out, args.pack.resolve())
     failed = [name for name, _, code in done if code]

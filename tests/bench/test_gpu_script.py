@@ -171,6 +171,29 @@ def test_pack_puts_every_json_in_one_archive(tmp_path):
         assert sorted(tar.getnames()) == ["a.json", "b.json"]
 
 
+def test_the_engine_json_gets_pages_a_minute_by_batch_from_the_throughput_beside_it(tmp_path):
+    """Issue 46 wants the step times and pages/min in one JSON; the throughput's name and commit
+    go with its figures (a lease may run the two steps at different commits)."""
+    gpu, engine = _gpu(), tmp_path / "gpu-engine.json"
+    gpu.link_pages_per_min(tmp_path, "h200")  # nothing to link: nothing written
+    assert not engine.exists()
+    engine.write_text(json.dumps({"commit": "aaa1111", "ar_step_ms": {"eager": {"1": 24.0}}}))
+    totals = [
+        {"method": m, "batch_pages": b, "pages_per_min": v} for m, b, v in (("ar", 32, 162.06), ("auto", 32, 135.0))
+    ]
+    (tmp_path / "throughput-h200-hunyuan_vl.json").write_text(json.dumps({"commit": "bbb2222", "totals": totals}))
+    gpu.link_pages_per_min(tmp_path, "h200")
+    data = json.loads(engine.read_text())
+    assert data["commit"] == "aaa1111" and data["ar_step_ms"] == {"eager": {"1": 24.0}}
+    rates = data["pages_per_min"]
+    assert rates == {
+        "source": "throughput-h200-hunyuan_vl.json",
+        "commit": "bbb2222",
+        "ar": {"32": 162.1},
+        "auto": {"32": 135.0},
+    }
+
+
 def test_list_pages_prints_the_first_pages_under_the_corpus(tmp_path, capsys):
     gpu = _gpu()
     assert gpu.main(["--list-pages", "--pages", "2", "--corpus", str(tmp_path)]) == 0
