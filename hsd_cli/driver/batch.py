@@ -184,8 +184,9 @@ class Batcher:
 
     def _join_arrived(self) -> None:
         """Drafts that arrived since the last pass join the rows of pages that started without them."""
+        live = self.stepper.running_groups()
         for x in self.in_batch:
-            if x.request.late is not None and not x.joined:
+            if x.request.late is not None and not x.joined and x.group in live:
                 x.joined = join_late(self.stepper, x.group, self.target, x.request)
 
     def _step(self) -> None:

@@ -78,10 +78,11 @@ def loop_settings(
 
 
 def join_late(stepper: SpecStepper, group: int, target: VisionTarget, request: RowsRequest) -> bool:
-    """Once the request's late drafts have arrived, they join its rows (`group` of `stepper`)
-    with the settings their request decodes by; True once they have (methods/late.py)."""
+    """Once the request's late drafts have arrived, they join its rows (`group` of `stepper`, some
+    row of which still decodes: the caller's to ask) with the settings their request decodes by;
+    True once they have (methods/late.py)."""
     late = request.late
-    if late is None or not stepper.running(group) or late.check() is None:
+    if late is None or late.check() is None:
         return False
     joined = late.joined
     if joined.prior is None:  # the drafts' source's prior, as a page that started with them
@@ -97,7 +98,7 @@ def decode_rows(target: VisionTarget, request: RowsRequest) -> RowsDone:
     stepper = SpecStepper()
     group = stepper.add(p.session, p.first, p.drafts, p.cfg, p.rule, p.opts)
     t0, steps, joined = time.perf_counter(), 0, False
-    while not stepper.done:
+    while not stepper.done:  # its one group decodes until then
         joined = joined or join_late(stepper, group, target, request)
         stepper.step()
         steps += 1

@@ -127,13 +127,9 @@ class SpecStepper:
         if not self._priced and opts.prices is not None:
             self.prices, self._priced = opts.prices, True
 
-    def running(self, group: int) -> bool:
-        """Some row of `group` is still decoding."""
-        return group in self.running_groups()
-
     def running_groups(self) -> set[int]:
-        """The groups some row of which is still decoding (a batch's pages asked at once, where
-        `running` per page scans every row for each: 2,000 tests a pass at 32 rows)."""
+        """The groups some row of which is still decoding (a batch's pages asked at once: asked
+        per page, each would scan every row, 2,000 tests a pass at 32 rows)."""
         return {self.rows[i].group for i in self.active}
 
     def evict(self, group: int) -> None:
