@@ -3,9 +3,9 @@
 `tree_forward` is the whole step on the device: the additive mask [rows, 1, K, slots] and the
 rope positions built from the pool's write pointers and next positions, the model's forward, its
 logits. Its shapes depend only on the bucket (rows, K, slots), so `StepRunner` compiles it once
-per bucket (`torch.compile`, dynamic=False) and, on CUDA, captures it once per bucket (at its
-second use) in a `torch.cuda.CUDAGraph` over persistent input buffers, replayed every later step
-of that bucket.
+per bucket (`torch.compile`, dynamic=False; or a few times for all, dynamic=True) and, on CUDA,
+captures it once per bucket (at its second use) in a `torch.cuda.CUDAGraph` over persistent input
+buffers, replayed every later step of that bucket.
 """
 
 from __future__ import annotations
