@@ -29,8 +29,11 @@ def describe(device_type: str) -> str:
     """The attention path a model on `device_type` takes, as a step's price depends on it (cost curve keys)."""
     import torch
 
+    from hsd_cli.targets.runtime import ragged
+
     path = os.environ.get("TRANSFORMERS_SDPA_FORCE_GQA", "")
     path += "|cudnn-sdp" if device_type == "cuda" and torch.backends.cuda.cudnn_sdp_enabled() else ""
+    path += "|ragged" if device_type == "cuda" and ragged.wanted() else ""  # the static engine's (engine_for)
     return path + ("|fold" if _folding() else "")
 
 
@@ -75,10 +78,16 @@ def folded_sdpa(module, query, key, value, attention_mask, dropout=0.0, scaling=
     under its own mask row. Full-size, CPU, 2 threads, 700-slot caches (benchmarks/attention_fold.py,
     medians of interleaved steps): HunyuanOCR 16 rows x 1 token 214 -> 194 ms a step, 8 x 8 tree
     tokens 336 -> 312 ms; Qwen2.5-VL-3B, whose cache is small beside its weights, 490 -> 458 and
-    1197 -> 1168 ms. Other calls are transformers' own.
+    1197 -> 1168 ms. A block mask (the static step's ragged attention) goes to FlexAttention
+    (runtime/ragged.py). Other calls are transformers' own.
     """
+    import torch
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
+    from hsd_cli.targets.runtime import ragged
+
+    if attention_mask is not None and not isinstance(attention_mask, torch.Tensor):  # the static step's block mask
+        return ragged.attend(query, key, value, attention_mask, scaling), None
     b, heads, queries, dim = query.shape
     groups = heads // key.shape[1]
     plain = groups == 1 or attention_mask is None or attention_mask.dim() != 4 or attention_mask.shape[1] != 1
@@ -86,8 +95,6 @@ def folded_sdpa(module, query, key, value, attention_mask, dropout=0.0, scaling=
         return sdpa_attention_forward(
             module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, is_causal=is_causal, **kwargs
         )
-    import torch
-
     # Query heads h*groups .. h*groups + groups - 1 share K/V head h (transformers' repeat_kv).
     stacked = query.reshape(b, key.shape[1], groups * queries, dim)
     rows, slots = attention_mask.shape[0], attention_mask.shape[-1]
@@ -97,6 +104,13 @@ def folded_sdpa(module, query, key, value, attention_mask, dropout=0.0, scaling=
 
 
 _OWN_PATHS = ("position_bias", "softcap", "cache")  # what only transformers' function handles
+
+
+def takes_block_masks(model) -> bool:
+    """Whether `model`'s attention calls go through `folded_sdpa`, which hands a block mask to
+    FlexAttention (transformers' own kernels would add it as a tensor, or fail)."""
+    config = model.config.get_text_config()
+    return _folding() and getattr(config, "_attn_implementation", None) == "sdpa"
 
 
 def _folding() -> bool:

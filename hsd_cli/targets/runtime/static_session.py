@@ -16,6 +16,7 @@ import torch
 
 from hsd_cli.spec.tree import long_tensor, upload
 from hsd_cli.targets.runtime import threads
+from hsd_cli.targets.runtime.ragged import wanted as ragged_wanted
 from hsd_cli.targets.runtime.static_cache import ROW_BUCKETS, SLOT_BUCKETS, WIDTH_BUCKETS, StaticKV, bucket
 from hsd_cli.targets.runtime.static_step import StepRunner
 
@@ -25,10 +26,10 @@ FIRST_SLOTS = 1024  # slots per row the pool starts with (likewise grown)
 
 class StaticEngine:
     """A target's KV pool and step runner; `mode` is one of static_step.MODES; `backend` and
-    `dynamic` compile the step (static_step.StepRunner)."""
+    `dynamic` compile the step, `ragged` attends to each row's own slots (static_step.StepRunner)."""
 
-    def __init__(self, mode: str = "eager", backend=None, dynamic: bool = False):
-        self.mode, self.backend, self.dynamic = mode, backend, dynamic
+    def __init__(self, mode: str = "eager", backend=None, dynamic: bool = False, ragged: bool = False):
+        self.mode, self.backend, self.dynamic, self.ragged = mode, backend, dynamic, ragged
         self.model = None  # the model the pool and runner were made for (a new one starts them afresh)
         self.kv: StaticKV | None = None
         self.runner: StepRunner | None = None
@@ -56,7 +57,7 @@ class StaticEngine:
             self.model = model
             self.kv = StaticKV.like(cache, max(FIRST_ROWS, self.rows, valid.shape[0]), FIRST_SLOTS)
             self.kv.min_rows = self.rows
-            self.runner = StepRunner(model, self.kv, n_axes, self.mode, self.backend, self.dynamic)
+            self.runner = StepRunner(model, self.kv, n_axes, self.mode, self.backend, self.dynamic, self.ragged)
         rows = self.kv.take(valid.shape[0])
         self.kv.write_rows(rows, cache, valid, next_pos)
         return StaticSession(self, rows, prompts)
@@ -166,5 +167,8 @@ class StaticSession:
 
 def engine_for(device: torch.device, graphs: bool) -> StaticEngine | None:
     """The engine a target decodes on: on CUDA the static cache with CUDA graphs unless `graphs` is
-    off; elsewhere None (transformers' own cache, eager: CPU outputs and speeds as before)."""
-    return StaticEngine("graphs") if graphs and torch.device(device).type == "cuda" else None
+    off, its attention ragged where HSD_ATTENTION asks; elsewhere None (transformers' own cache,
+    eager: CPU outputs and speeds as before)."""
+    if not graphs or torch.device(device).type != "cuda":
+        return None
+    return StaticEngine("graphs", ragged=ragged_wanted())

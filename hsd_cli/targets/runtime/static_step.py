@@ -18,6 +18,8 @@ from pathlib import Path
 
 import torch
 
+from hsd_cli.targets.runtime.attention import takes_block_masks
+from hsd_cli.targets.runtime.ragged import block_mask as ragged_mask
 from hsd_cli.targets.runtime.static_cache import StaticKV, keep_paths
 
 log = logging.getLogger(__name__)
@@ -27,15 +29,33 @@ MODES = ("eager", "compile", "graphs")  # graphs: CUDA graphs (of the compiled s
 
 
 def tree_forward(
-    model, kv: StaticKV, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor, n_axes: int
+    model,
+    kv: StaticKV,
+    ids: torch.Tensor,
+    ancestry: torch.Tensor,
+    depth: torch.Tensor,
+    n_axes: int,
+    ragged: bool = False,
 ) -> torch.Tensor:
     """ids [R, K], ancestry [R, K, K] bool, depth [R, K] -> logits [R, K, V] over the pool's rows [0, R).
 
     Node i of row r sits at slot ptr[r] + i: it sees the row's slots before ptr[r] and its
     ancestors' slots; its position is next_pos[r] + depth (text positions are equal on every
-    M-RoPE axis). Padding rows and nodes see only themselves."""
+    M-RoPE axis). Padding rows and nodes see only themselves. `ragged`: the same mask as a block
+    mask, each row's attention reading its own slots only (runtime/ragged.py)."""
     rows, k = ids.shape
-    dev = ids.device
+    pos = kv.next_pos[:rows, None] + depth  # [R, K]
+    if n_axes:
+        pos = pos[None].expand(n_axes, rows, k)
+    mask = ragged_mask(kv.ptr[:rows], ancestry, kv.slots) if ragged else dense_mask(kv, ancestry)
+    out = model(input_ids=ids, attention_mask=mask, position_ids=pos, past_key_values=kv, use_cache=True)
+    return out.logits
+
+
+def dense_mask(kv: StaticKV, ancestry: torch.Tensor) -> torch.Tensor:
+    """The step's additive mask [R, 1, K, slots] (0 where a node sees a slot, the dtype's minimum elsewhere)."""
+    rows, k = ancestry.shape[:2]
+    dev = ancestry.device
     ptr = kv.ptr[:rows]
     rel = torch.arange(kv.slots, device=dev)[None, :] - ptr[:, None]  # [R, S]: slot - ptr
     col = rel.clamp(0, k - 1)[:, None, :].expand(rows, k, kv.slots)
@@ -44,11 +64,7 @@ def tree_forward(
     dtype = kv.dtype
     # Additive float mask: eager attention adds a bool mask as 0/1 (silently wrong).
     mask = torch.zeros(allowed.shape, dtype=dtype, device=dev).masked_fill(~allowed, torch.finfo(dtype).min)
-    pos = kv.next_pos[:rows, None] + depth  # [R, K]
-    if n_axes:
-        pos = pos[None].expand(n_axes, rows, k)
-    out = model(input_ids=ids, attention_mask=mask[:, None], position_ids=pos, past_key_values=kv, use_cache=True)
-    return out.logits
+    return mask[:, None]
 
 
 @dataclass
@@ -67,12 +83,26 @@ class StepRunner:
 
     `backend` is torch.compile's (tests pass a counting backend); None: inductor. `dynamic`:
     torch.compile's: True compiles the step once for any rows, widths and slots (sizes of 1 apart:
-    at most four compiles), instead of once per bucket; a graph is still captured per bucket."""
+    at most four compiles), instead of once per bucket; a graph is still captured per bucket.
+    `ragged`: each row's attention reads its own slots (runtime/ragged.py), where the model's
+    attention takes a block mask; else the dense mask."""
 
-    def __init__(self, model, kv: StaticKV, n_axes: int, mode: str = "eager", backend=None, dynamic: bool = False):
+    def __init__(
+        self,
+        model,
+        kv: StaticKV,
+        n_axes: int,
+        mode: str = "eager",
+        backend=None,
+        dynamic: bool = False,
+        ragged: bool = False,
+    ):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         self.model, self.kv, self.n_axes, self.mode = model, kv, n_axes, mode
+        self.ragged = ragged and takes_block_masks(model)
+        if ragged and not self.ragged:
+            log.warning("ragged attention needs the model on transformers' sdpa attention: the step reads dense")
         self.graphs: dict[tuple, _Graph] = {}
         self.failed: set[tuple] = set()  # buckets whose capture failed: run eager
         self.used: dict[tuple, int] = {}  # bucket -> pool generation of its eager first use
@@ -110,7 +140,7 @@ class StepRunner:
         self._run(("commit", *paths.shape), self._commit, (paths, lengths), still)
 
     def _step(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
-        return self.forward(self.model, self.kv, ids, ancestry, depth, self.n_axes)
+        return self.forward(self.model, self.kv, ids, ancestry, depth, self.n_axes, self.ragged)
 
     def _commit(self, paths: torch.Tensor, lengths: torch.Tensor) -> None:
         keep_paths(self.kv, paths, lengths, True)
