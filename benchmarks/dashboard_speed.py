@@ -118,11 +118,16 @@ def engine(runs: list[dict]) -> str:
 
 
 def engine_table(report: dict) -> str:
-    """benchmarks/engine_step.py's report as a table, ms by engine (eager, static, graphs)."""
-    engines = list(report["ar_step_ms"])
-    rows = [("ar step", n, "1", report["ar_step_ms"], n) for n in report["ar_step_ms"][engines[0]]]
-    rows += [("tree step", "1", w, report["tree_step_ms"], w) for w in report["tree_step_ms"][engines[0]]]
-    cells = [[name, n, k, *(_ms_of(fig[e], key) for e in engines)] for name, n, k, fig, key in rows]
+    """benchmarks/engine_step.py's report as a table, ms by engine (eager, static, graphs, ...);
+    `-` where an engine was not timed at that shape."""
+    figures = [("ar step", "ar_step_ms"), ("tree step", "tree_step_ms"), ("mixed step", "mixed_step_ms")]
+    figures = [(name, report[fig]) for name, fig in figures if report.get(fig)]  # older reports lack mixed
+    engines = list(dict.fromkeys(e for _, fig in figures for e in fig))
+    rows = []
+    for name, fig in figures:
+        keys = dict.fromkeys(k for times in fig.values() for k in times)
+        rows += [(name, "1", k, fig, k) if name == "tree step" else (name, k, "1", fig, k) for k in keys]
+    cells = [[name, n, k, *(_ms_of(fig.get(e, {}), key) for e in engines)] for name, n, k, fig, key in rows]
     return table(("step", "rows", "tree tokens", *(f"{e} ms" for e in engines)), cells)
 
 

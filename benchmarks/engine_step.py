@@ -6,9 +6,13 @@ cache, eager and (on CUDA) replayed as CUDA graphs, on a full-size random-weight
     python benchmarks/engine_step.py --inductor            # also graphs of the inductor-compiled step
 
 `ar_step_ms`: a one-token step (+ commit) of 1, 8 and 32 rows; `tree_step_ms`: a step of a 16- and
-a 64-node tree at one row. Each is the fastest of --reps steps after an untimed one (on graphs
-the bucket's eager first use; the first timed step captures it), over caches of --prompt tokens.
-`engine_s`: each engine's whole measurement, its compiles and captures included. The figures the
+a 64-node tree at one row; `mixed_step_ms`: the one-token step of 32 rows of which one holds a
+prompt MIXED times as long (a page image beside text pages: a dense mask reads every row to its
+slots). Each is the fastest of --reps steps after an untimed one (on graphs the bucket's eager
+first use; the first timed step captures it), over caches of --prompt tokens. Engines: transformers
+eager, the static cache eager, its CUDA graphs, and those with ragged attention (runtime/ragged.py;
+a dry run times its mixed step only: each bucket compiles FlexAttention). `engine_s`: each engine's
+whole measurement, its compiles and captures included; `errors`: an engine that failed. The figures the
 issue asks of `hsd bench` (pages per minute of `ar` and `auto`) come from benchmarks/gpu.py's
 throughput runs.
 Arguments it does not know (gpu.sh passes gpu.py's) are ignored.
@@ -41,6 +45,8 @@ from hsd_cli.targets.runtime.static_session import StaticEngine  # noqa: E402
 RESULT = REPO / "benchmarks" / "results" / "gpu-engine.json"
 AR_ROWS = (1, 8, 32)
 TREE_WIDTHS = (16, 64)
+MIXED = 4  # the mixed step's long row: this many prompts long
+FIGURES = ("ar_step_ms", "tree_step_ms", "mixed_step_ms")
 # A dry run's text decoder: the family's layout at a width a CPU steps in milliseconds.
 TINY_TEXT = dict(
     hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2
@@ -80,28 +86,30 @@ def load(family: str, device: str, dtype: torch.dtype, dry: bool):
     return hub_id + " (tiny text decoder)", pack_linears(model.eval()), n_axes
 
 
-def session(model, engine: StaticEngine | None, rows: int, prompt: int, n_axes: int):
-    """`rows` rows of `prompt` random tokens each: an HFSession (engine None) or a static one."""
-    out = prefill_text(model, prompt, n_axes, engine)
-    for _ in range(rows - 1):
+def session(model, engine: StaticEngine | None, prompts: list[int], n_axes: int):
+    """A row of random tokens per prompt length: an HFSession (engine None) or a static one."""
+    out = prefill_text(model, prompts[0], n_axes, engine)
+    for prompt in prompts[1:]:
         out.extend(prefill_text(model, prompt, n_axes, engine))
     return out
 
 
-def time_engine(model, mode: tuple | None, n_axes: int, prompt: int, reps: int) -> dict:
-    """{"ar_step_ms": {rows: ms}, "tree_step_ms": {width: ms}} on one engine: (mode, compile
-    backend) of a StaticEngine, or None for HFSession."""
+def time_engine(model, mode: tuple | None, n_axes: int, prompt: int, reps: int, figures=FIGURES) -> dict:
+    """{figure: {rows or width: ms}} on one engine: StaticEngine(*mode), or None for HFSession."""
     engine = None if mode is None else StaticEngine(*mode)
-    ar, tree = {}, {}
-    for rows in AR_ROWS:
-        s = session(model, engine, rows, prompt, n_axes)
-        ar[str(rows)] = round(1e3 * fastest_step(s, reps, 1), 3)
-        del s
-    for width in TREE_WIDTHS:
-        s = session(model, engine, 1, prompt, n_axes)
-        tree[str(width)] = round(1e3 * fastest_step(s, reps, width), 3)
-        del s
-    return {"ar_step_ms": ar, "tree_step_ms": tree}
+    runs = {  # figure -> key -> (prompt of each row, tree width)
+        "ar_step_ms": {str(rows): ([prompt] * rows, 1) for rows in AR_ROWS},
+        "tree_step_ms": {str(width): ([prompt], width) for width in TREE_WIDTHS},
+        "mixed_step_ms": {str(AR_ROWS[-1]): ([MIXED * prompt] + [prompt] * (AR_ROWS[-1] - 1), 1)},
+    }
+    out = {}
+    for figure in figures:
+        out[figure] = {}
+        for key, (prompts, width) in runs[figure].items():
+            s = session(model, engine, prompts, n_axes)
+            out[figure][key] = round(1e3 * fastest_step(s, reps, width), 3)
+            del s
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,12 +126,17 @@ def main(argv: list[str] | None = None) -> int:
     prompt, reps = args.prompt or (64 if dry else 1024), args.reps or (2 if dry else 20)
     hub_id, model, n_axes = load(args.family, device, dtype, dry)
     engines = {"eager": None, "static": ("eager", None)} | ({} if dry else {"graphs": ("graphs", None)})
+    engines["static+ragged" if dry else "graphs+ragged"] = ("eager" if dry else "graphs", None, False, True)
     if args.inductor and not dry:  # compiled for any shapes: three compiles (rows 1, rows 8 and 32, trees)
         engines["graphs+inductor"] = ("graphs", "inductor", True)
-    times, setup = {}, {}
+    times, setup, errors = {}, {}, {}
     for name, mode in engines.items():
         t0 = time.perf_counter()
-        times[name] = time_engine(model, mode, n_axes, prompt, reps)
+        figures = FIGURES[-1:] if dry and "ragged" in name else FIGURES  # CPU compiles: its one bucket
+        try:
+            times[name] = time_engine(model, mode, n_axes, prompt, reps, figures)
+        except Exception as e:  # noqa: BLE001 - one engine's failure keeps the others' figures
+            errors[name] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
         setup[name] = round(time.perf_counter() - t0, 1)
     report = {
         "schema_version": 1,
@@ -135,8 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         "prompt_tokens": prompt,
         "reps": reps,
         "engine_s": setup,  # each engine's measurement, its compiles and captures included
-        # engine -> figure -> rows (ar) or tree width at one row (tree) -> ms
-        **{fig: {name: t[fig] for name, t in times.items()} for fig in ("ar_step_ms", "tree_step_ms")},
+        "errors": errors,
+        # figure -> engine -> rows (ar, mixed) or tree width at one row (tree) -> ms
+        **{fig: {name: t[fig] for name, t in times.items() if fig in t} for fig in FIGURES},
     }
     text = json.dumps(report, indent=1)
     print(text)

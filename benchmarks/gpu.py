@@ -9,7 +9,8 @@ draft rate 2, the CUDA tests 2.5, the cost curves 1, throughput at batch 8, 32 a
 
 Steps, most wanted first (a lease that ends early keeps the first):
 1. the decode step by engine (benchmarks/engine_step.py: transformers eager, hsd's static KV
-   cache, CUDA graphs; gpu-engine.json);
+   cache, CUDA graphs, and graphs with ragged attention, also at 32 rows of mixed lengths;
+   gpu-engine.json);
    then draft pages a second per core and per host, drafting on the host's cores and on its GPU
    (benchmarks/draft_rate.py, 4 and 15 workers; draft-rate-GPU.json);
 2. the CUDA test subset: lossless decoding, batched verification, the session cache and the
@@ -75,6 +76,7 @@ CUDA_TESTS = (
     "tests/targets/test_static_session.py",
     "tests/targets/test_static_step.py",
     "tests/targets/test_late_drafts.py",  # drafts joining running rows, on the static engine's graphs too
+    "tests/targets/test_ragged.py",  # ragged attention (FlexAttention) on the GPU, in CUDA graphs too
     "tests/drafts/test_torch_engines.py",  # drafting's models on the GPU: ONNX Runtime's outputs and drafts
 )
 # 16 dev pages with Markdown ground truth (the oracle needs it), every kind: born-digital, scanned,
@@ -169,7 +171,7 @@ def plan(
     s = replace(s, tokens=tokens or s.tokens, batch_sizes=batch_sizes or s.batch_sizes)
     engine = (sys.executable, str(REPO / "benchmarks" / "engine_step.py"), "--out", str(out))
     engine += ("--dry-run",) if dry else ()
-    steps = [Step("engine step", engine, group="engine", out=out / "gpu-engine.json", estimate_s=90, optional=True)]
+    steps = [Step("engine step", engine, group="engine", out=out / "gpu-engine.json", estimate_s=150, optional=True)]
     rate = out / f"draft-rate-{tag}.json"
     drafts = (sys.executable, str(REPO / "benchmarks" / "draft_rate.py"), "--corpus", str(corpus), "--tasks", "2")
     drafts += ("--out-json", str(rate), *(("--dry-run",) if dry else ()))

@@ -27,6 +27,8 @@
 # The next lease: `--only throughput` first (it fills two batches at each size now: 64 pages at
 # batch 32, 128 at 64: some 300 s against the sixth run's 206 s), then tests, oracle and drafts; `compiled`
 # (the engine step with the inductor-compiled step, minutes of compiles) only with time to spare.
+# The engine step now also times ragged attention (graphs+ragged, mixed_step_ms: 32 rows, one 4x
+# as long); if it beats graphs there, HSD_ATTENTION=ragged on `--only throughput` (another --out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HY=${1:?usage: bash benchmarks/gpu_pack.sh HY_TOK_DIR (the HunyuanOCR tokenizer directory)}

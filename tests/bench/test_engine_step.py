@@ -20,7 +20,10 @@ def test_dry_run_reports_each_engines_step_times(capsys, monkeypatch):
     assert report["device"] == "cpu" and report["dtype"] == "float32"
     assert set(report["ar_step_ms"]) == {"eager", "static"}  # graphs only on CUDA
     assert set(report["ar_step_ms"]["static"]) == {"1", "3"} and set(report["tree_step_ms"]["eager"]) == {"16"}
-    assert all(ms > 0 for engine in report["ar_step_ms"].values() for ms in engine.values())
+    # Ragged attention: its mixed step only on the CPU (each bucket compiles FlexAttention)
+    assert set(report["mixed_step_ms"]) == {"eager", "static", "static+ragged"} and not report["errors"]
+    assert all(ms > 0 for fig in script.FIGURES for engine in report[fig].values() for ms in engine.values())
     lines = script.engine_table(report).splitlines()
-    assert lines[0] == "| step | rows | tree tokens | eager ms | static ms |"
-    assert lines[2].startswith("| ar step | 1 | 1 |") and lines[-1].startswith("| tree step | 1 | 16 |")
+    assert lines[0] == "| step | rows | tree tokens | eager ms | static ms | static+ragged ms |"
+    assert lines[2].startswith("| ar step | 1 | 1 |") and lines[2].endswith(" | - |")
+    assert lines[-2].startswith("| tree step | 1 | 16 |") and lines[-1].startswith("| mixed step | 3 | 1 |")
