@@ -10,7 +10,7 @@ import torch
 from decoding import run_ar, run_page
 from test_batched import _page
 from test_static_session import joining_one_at_a_time, static_target
-from test_static_step import SyncCounter
+from test_static_step import SyncCounter, _buckets
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.targets.runtime import ragged
@@ -83,14 +83,17 @@ def test_the_block_mask_is_made_on_the_device():
     assert counter.syncs == []
 
 
-def test_rows_joining_on_ragged_attention_decode_ar(tiny_target):
-    """Rows join a ragged static batch one a pass, half of them with drafts: each decodes its AR tokens."""
+def test_rows_joining_on_ragged_attention_decode_ar(tiny_target, monkeypatch):
+    """Rows join a ragged static batch one a pass, half of them with drafts: each decodes its AR
+    tokens; every step spans the pool's slots (one shape per rows and width, however rows grow)."""
     target = tiny_target("hunyuan_vl")
     static = static_target(target, "eager")
     static.static_engine.ragged = True
+    seen = _buckets(monkeypatch)
     got, want = joining_one_at_a_time(target, static, rows=4)
     assert got == want
     assert static.static_engine.runner.ragged
+    assert {slots for _, _, slots in seen} == {static.static_engine.kv.capacity[1]}
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")

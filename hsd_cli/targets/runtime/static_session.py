@@ -95,7 +95,10 @@ class StaticSession:
         k, rb, kb = ids.shape[1], self._row_bucket(), bucket(ids.shape[1], WIDTH_BUCKETS)
         need = max(kv.used[:rb]) + kb  # every bucket row writes its kb nodes past its pointer
         kv.reserve(0, need)
-        kv.rows, kv.slots = rb, min(bucket(need, SLOT_BUCKETS), kv.capacity[1])
+        # Ragged attention reads each row's own blocks whatever the slots: the whole allocation
+        # then, one shape (one graph, one compile) for rows that grow past slot buckets.
+        slots = kv.capacity[1] if self.engine.runner.ragged else min(bucket(need, SLOT_BUCKETS), kv.capacity[1])
+        kv.rows, kv.slots = rb, slots
         idx = self._rows()
         # Padding rows and nodes: token 0 at depth 0, seeing only themselves.
         pad_ids = torch.zeros(rb, kb, dtype=torch.long, device=dev)
