@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from hsd_cli.bench.run import Drafts
 from hsd_cli.datatypes import PreparedPage
-from hsd_cli.pipeline.local import prepare_config
-from hsd_cli.pipeline.prepare import PrepareQueue
+from hsd_cli.pipeline.local import on_accelerator, prepare_config
+from hsd_cli.pipeline.workers import PrepareQueue
 
 
 class Feed:
@@ -35,7 +35,8 @@ class Feed:
                 yield i, d.prepared
             return
         overlap = getattr(self.conv, "starts_before_drafts", False)
-        queue = PrepareQueue(self.cfg, self.workers, beside_model=True, overlap=overlap)
+        ahead = on_accelerator(self.conv.cfg.device)  # as `hsd convert` renders beside a GPU
+        queue = PrepareQueue(self.cfg, self.workers, beside_model=True, overlap=overlap, render_ahead=ahead)
         fresh = queue.run((d.prepared.page.source, d.prepared.page.number) for d in self.drafts)
         try:
             for i, d in enumerate(self.drafts):

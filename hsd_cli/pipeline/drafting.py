@@ -1,6 +1,6 @@
 """Drafting beside decoding: a page starts once it is rendered, its drafts join it when made.
 
-With a model and drafting workers (`PrepareQueue(overlap=True)`), the worker processes draft
+With a model and drafting workers (workers.PrepareQueue(overlap=True)), the worker processes draft
 pages ahead of and beside the decode, and no page waits for them: the batch reads a page when it
 has room for it, and a page whose drafts are not made by then is rendered in this process (what
 `ar` pays) and comes with a `LatePage` handle (datatypes.LateDrafts). The driver polls it between

@@ -1,7 +1,7 @@
 """The conversion loop: documents -> pages -> prepare -> verify -> write, in order.
 
 Per page: prepare (render + drafts, see prepare.py; with `workers` > 0 done ahead in background
-processes while the model verifies earlier pages, and beside a model a page starts once rendered,
+processes while the model verifies earlier pages, workers.py, and beside a model a page starts once rendered,
 its drafts joining it when made: drafting.py), verify (the converter), then write
 `page-NNNN.json` and rewrite the document's Markdown. Both writes are atomic, so a run killed
 at any point loses at most the page in flight, and a rerun skips every finished page (see
@@ -39,8 +39,9 @@ from hsd_cli.pages import inputs
 from hsd_cli.pages.inputs import InputDoc
 from hsd_cli.pipeline.lazy import LazyConverter
 from hsd_cli.pipeline.plan import DocPlan, plan_document
-from hsd_cli.pipeline.prepare import PrepareConfig, PrepareQueue
+from hsd_cli.pipeline.prepare import PrepareConfig
 from hsd_cli.pipeline.verify import cause, verify_stream
+from hsd_cli.pipeline.workers import PrepareQueue
 from hsd_cli.pipeline.write import DocumentWriter, write_failed_document
 from hsd_cli.report import store
 from hsd_cli.report.json import run_summary_to_json
@@ -85,7 +86,8 @@ def run(
         ctx = _Context(cfg, converter, options, interrupt, progress, debug)
         beside = uses_model(converter)
         workers, overlap = prepare_workers(cfg, converter), getattr(converter, "starts_before_drafts", False)
-        queue = PrepareQueue(prepare_config(cfg, converter, workers), workers, beside_model=beside, overlap=overlap)
+        ahead = beside and on_accelerator(cfg.device)  # the loop would wait for each page's rendering
+        queue = PrepareQueue(prepare_config(cfg, converter, workers), workers, None, beside, overlap, ahead)
         prepared = queue.run((p.doc.path, page) for p in plans for page in p.todo)
         verified = _VerifiedPages(verify_stream(converter, _pages(plans, prepared, interrupt), _InPage(interrupt)))
         try:

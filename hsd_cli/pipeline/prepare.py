@@ -5,26 +5,18 @@ or `t_draft`, and a method that uses no drafts (`ar`) pays for rendering only. R
 the prefill needs) and drafting are two steps: beside a model with drafting workers, a page may
 start once rendered and its drafts follow (pipeline/drafting.py). `verify` is the converter's
 `convert(prepared)` (the model). `write` lives in the runner. The local runner, its background
-workers (`PrepareQueue`) and `hsd bench` all call these same functions.
+workers (pipeline/workers.py) and `hsd bench` all call these same functions.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import signal
 import time
-from collections import deque
-from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hsd_cli.config import AUTO_SOURCE
-from hsd_cli.cores import worker_threads
 from hsd_cli.datatypes import PageImage, PreparedPage, Region
 from hsd_cli.drafts.base import DraftSource
-from hsd_cli.targets.runtime import threads
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,140 +148,3 @@ def _ocr_regions(doc, page: PageImage, source) -> list[Region]:
 def strip_layer(prepared: PreparedPage) -> PreparedPage:
     """The prepared page without its text spans and layout (what crosses a process boundary)."""
     return replace(prepared, page=replace(prepared.page, text_spans=(), layout=()))
-
-
-# --- background workers -------------------------------------------------------------------
-
-_WORKER: Preparer | None = None
-_BUSY = None  # the cores workers draft on now (threads.CoreShare.busy), or None beside no model
-
-
-def _init_worker(cfg: PrepareConfig, busy) -> None:
-    global _WORKER, _BUSY
-    # The terminal's Ctrl-C reaches the whole process group; the parent decides what stops.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
-    _WORKER = Preparer(cfg)
-    _BUSY = busy
-
-
-def _die_with_parent() -> None:
-    """Linux: a parent killed with SIGKILL takes its workers along (no orphans holding pipes)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: orphans exit when their call queue closes
-        pass
-
-
-def _prepare_in_worker(path: Path, page: int) -> PreparedPage:
-    assert _WORKER is not None
-    busy = nullcontext() if _BUSY is None else threads.drafting(_BUSY, _WORKER.cfg.ocr_threads or 1)
-    with busy:
-        return strip_layer(_WORKER(path, page))
-
-
-class PrepareQueue:
-    """Prepared pages in task order, made `workers` processes ahead of the consumer.
-
-    With workers = 0, or no drafts to make (rendering alone is cheap), pages are prepared inline,
-    on demand. Otherwise at most `ahead` pages are prepared or in flight at once (bounded memory);
-    a failure is re-raised when its page is read. `beside_model`: this process runs a model on
-    the CPU cores, which takes those the workers leave idle (targets/runtime/threads.py).
-    `overlap`: the consumer may start a page before its drafts are made (pipeline/drafting.py):
-    a page whose drafts are not ready when it is read is rendered here and comes with `later`.
-    """
-
-    def __init__(
-        self,
-        cfg: PrepareConfig,
-        workers: int,
-        ahead: int | None = None,
-        beside_model: bool = False,
-        overlap: bool = False,
-    ) -> None:
-        workers = workers if cfg.drafts is not None else 0
-        self.cfg = cfg if not workers or cfg.ocr_threads else replace(cfg, ocr_threads=worker_threads(workers))
-        self.workers = workers
-        self.ahead = ahead or 2 * workers
-        self.beside_model, self.overlap = beside_model, overlap
-        self._pool: ProcessPoolExecutor | None = None
-        self._inline: Preparer | None = None
-        self._drafting = None  # the overlap's DraftingPool
-
-    def run(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
-        """For each task, in order: a PreparedPage, or the exception its preparation raised."""
-        if self.workers == 0:
-            yield from self._run_inline(tasks)
-            return
-        ctx = multiprocessing.get_context("spawn")  # fork after torch's threads started is unsafe
-        busy = self._lend(ctx) if self.beside_model else None
-        self._pool = ProcessPoolExecutor(self.workers, ctx, _init_worker, (self.cfg, busy))
-        if self.overlap:
-            yield from self._run_overlapped(tasks)
-            return
-        pending: deque[Future] = deque()
-        todo = iter(tasks)
-        try:
-            while True:
-                while len(pending) < self.ahead and (task := next(todo, None)) is not None:
-                    pending.append(self._pool.submit(_prepare_in_worker, *task))
-                if not pending:
-                    return
-                future = pending.popleft()
-                try:
-                    yield future.result()
-                except Exception as e:  # noqa: BLE001 - the page's own failure, reported by the runner
-                    yield e
-        finally:
-            self.close()
-
-    def _run_overlapped(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
-        """Pages as soon as they are rendered; the workers draft the most paying pages meanwhile.
-        The last pages read may still wait for their drafts: the workers stop at `close`."""
-        from hsd_cli.pipeline.drafting import DraftingPool
-
-        submit = lambda *task: self._pool.submit(_prepare_in_worker, *task)  # noqa: E731
-        self._drafting = drafting = DraftingPool(submit, self.workers, self.cfg.password)
-        render = Preparer(replace(self.cfg, drafts=None))
-        window: deque = deque()
-        todo = iter(tasks)
-        while True:
-            while len(window) <= self.ahead and (task := next(todo, None)) is not None:
-                window.append(drafting.add(*task))
-            drafting.start()  # the first window's best pages go first
-            if not window:
-                return
-            yield window.popleft().take(render)
-
-    def _run_inline(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
-        self._inline = self._inline or Preparer(self.cfg)
-        for path, page in tasks:
-            try:
-                yield strip_layer(self._inline(path, page))
-            except Exception as e:  # noqa: BLE001
-                yield e
-
-    def _lend(self, ctx):
-        """The model's threads follow the workers' idle cores; returns the workers' busy counter."""
-        import torch
-
-        share = threads.CoreShare(ctx.Value("i", 0), torch.get_num_threads())
-        threads.lend(share)
-        return share.busy
-
-    def close(self) -> None:
-        """Stop the workers; pages not yet started are dropped."""
-        if self.beside_model:
-            threads.reclaim()
-        if self._drafting is not None:  # nobody waits for the drafts still being made: stop them
-            self._drafting.close()
-            self._drafting = None
-            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
-                process.terminate()  # a worker still starting would fail on the run's freed resources
-            self._pool.shutdown(wait=True, cancel_futures=True)
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None

@@ -15,7 +15,8 @@ from hsd_cli.datatypes import PreparedPage
 from hsd_cli.pipeline import local
 from hsd_cli.pipeline import prepare as stages
 from hsd_cli.pipeline.drafting import DraftingPool
-from hsd_cli.pipeline.prepare import PrepareConfig, PrepareQueue, Preparer
+from hsd_cli.pipeline.prepare import PrepareConfig, Preparer
+from hsd_cli.pipeline.workers import PrepareQueue
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 DELAY = 5.0  # seconds each page's drafts are held back: far longer than rendering a page

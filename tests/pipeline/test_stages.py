@@ -12,7 +12,8 @@ from hsd_cli.config import RunConfig
 from hsd_cli.datatypes import PreparedPage, RegionKind
 from hsd_cli.methods.draft import DraftConverter
 from hsd_cli.pipeline import local as runner
-from hsd_cli.pipeline.prepare import PrepareConfig, PrepareQueue, Preparer
+from hsd_cli.pipeline.prepare import PrepareConfig, Preparer
+from hsd_cli.pipeline.workers import RENDERERS, PrepareQueue
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 TASKS = [(SAMPLES / "born_digital.pdf", 1), (SAMPLES / "missing.pdf", 1), (SAMPLES / "two_columns.pdf", 1)]
@@ -98,6 +99,22 @@ def test_queue_keeps_order_and_isolates_failures(workers):
     assert got[0].regions and got[0].page.text_spans == ()  # spans stay in the worker
 
 
+def test_pages_rendered_ahead_are_the_pages_rendered_inline():
+    """Beside a model on a GPU, rendering alone runs ahead in processes (the first pages inline while
+    they start): the same pages in task order, a failing one its own exception."""
+    cfg = PrepareConfig(dpi=72, drafts=None)
+    tasks = TASKS * 3
+    inline = list(PrepareQueue(cfg, 0).run(tasks))
+    ahead = list(PrepareQueue(cfg, 4, render_ahead=True).run(tasks))
+    assert [type(p) for p in ahead] == [type(p) for p in inline]
+    for got, want in zip(ahead, inline, strict=True):
+        if isinstance(want, PreparedPage):
+            assert got.page.source == want.page.source and got.page.image.tobytes() == want.page.image.tobytes()
+            assert got.regions == () and got.draft_source == want.draft_source
+        else:
+            assert str(got) == str(want)
+
+
 def test_workers_give_the_same_markdown(tmp_path):
     """`--workers 1` (prepare in a background process) writes byte-identical Markdown."""
     outs = []
@@ -122,7 +139,8 @@ def test_workers_share_the_cpus_left_beside_the_model(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     assert PrepareQueue(PrepareConfig(), 1).cfg.ocr_threads == 1 and default_workers() == 1
     assert PrepareQueue(PrepareConfig(), 0).cfg.ocr_threads is None  # inline: the process's own CPUs
-    assert PrepareQueue(PrepareConfig(drafts=None), 2).workers == 0  # rendering alone stays inline
+    assert PrepareQueue(PrepareConfig(drafts=None), 2).workers == 0  # rendering alone stays inline,
+    assert PrepareQueue(PrepareConfig(drafts=None), 8, render_ahead=True).workers == RENDERERS  # but beside a GPU
     assert PrepareQueue(PrepareConfig(ocr_threads=2), 1).cfg.ocr_threads == 2  # asked for: kept
 
 

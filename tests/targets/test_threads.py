@@ -10,8 +10,9 @@ import pytest
 import torch
 from PIL import Image
 
-from hsd_cli.pipeline import prepare
-from hsd_cli.pipeline.prepare import PrepareConfig, PrepareQueue
+from hsd_cli.pipeline import workers
+from hsd_cli.pipeline.prepare import PrepareConfig
+from hsd_cli.pipeline.workers import PrepareQueue
 from hsd_cli.targets.runtime import threads
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -67,10 +68,10 @@ def test_a_worker_counts_its_cores_busy_while_it_prepares(monkeypatch):
             seen.append(busy.value)
             raise RuntimeError("corrupt page")
 
-    monkeypatch.setattr(prepare, "_WORKER", Worker())
-    monkeypatch.setattr(prepare, "_BUSY", busy)
+    monkeypatch.setattr(workers, "_WORKER", Worker())
+    monkeypatch.setattr(workers, "_BUSY", busy)
     with pytest.raises(RuntimeError):
-        prepare._prepare_in_worker(SAMPLES / "born_digital.pdf", 1)
+        workers._prepare_in_worker(SAMPLES / "born_digital.pdf", 1)
     assert seen == [3] and busy.value == 0
 
 
