@@ -56,7 +56,8 @@ class PrepareQueue:
     With workers = 0, or no drafts to make, pages are prepared inline, on demand: rendering alone
     is cheap beside a model on the CPU. Beside a model on a GPU (`render_ahead`) it is not (some
     35 ms a page against a 15 ms pass at batch 32, and the loop waits), so RENDERERS processes
-    render the next pages. Otherwise at most `ahead` pages are prepared or in flight at once
+    render ahead the pages read without drafts (`ar`'s, and with `overlap` those whose drafts are
+    not made yet). Otherwise at most `ahead` pages are prepared or in flight at once
     (bounded memory); a failure is re-raised when its page is read. `beside_model`: this process
     runs a model on the CPU cores, which takes those the workers leave idle (runtime/threads.py).
     `overlap`: the consumer may start a page before its drafts are made (pipeline/drafting.py):
@@ -72,29 +73,32 @@ class PrepareQueue:
         overlap: bool = False,
         render_ahead: bool = False,
     ) -> None:
-        if cfg.drafts is None:
-            workers = min(workers, RENDERERS) if render_ahead else 0
+        workers = workers if cfg.drafts is not None else 0
         self.cfg = cfg if not workers or cfg.ocr_threads else replace(cfg, ocr_threads=worker_threads(workers))
         self.workers = workers
-        self.ahead = ahead or 2 * workers
+        # Pages rendered alone: those without drafts, and those starting before their drafts.
+        self.renderers = RENDERERS if render_ahead and (overlap or not workers) else 0
+        self.ahead = ahead or 2 * (workers or self.renderers)
         self.beside_model, self.overlap = beside_model, overlap
         self._pool: ProcessPoolExecutor | None = None
         self._inline: Preparer | None = None
         self._drafting = None  # the overlap's DraftingPool
+        self._renders: _Renders | None = None
 
     def run(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
         """For each task, in order: a PreparedPage, or the exception its preparation raised."""
+        ctx = multiprocessing.get_context("spawn")  # fork after torch's threads started is unsafe
+        self._renders = _Renders(self.cfg, self.renderers, ctx)
+        if self.cfg.drafts is None:
+            yield from self._run_rendered(tasks)
+            return
         if self.workers == 0:
             yield from self._run_inline(tasks)
             return
-        ctx = multiprocessing.get_context("spawn")  # fork after torch's threads started is unsafe
         busy = self._lend(ctx) if self.beside_model else None
         self._pool = ProcessPoolExecutor(self.workers, ctx, _init_worker, (self.cfg, busy))
         if self.overlap:
             yield from self._run_overlapped(tasks)
-            return
-        if self.cfg.drafts is None:
-            yield from self._run_rendered_ahead(tasks)
             return
         pending: deque[Future] = deque()
         todo = iter(tasks)
@@ -119,34 +123,33 @@ class PrepareQueue:
 
         submit = lambda *task: self._pool.submit(_prepare_in_worker, *task)  # noqa: E731
         self._drafting = drafting = DraftingPool(submit, self.workers, self.cfg.password)
-        render = Preparer(replace(self.cfg, drafts=None))
+        renders = self._renders
         window: deque = deque()
         todo = iter(tasks)
         while True:
             while len(window) <= self.ahead and (task := next(todo, None)) is not None:
-                window.append(drafting.add(*task))
+                window.append((drafting.add(*task), renders.start(*task)))
             drafting.start()  # the first window's best pages go first
             if not window:
                 return
-            yield window.popleft().take(render)
+            entry, ahead = window.popleft()
+            page = entry.take(lambda path, number: renders.take(ahead, path, number))  # noqa: B023
+            renders.cancel(ahead)  # drafted already: its rendering ahead is not needed
+            yield page
 
-    def _run_rendered_ahead(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
-        """Pages the workers rendered ahead; one they have not started is rendered here instead
-        (the first pages, while the workers start), so no page waits for them."""
-        window: deque[tuple[tuple[Path, int], Future]] = deque()
+    def _run_rendered(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
+        """Pages without drafts, rendered ahead (`renderers`) or here."""
+        window: deque = deque()
         todo = iter(tasks)
         try:
             while True:
-                while len(window) < self.ahead and (task := next(todo, None)) is not None:
-                    window.append((task, self._pool.submit(_prepare_in_worker, *task)))
+                while len(window) <= self.ahead and (task := next(todo, None)) is not None:
+                    window.append((task, self._renders.start(*task)))
                 if not window:
                     return
-                task, future = window.popleft()
-                if future.cancel():
-                    yield from self._run_inline([task])
-                    continue
+                task, ahead = window.popleft()
                 try:
-                    yield future.result()
+                    yield self._renders.take(ahead, *task)
                 except Exception as e:  # noqa: BLE001 - the page's own failure, reported by the runner
                     yield e
         finally:
@@ -172,12 +175,45 @@ class PrepareQueue:
         """Stop the workers; pages not yet started are dropped."""
         if self.beside_model:
             threads.reclaim()
+        if self._renders is not None:
+            self._renders.close()
+            self._renders = None
         if self._drafting is not None:  # nobody waits for the drafts still being made: stop them
             self._drafting.close()
             self._drafting = None
             for process in list((getattr(self._pool, "_processes", None) or {}).values()):
                 process.terminate()  # a worker still starting would fail on the run's freed resources
             self._pool.shutdown(wait=True, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+class _Renders:
+    """Pages rendered alone (no drafts): ahead in `processes` processes where asked, else here. A
+    page no process has started when it is read is rendered here, so none waits for them."""
+
+    def __init__(self, cfg: PrepareConfig, processes: int, ctx) -> None:
+        cfg = replace(cfg, drafts=None)
+        self._here = Preparer(cfg)
+        self._pool = ProcessPoolExecutor(processes, ctx, _init_worker, (cfg, None)) if processes else None
+
+    def start(self, path: Path, page: int) -> Future | None:
+        """The page's rendering ahead, or None (rendered here when read)."""
+        return None if self._pool is None else self._pool.submit(_prepare_in_worker, path, page)
+
+    def take(self, ahead: Future | None, path: Path, page: int) -> PreparedPage:
+        """The page rendered: by its process if one started on it, else here."""
+        if ahead is None or ahead.cancel():
+            return strip_layer(self._here(path, page))
+        return ahead.result()
+
+    @staticmethod
+    def cancel(ahead: Future | None) -> None:
+        if ahead is not None:
+            ahead.cancel()
+
+    def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
