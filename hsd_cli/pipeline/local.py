@@ -1,8 +1,8 @@
 """The conversion loop: documents -> pages -> prepare -> verify -> write, in order.
 
 Per page: prepare (render + drafts, see prepare.py; with `workers` > 0 done ahead in background
-processes while the model verifies earlier pages, workers.py, and beside a model a page starts once rendered,
-its drafts joining it when made: drafting.py), verify (the converter), then write
+processes, workers.py, while the model verifies earlier pages, and beside a model a page starts
+once rendered, its drafts joining it when made: drafting.py), verify (the converter), then write
 `page-NNNN.json` and rewrite the document's Markdown. Both writes are atomic, so a run killed
 at any point loses at most the page in flight, and a rerun skips every finished page (see
 report/store.py). A page that raises becomes a failed PageResult and the run goes on; a

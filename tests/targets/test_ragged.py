@@ -10,7 +10,7 @@ import torch
 from decoding import run_ar, run_page
 from test_batched import _page
 from test_static_session import joining_one_at_a_time, static_target
-from test_static_step import SyncCounter, _buckets
+from test_static_step import CountingBackend, SyncCounter, _buckets
 
 from hsd_cli.config import SpecConfig
 from hsd_cli.targets.runtime import ragged
@@ -94,6 +94,18 @@ def test_rows_joining_on_ragged_attention_decode_ar(tiny_target, monkeypatch):
     assert got == want
     assert static.static_engine.runner.ragged
     assert {slots for _, _, slots in seen} == {static.static_engine.kv.capacity[1]}
+
+
+def test_a_compiled_step_takes_the_block_mask_in_one_graph(tiny_target):
+    """torch.compile of the whole step (fullgraph: no break) with the block mask inside; AR's tokens."""
+    target = tiny_target("qwen2_5_vl")
+    spec = SpecConfig(max_new_tokens=16, max_depth=6)
+    ref = run_ar(target, _page(0), spec).tokens
+    backend = CountingBackend()
+    static = static_target(target, "compile", backend)
+    static.static_engine.ragged = True
+    assert run_page(static, _page(0), [ref[:10]], spec).tokens == ref
+    assert static.static_engine.runner.ragged and backend.graphs >= 1
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")

@@ -72,13 +72,14 @@ def attend(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask, sc
     global _compiled
     from torch.nn.attention.flex_attention import flex_attention
 
-    grouped = query.shape[1] != key.shape[1]
-    if torch.compiler.is_compiling():  # inside a compiled step: that compile fuses it
-        return flex_attention(query, key, value, block_mask=mask, scale=scale, enable_gqa=grouped).transpose(1, 2)
-    if _compiled is None:
-        # One compile per bucket's shapes, as many as the step's (static_step.StepRunner's limit).
-        torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 512)
-        torch._dynamo.config.accumulated_recompile_limit = max(torch._dynamo.config.accumulated_recompile_limit, 4096)
-        _compiled = torch.compile(flex_attention, dynamic=False, fullgraph=True)
-    out = _compiled(query, key, value, block_mask=mask, scale=scale, enable_gqa=grouped)
+    run = flex_attention  # inside a compiled step: that compile fuses it
+    if not torch.compiler.is_compiling():
+        if _compiled is None:
+            # One compile per bucket's shapes, as many as the step's (static_step.StepRunner's limit).
+            torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 512)
+            limit = torch._dynamo.config.accumulated_recompile_limit
+            torch._dynamo.config.accumulated_recompile_limit = max(limit, 4096)
+            _compiled = torch.compile(flex_attention, dynamic=False, fullgraph=True)
+        run = _compiled
+    out = run(query, key, value, block_mask=mask, scale=scale, enable_gqa=query.shape[1] != key.shape[1])
     return out.transpose(1, 2).contiguous()
