@@ -9,6 +9,7 @@ import platform
 import subprocess
 from pathlib import Path
 
+from hsd_cli.targets.runtime import ragged
 from hsd_cli.targets.runtime.load import LoadClock, disturbed
 
 CHECKOUT = Path(__file__).resolve().parents[2]  # the repository hsd runs from, if it runs from one
@@ -46,6 +47,8 @@ def machine_info(device: str = "cpu", clock: LoadClock | None = None) -> dict[st
     }
     if device.startswith("cuda") and torch.cuda.is_available():
         info["gpu"] = torch.cuda.get_device_name(torch.device(device))
+    if device.startswith("cuda"):  # the static engine's attention (HSD_ATTENTION): a run's figures depend on it
+        info["attention"] = "ragged" if ragged.wanted() else "dense"
     busy = clock.others_busy() if clock is not None else None
     if busy is not None:
         info["other_cores_busy"] = round(busy, 2)

@@ -108,3 +108,13 @@ def test_a_run_names_its_code_only_from_its_own_checkout(tmp_path) -> None:
     assert code_commit(tmp_path) is None
     write_outputs(tmp_path / "run.json", None, "x", "", {"command": "hsd bench"})
     assert json.loads((tmp_path / "run.json").read_text())["commit"] == code_commit()
+
+
+def test_a_gpu_run_says_which_attention_its_static_engine_took(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hsd_cli.bench.machine import machine_info
+
+    assert "attention" not in machine_info("cpu")  # the CPU decodes on transformers' cache
+    monkeypatch.setenv("HSD_ATTENTION", "ragged")
+    assert machine_info("cuda")["attention"] == "ragged"
+    monkeypatch.delenv("HSD_ATTENTION")
+    assert machine_info("cuda")["attention"] == "dense"
