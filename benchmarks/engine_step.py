@@ -129,6 +129,17 @@ def main(argv: list[str] | None = None) -> int:
     engines["static+ragged" if dry else "graphs+ragged"] = ("eager" if dry else "graphs", None, False, True)
     if args.inductor and not dry:  # compiled for any shapes: three compiles (rows 1, rows 8 and 32, trees)
         engines["graphs+inductor"] = ("graphs", "inductor", True)
+    head = {
+        "schema_version": 1,
+        "device": torch.cuda.get_device_name(0) if device == "cuda" else "cpu",
+        "model": hub_id,
+        "family": args.family,
+        "dtype": str(dtype).removeprefix("torch."),
+        **record.header("engine_step.py", sys.argv[1:] if argv is None else argv, device),
+        "prompt_tokens": prompt,
+        "reps": reps,
+    }
+    path = None if dry else (args.out / RESULT.name) if args.out else RESULT
     times, setup, errors = {}, {}, {}
     for name, mode in engines.items():
         t0 = time.perf_counter()
@@ -138,27 +149,19 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as e:  # noqa: BLE001 - one engine's failure keeps the others' figures
             errors[name] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
         setup[name] = round(time.perf_counter() - t0, 1)
-    report = {
-        "schema_version": 1,
-        "device": torch.cuda.get_device_name(0) if device == "cuda" else "cpu",
-        "model": hub_id,
-        "family": args.family,
-        "dtype": str(dtype).removeprefix("torch."),
-        **record.header("engine_step.py", sys.argv[1:] if argv is None else argv, device),
-        "prompt_tokens": prompt,
-        "reps": reps,
-        "engine_s": setup,  # each engine's measurement, its compiles and captures included
-        "errors": errors,
-        # figure -> engine -> rows (ar, mixed) or tree width at one row (tree) -> ms
-        **{fig: {name: t[fig] for name, t in times.items() if fig in t} for fig in FIGURES},
-    }
-    text = json.dumps(report, indent=1)
+        text = json.dumps(report(head, times, setup, errors), indent=1)
+        if path is not None:  # after each engine: a run stopped early keeps the engines it timed
+            path.write_text(text + "\n", encoding="utf-8")
     print(text)
-    print(engine_table(report), file=sys.stderr)
-    if not dry:
-        path = (args.out / RESULT.name) if args.out else RESULT
-        path.write_text(text + "\n", encoding="utf-8")
+    print(engine_table(json.loads(text)), file=sys.stderr)
     return 0
+
+
+def report(head: dict, times: dict, setup: dict, errors: dict) -> dict:
+    """The JSON: `head`, each engine's setup seconds (compiles and captures included) and failure,
+    then figure -> engine -> rows (ar, mixed) or tree width at one row (tree) -> ms."""
+    figures = {fig: {name: t[fig] for name, t in times.items() if fig in t} for fig in FIGURES}
+    return {**head, "engine_s": setup, "errors": errors, **figures}
 
 
 if __name__ == "__main__":

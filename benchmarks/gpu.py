@@ -171,7 +171,8 @@ def plan(
     s = replace(s, tokens=tokens or s.tokens, batch_sizes=batch_sizes or s.batch_sizes)
     engine = (sys.executable, str(REPO / "benchmarks" / "engine_step.py"), "--out", str(out))
     engine += ("--dry-run",) if dry else ()
-    steps = [Step("engine step", engine, group="engine", out=out / "gpu-engine.json", estimate_s=150, optional=True)]
+    first = Step("engine step", engine, group="engine", out=out / "gpu-engine.json", estimate_s=150)
+    steps = [replace(first, optional=True, partial=True)]  # its JSON is rewritten after each engine
     rate = out / f"draft-rate-{tag}.json"
     drafts = (sys.executable, str(REPO / "benchmarks" / "draft_rate.py"), "--corpus", str(corpus), "--tasks", "2")
     drafts += ("--out-json", str(rate), *(("--dry-run",) if dry else ()))
