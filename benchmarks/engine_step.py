@@ -150,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
             errors[name] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
         setup[name] = round(time.perf_counter() - t0, 1)
         text = json.dumps(report(head, times, setup, errors), indent=1)
-        if path is not None:  # after each engine: a run stopped early keeps the engines it timed
+        # After each engine, so a run stopped early keeps the engines it timed; --inductor's run
+        # replaces a complete JSON (gpu.py's last step) and so writes only once it is complete.
+        if path is not None and (not args.inductor or len(times) + len(errors) == len(engines)):
             path.write_text(text + "\n", encoding="utf-8")
     print(text)
     print(engine_table(json.loads(text)), file=sys.stderr)
