@@ -12,7 +12,8 @@ slots). Each is the fastest of --reps steps after an untimed one (on graphs the 
 first use; the first timed step captures it), over caches of --prompt tokens. Engines: transformers
 eager, the static cache eager, its CUDA graphs, and those with ragged attention (runtime/ragged.py;
 a dry run times its mixed step only: each bucket compiles FlexAttention). `engine_s`: each engine's
-whole measurement, its compiles and captures included; `errors`: an engine that failed. The figures the
+whole measurement, its compiles and captures included; `errors`: an engine that failed. The JSON is
+written after each engine (with --inductor once complete). The figures the
 issue asks of `hsd bench` (pages per minute of `ar` and `auto`) come from benchmarks/gpu.py's
 throughput runs.
 Arguments it does not know (gpu.sh passes gpu.py's) are ignored.

@@ -1,6 +1,6 @@
 """The GPU run in one command: engine step, CUDA tests, cost curves, throughput, oracle table.
 
-On a machine with a CUDA GPU (about 27 minutes of steps on one H100: the engine step 1.5, the
+On a machine with a CUDA GPU (about 28 minutes of steps on one H100: the engine step 2.5, the
 draft rate 2, the CUDA tests 2.5, the cost curves 1, throughput at batch 8, 32 and 64 5, at batch
 1 over 5, the oracle table 4.5, the rest loading and Qwen), or as much of it as `--budget-s` allows:
 
