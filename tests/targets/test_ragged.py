@@ -8,7 +8,8 @@ import random
 import pytest
 import torch
 from decoding import run_ar, run_page
-from test_batched import _page
+from make_tiny_model import SERVED
+from test_batched import _batches_equal_their_own_ar, _page
 from test_static_session import joining_one_at_a_time, static_target
 from test_static_step import CountingBackend, SyncCounter, _buckets
 
@@ -73,6 +74,22 @@ def test_ragged_attention_equals_dense_attention():
     )
     got = ragged.attend(q, key, value, ragged.block_mask(ptr, anc, 192), None)
     torch.testing.assert_close(got, want.transpose(1, 2), atol=2e-6, rtol=0)
+
+
+@pytest.mark.filterwarnings("ignore:.*flex_attention called without torch.compile")
+@pytest.mark.parametrize("family", SERVED)
+def test_ragged_batches_equal_ar(family, tiny_target, monkeypatch):
+    """Every family through the block mask (FlexAttention's eager reference: the same mask, no compile
+    per shape): random methods, drafts and batch sizes decode each page's AR tokens."""
+    monkeypatch.setattr(ragged, "COMPILED", False)
+    calls = []
+    real = ragged.attend
+    monkeypatch.setattr(ragged, "attend", lambda *a: calls.append(a[3]) or real(*a))
+    target = tiny_target(family)
+    static = static_target(target, "eager")
+    static.static_engine.ragged = True
+    _batches_equal_their_own_ar(target, random.Random(f"ragged-{family}"), static)
+    assert static.static_engine.runner.ragged and calls  # the family's attention took the block masks
 
 
 def test_the_block_mask_is_made_on_the_device():

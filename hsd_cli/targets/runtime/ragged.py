@@ -23,6 +23,9 @@ import torch
 
 BLOCK = 128  # slots a key block holds (FlexAttention's default)
 ENV = "HSD_ATTENTION"  # "ragged": the static engine's attention reads each row's own slots
+# False: FlexAttention's eager reference (mask_mod on every score, the blocks unread): the same
+# attention without a compile per shape, for tests of every family on the CPU.
+COMPILED = True
 _compiled = None
 
 
@@ -73,7 +76,7 @@ def attend(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask, sc
     from torch.nn.attention.flex_attention import flex_attention
 
     run = flex_attention  # inside a compiled step: that compile fuses it
-    if not torch.compiler.is_compiling():
+    if COMPILED and not torch.compiler.is_compiling():
         if _compiled is None:
             # One compile per bucket's shapes, as many as the step's (static_step.StepRunner's limit).
             torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 512)
