@@ -35,10 +35,13 @@ def _case(rng: random.Random, rows: int, k: int, slots: int):
 
 
 def _blocks(mask, rows: int, blocks: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per row [R, blocks]: the blocks it reads, and those it reads whole (no mask_mod)."""
+    """Per row [R, blocks]: the blocks it reads, and those it reads whole (no mask_mod); no block
+    twice (FlexAttention would count its keys twice)."""
     read, whole = torch.zeros(rows, blocks, dtype=torch.bool), torch.zeros(rows, blocks, dtype=torch.bool)
     for r in range(rows):
         n, full = int(mask.kv_num_blocks[r, 0, 0]), int(mask.full_kv_num_blocks[r, 0, 0])
+        listed = mask.kv_indices[r, 0, 0, :n].tolist() + mask.full_kv_indices[r, 0, 0, :full].tolist()
+        assert len(set(listed)) == len(listed)
         read[r, mask.kv_indices[r, 0, 0, :n].long()] = True
         whole[r, mask.full_kv_indices[r, 0, 0, :full].long()] = True
     return read | whole, whole
