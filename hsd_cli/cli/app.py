@@ -221,6 +221,7 @@ def convert(
             checks.inputs_exist(inputs)
             cfg = _run_config(**options)
             checks.pages(pages)
+            checks.environment()
         with checks.summary_on_failure(cfg):
             summary = _run(cfg, quiet, debug)
     _print_summary(summary, json_output, quiet)

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from hsd_cli.bench.config import BENCH_METHODS
+from hsd_cli.cli import checks
 from hsd_cli.cli.errors import one_line_errors, usage_errors
 from hsd_cli.cli.options import Debug, Device, Dpi, Dtype, Graphs, JsonOut, MaxPages, Pages, opt, with_spec_knobs
 from hsd_cli.config import DEFAULT_MODEL, SpecConfig
@@ -135,6 +136,7 @@ def bench(
         report = out_json or (Path(tmp) / "report.json" if json_output else None)
         with usage_errors():
             cfg = _bench_config(options, report)
+            checks.environment()
         from hsd_cli.bench.main import bench as run_bench
 
         with contextlib.redirect_stdout(sys.stderr if json_output else sys.stdout):

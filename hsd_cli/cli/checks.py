@@ -36,6 +36,13 @@ def device(device: str) -> str:
     return device
 
 
+def environment() -> None:
+    """Settings read from the environment later, when the model loads: a bad one is one usage error now."""
+    from hsd_cli.targets.runtime import ragged
+
+    ragged.wanted()
+
+
 def pages(spec: str | None) -> None:
     """A malformed --pages is one usage error up front, not a failure of every document."""
     from hsd_cli.pages.render import page_ranges

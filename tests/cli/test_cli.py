@@ -123,6 +123,13 @@ def test_bad_config_is_a_usage_error(tmp_path: Path, fake: FakeConverter, args: 
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("hsd: error: ")
 
 
+def test_a_bad_attention_setting_is_a_usage_error_before_any_model(tmp_path: Path, fake: FakeConverter) -> None:
+    """HSD_ATTENTION is read when a GPU model loads; a bad value stops the run at once, in one line."""
+    result = hsd("convert", make_pdf(tmp_path / "x.pdf", 1), "-o", tmp_path / "o", env={"HSD_ATTENTION": "sparse"})
+    assert result.exit_code == 2
+    assert result.stderr == "hsd: error: HSD_ATTENTION must be 'dense' or 'ragged', not 'sparse'\n"
+
+
 def test_model_not_found_exits_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def load(cfg: RunConfig) -> None:
         raise ModelNotFoundError(f"model {cfg.model!r} not found (no such directory or hub id)")

@@ -18,8 +18,10 @@ Opt-in (`HSD_ATTENTION=ragged`) until a GPU run measures it against the dense ke
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:  # torch loads with the model: the command line checks HSD_ATTENTION before
+    import torch
 
 BLOCK = 128  # slots a key block holds (FlexAttention's default)
 ENV = "HSD_ATTENTION"  # "ragged": the static engine's attention reads each row's own slots
@@ -41,6 +43,7 @@ def block_mask(ptr: torch.Tensor, ancestry: torch.Tensor, slots: int):
     """The static step's mask as a FlexAttention BlockMask: ptr [R] (each row's first tree slot),
     ancestry [R, K, K] bool -> node i of row r sees slots < ptr[r] and its ancestors' slots
     ptr[r] + j (static_step.tree_forward's dense mask, the same rule)."""
+    import torch
     from torch.nn.attention.flex_attention import BlockMask
 
     rows, k = ancestry.shape[:2]
@@ -73,6 +76,7 @@ def attend(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask, sc
     """FlexAttention under a `block_mask`: [B, H, Q, D] queries over [B, Hkv, S, D] -> [B, Q, H, D]
     (transformers' attention output layout)."""
     global _compiled
+    import torch
     from torch.nn.attention.flex_attention import flex_attention
 
     run = flex_attention  # inside a compiled step: that compile fuses it
