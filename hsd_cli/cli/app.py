@@ -96,7 +96,8 @@ Workers = Annotated[
         "Background processes that render and draft the next pages while the model "
         "verifies the current one; 0 = none [default: cores - 1, at most 4, beside a model; "
         "beside a model on a GPU with 8 or more cores to spare, all of them, at most 15, drafting "
-        "on the CPU; every core, at most 8, for the draft pipeline alone].",
+        "on the CPU; every core, at most 8, for the draft pipeline alone]; beside a model on a GPU "
+        "2 more render the pages read without drafts.",
         min=0,
     ),
 ]
