@@ -48,6 +48,7 @@ class StaticKV:
         self.generation = 0  # bumped by every reallocation: graphs captured on older tensors are stale
         self.min_rows = 0  # rows a reallocation keeps at least (the batch's pages, StaticEngine.expect)
         self.rows, self.slots = 1, 1
+        self.write_at: torch.Tensor | None = None  # [rows, K] the step's slots, set once a step (tree_forward)
         # Allocated in buckets: a step's bucket of rows or slots never passes the allocation.
         self._allocate(bucket(rows, ROW_BUCKETS), bucket(slots, SLOT_BUCKETS))
 
@@ -160,7 +161,9 @@ class StaticKV:
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, layer_idx: int, *args, **kwargs):
         """Write a step's keys/values [rows, H, K, D] at each row's pointer; return the bucket's slots."""
         rows, k = key_states.shape[0], key_states.shape[2]
-        slot = self.ptr[:rows, None] + torch.arange(k, device=key_states.device)  # [rows, K]
+        slot = self.write_at  # [rows, K]: computed once a step, not in every layer
+        if slot is None or slot.shape != (rows, k):
+            slot = self.ptr[:rows, None] + torch.arange(k, device=key_states.device)
         for cache, new in ((self.keys[layer_idx], key_states), (self.values[layer_idx], value_states)):
             idx = slot[:, None, :, None].expand(rows, new.shape[1], k, new.shape[3])
             cache[:rows].scatter_(2, idx, new)

@@ -48,7 +48,11 @@ def tree_forward(
     if n_axes:
         pos = pos[None].expand(n_axes, rows, k)
     mask = ragged_mask(kv.ptr[:rows], ancestry, kv.slots) if ragged else dense_mask(kv, ancestry)
-    out = model(input_ids=ids, attention_mask=mask, position_ids=pos, past_key_values=kv, use_cache=True)
+    kv.write_at = kv.ptr[:rows, None] + torch.arange(k, device=ids.device)
+    try:
+        out = model(input_ids=ids, attention_mask=mask, position_ids=pos, past_key_values=kv, use_cache=True)
+    finally:
+        kv.write_at = None
     return out.logits
 
 
