@@ -77,23 +77,22 @@ class PrepareQueue:
         self.cfg = cfg if not workers or cfg.ocr_threads else replace(cfg, ocr_threads=worker_threads(workers))
         self.workers = workers
         # Pages rendered alone: those without drafts, and those starting before their drafts.
-        self.renderers = RENDERERS if render_ahead and (overlap or not workers) else 0
+        alone = cfg.drafts is None or (overlap and workers > 0)
+        self.renderers = RENDERERS if render_ahead and alone else 0
         self.ahead = ahead or 2 * (workers or self.renderers)
         self.beside_model, self.overlap = beside_model, overlap
         self._pool: ProcessPoolExecutor | None = None
-        self._inline: Preparer | None = None
         self._drafting = None  # the overlap's DraftingPool
         self._renders: _Renders | None = None
 
     def run(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
         """For each task, in order: a PreparedPage, or the exception its preparation raised."""
         ctx = multiprocessing.get_context("spawn")  # fork after torch's threads started is unsafe
-        self._renders = _Renders(self.cfg, self.renderers, ctx)
-        if self.cfg.drafts is None:
-            yield from self._run_rendered(tasks)
-            return
+        # Without workers this process prepares each page whole; with them it renders alone.
+        here = self.cfg if self.workers == 0 else replace(self.cfg, drafts=None)
+        self._renders = _Renders(here, self.renderers, ctx)
         if self.workers == 0:
-            yield from self._run_inline(tasks)
+            yield from self._run_here(tasks)
             return
         busy = self._lend(ctx) if self.beside_model else None
         self._pool = ProcessPoolExecutor(self.workers, ctx, _init_worker, (self.cfg, busy))
@@ -137,8 +136,8 @@ class PrepareQueue:
             renders.cancel(ahead)  # drafted already: its rendering ahead is not needed
             yield page
 
-    def _run_rendered(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
-        """Pages without drafts, rendered ahead (`renderers`) or here."""
+    def _run_here(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
+        """Pages prepared here, on demand; without drafts, rendered ahead by `renderers` processes."""
         window: deque = deque()
         todo = iter(tasks)
         try:
@@ -154,14 +153,6 @@ class PrepareQueue:
                     yield e
         finally:
             self.close()
-
-    def _run_inline(self, tasks: Iterable[tuple[Path, int]]) -> Iterator[PreparedPage | BaseException]:
-        self._inline = self._inline or Preparer(self.cfg)
-        for path, page in tasks:
-            try:
-                yield strip_layer(self._inline(path, page))
-            except Exception as e:  # noqa: BLE001
-                yield e
 
     def _lend(self, ctx):
         """The model's threads follow the workers' idle cores; returns the workers' busy counter."""
@@ -190,20 +181,20 @@ class PrepareQueue:
 
 
 class _Renders:
-    """Pages rendered alone (no drafts): ahead in `processes` processes where asked, else here. A
-    page no process has started when it is read is rendered here, so none waits for them."""
+    """Pages prepared by `cfg` here, or ahead in `processes` processes where asked (pages rendered
+    alone: `cfg` has no drafts). A page no process has started when it is read is prepared here,
+    so none waits for them."""
 
     def __init__(self, cfg: PrepareConfig, processes: int, ctx) -> None:
-        cfg = replace(cfg, drafts=None)
         self._here = Preparer(cfg)
         self._pool = ProcessPoolExecutor(processes, ctx, _init_worker, (cfg, None)) if processes else None
 
     def start(self, path: Path, page: int) -> Future | None:
-        """The page's rendering ahead, or None (rendered here when read)."""
+        """The page's preparation ahead, or None (prepared here when read)."""
         return None if self._pool is None else self._pool.submit(_prepare_in_worker, path, page)
 
     def take(self, ahead: Future | None, path: Path, page: int) -> PreparedPage:
-        """The page rendered: by its process if one started on it, else here."""
+        """The page prepared: by its process if one started on it, else here."""
         if ahead is None or ahead.cancel():
             return strip_layer(self._here(path, page))
         return ahead.result()

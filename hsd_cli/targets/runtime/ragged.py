@@ -82,10 +82,9 @@ def attend(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask, sc
     run = flex_attention  # inside a compiled step: that compile fuses it
     if COMPILED and not torch.compiler.is_compiling():
         if _compiled is None:
-            # One compile per bucket's shapes, as many as the step's (static_step.StepRunner's limit).
-            torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 512)
-            limit = torch._dynamo.config.accumulated_recompile_limit
-            torch._dynamo.config.accumulated_recompile_limit = max(limit, 4096)
+            from hsd_cli.targets.runtime.static_step import allow_bucket_compiles
+
+            allow_bucket_compiles()  # one compile per bucket's shapes, as many as the step's
             _compiled = torch.compile(flex_attention, dynamic=False, fullgraph=True)
         run = _compiled
     out = run(query, key, value, block_mask=mask, scale=scale, enable_gqa=query.shape[1] != key.shape[1])

@@ -71,6 +71,14 @@ def dense_mask(kv: StaticKV, ancestry: torch.Tensor) -> torch.Tensor:
     return mask[:, None]
 
 
+def allow_bucket_compiles() -> None:
+    """One compile per bucket: more buckets than dynamo's default limit (8) must not fall back to
+    eager silently (the step's compile, and ragged attention's FlexAttention)."""
+    torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 512)
+    limit = torch._dynamo.config.accumulated_recompile_limit
+    torch._dynamo.config.accumulated_recompile_limit = max(limit, 4096)
+
+
 @dataclass
 class _Graph:
     """A captured call: its input buffers and its output, valid for one pool generation."""
@@ -118,12 +126,7 @@ class StepRunner:
         self.pool = torch.cuda.graph_pool_handle() if mode == "graphs" and torch.cuda.is_available() else None
         self.forward = tree_forward
         if mode == "compile" or backend is not None:
-            # One compile per bucket: more buckets than dynamo's default limit (8) must not fall
-            # back to eager silently.
-            torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 512)
-            torch._dynamo.config.accumulated_recompile_limit = max(
-                torch._dynamo.config.accumulated_recompile_limit, 4096
-            )
+            allow_bucket_compiles()
             self.forward = torch.compile(tree_forward, backend=backend or "inductor", dynamic=dynamic, fullgraph=True)
 
     def __call__(self, ids: torch.Tensor, ancestry: torch.Tensor, depth: torch.Tensor) -> torch.Tensor:
