@@ -82,7 +82,7 @@ def attend(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask, sc
     run = flex_attention  # inside a compiled step: that compile fuses it
     if COMPILED and not torch.compiler.is_compiling():
         if _compiled is None:
-            from hsd_cli.targets.runtime.static_step import allow_bucket_compiles
+            from hsd_cli.targets.runtime.static_cache import allow_bucket_compiles
 
             allow_bucket_compiles()  # one compile per bucket's shapes, as many as the step's
             _compiled = torch.compile(flex_attention, dynamic=False, fullgraph=True)

@@ -27,6 +27,14 @@ SLOT_BUCKETS = tuple(b for p in range(6, 17) for b in (2**p, 3 * 2 ** (p - 1))) 
 BUCKETS = Buckets(ROW_BUCKETS, WIDTH_BUCKETS, SLOT_BUCKETS)
 
 
+def allow_bucket_compiles() -> None:
+    """One compile per bucket: more buckets than dynamo's default limit (8) must not fall back to
+    eager silently (the static step's compile, and ragged attention's FlexAttention)."""
+    torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 512)
+    limit = torch._dynamo.config.accumulated_recompile_limit
+    torch._dynamo.config.accumulated_recompile_limit = max(limit, 4096)
+
+
 class StaticKV:
     """A pool of cache rows for every attention layer; sessions take rows from it and give them back.
 

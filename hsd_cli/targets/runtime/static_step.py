@@ -20,7 +20,7 @@ import torch
 
 from hsd_cli.targets.runtime.attention import takes_block_masks
 from hsd_cli.targets.runtime.ragged import block_mask as ragged_mask
-from hsd_cli.targets.runtime.static_cache import StaticKV, keep_paths
+from hsd_cli.targets.runtime.static_cache import StaticKV, allow_bucket_compiles, keep_paths
 
 log = logging.getLogger(__name__)
 _TORCH = Path(torch.__file__).parent
@@ -69,14 +69,6 @@ def dense_mask(kv: StaticKV, ancestry: torch.Tensor) -> torch.Tensor:
     # Additive float mask: eager attention adds a bool mask as 0/1 (silently wrong).
     mask = torch.zeros(allowed.shape, dtype=dtype, device=dev).masked_fill(~allowed, torch.finfo(dtype).min)
     return mask[:, None]
-
-
-def allow_bucket_compiles() -> None:
-    """One compile per bucket: more buckets than dynamo's default limit (8) must not fall back to
-    eager silently (the step's compile, and ragged attention's FlexAttention)."""
-    torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 512)
-    limit = torch._dynamo.config.accumulated_recompile_limit
-    torch._dynamo.config.accumulated_recompile_limit = max(limit, 4096)
 
 
 @dataclass
