@@ -6,7 +6,8 @@ SAME_LOWER auto padding, which it does not implement, becomes the explicit pads 
 where the node's strides are 1, whatever the input size, which is the case in every draft model),
 and Constant nodes become initializers, where its converters look for weights and attribute-like
 inputs (the layout model's convolution weights are Constant nodes: KeyError without it). The
-weights are the flushed copies ONNX Runtime runs (pages/onnx_models.py). onnx2torch is optional
+converted graph then drops the copies and device reads the conversion adds (pages/lean_graph.py).
+The weights are the flushed copies ONNX Runtime runs (pages/onnx_models.py). onnx2torch is optional
 (pip install "hsd-cli[gpu]", or onnx2torch with --no-deps): `available()` says whether it can be
 imported.
 """
@@ -21,6 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+
+from hsd_cli.pages import lean_graph
 
 _POOLS = ("Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool")
 
@@ -101,7 +104,7 @@ class TorchModel:
         with _without_torchvision():
             from onnx2torch import convert
 
-            module = convert(proto)
+            module = lean_graph.lean(convert(proto))
         self.device = torch.device(device)
         self.module = module.eval().to(self.device)
 
