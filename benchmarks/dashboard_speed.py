@@ -148,7 +148,20 @@ def draft_rate_table(report: dict) -> str:
         cells = [a["arm"]["name"], str(a["arm"]["workers"]), f"{a['pages_per_s_per_core']:.2f}"]
         cells += [f"{a['pages_per_s_host']:.2f}", *(num(a["kinds"].get(k, {}).get("draft_cpu_s"), 2) for k in kinds)]
         rows.append([*cells, same])
-    return table((*columns, "drafts as ONNX Runtime's"), rows)
+    return table((*columns, "drafts as ONNX Runtime's"), rows) + _line_probe(report.get("recognizer_lines"))
+
+
+def _line_probe(probe: dict | None) -> str:
+    """rec_lines.py's figures, one sentence an arm (none before the probe was run)."""
+    if not probe:
+        return ""
+    arms = [(k, v) for k, v in probe.items() if isinstance(v, dict)]
+    said = "; ".join(
+        f"{name}: {a['first_ms']:.1f} ms a line at a width not seen yet ({a['cpu_ms']:.1f} CPU ms), "
+        f"{a['again_ms']:.1f} ms once seen, {100 * a['frames_as_onnxruntime']:.2f}% of frames as ONNX Runtime's"
+        for name, a in arms
+    )
+    return f"\n\nThe recogniser in torch on {probe['device']}, {probe['lines']} line widths an arm ({said})."
 
 
 def cuda_tests(runs: list[dict]) -> str:

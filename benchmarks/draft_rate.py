@@ -15,8 +15,11 @@ without: drafting's CPU seconds are the difference, as draft_speed.py counts the
   included: what feeds a batch), about --tasks pages a worker; before it `onnxruntime-W`, the same
   W workers drafting on the host's cores (one ONNX Runtime thread each), the rate to beat.
 Every arm's drafts (kind, order and text of each region) are compared with `onnxruntime`'s.
-`--dry-run`: the repository's sample_docs, the `cuda-W` arms as one, `host-1`: a worker with torch
-on the CPU, into a temporary JSON unless --out-json is given (tests/bench/test_draft_rate.py).
+Then, on a CUDA host, rec_lines.py's probe: the recogniser's ms a line at widths not seen yet and
+seen, with cuDNN and with torch's own convolutions (`recognizer_lines`).
+`--dry-run`: the repository's sample_docs, the `cuda-W` arms as one, `host-1`: a worker with
+torch on the CPU, and the probe on the CPU, into a temporary JSON unless --out-json is given
+(tests/bench/test_draft_rate.py).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # siblings, also when 
 import record  # noqa: E402
 from dashboard_speed import draft_rate_table  # noqa: E402
 from draft_speed import PAGES_KIND  # noqa: E402
+from rec_lines import probe  # noqa: E402
 
 SAMPLES = {"scanned.pdf": "scanned", "page.png": "page image", "born_digital.pdf": "born-digital"}
 
@@ -193,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     device = "cuda" if tag not in ("dry", "cpu") else "cpu"
     report = {**record.header("draft_rate.py", argv, device), "arms": [summarize(runs[0], None)]}
     report["arms"] += [summarize(run, runs[0]) for run in runs[1:]]
+    if device == "cuda" or opts.dry_run:  # the dry run on the CPU, two lines
+        report["recognizer_lines"] = probe(device, 2 if opts.dry_run else 40)
     out = opts.out_json or (
         Path(tempfile.mkdtemp(prefix="hsd-draft-rate-")) / "draft-rate-dry.json"
         if opts.dry_run

@@ -41,7 +41,8 @@ def test_pages_a_second_per_core_and_per_host(monkeypatch):
 
 @pytest.mark.slow
 def test_dry_run_drafts_in_workers_and_compares_the_drafts(tmp_path, monkeypatch, capsys):
-    """One sample page, ONNX Runtime's arm and torch's in a worker process: same drafts."""
+    """One sample page, ONNX Runtime's arm and torch's in a worker process: same drafts; the
+    recogniser's line probe reads every frame as ONNX Runtime does."""
     if not torch_models.available():
         pytest.skip("onnx2torch is not installed")
     script = _script()
@@ -52,4 +53,8 @@ def test_dry_run_drafts_in_workers_and_compares_the_drafts(tmp_path, monkeypatch
     assert [a["arm"]["name"] for a in report["arms"]] == ["onnxruntime", "host-1"]
     assert all(a["pages"] == 1 and a["pages_per_s_host"] > 0 for a in report["arms"])
     assert report["arms"][1]["drafts_differ"] == []
-    assert str(tmp_path) not in json.dumps(report["arms"]) and "| host-1 | 1 |" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert str(tmp_path) not in json.dumps(report["arms"]) and "| host-1 | 1 |" in printed
+    lines = report["recognizer_lines"]  # the recogniser's probe, two line widths on the CPU
+    assert lines["lines"] == 2 and lines["torch"]["frames_as_onnxruntime"] == 1.0
+    assert "The recogniser in torch on cpu, 2 line widths an arm (torch: " in printed
