@@ -23,8 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-from hsd_cli.pages import lean_graph
-
 _POOLS = ("Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool")
 
 
@@ -97,6 +95,8 @@ class TorchModel:
         import onnx
         import torch
 
+        from hsd_cli.pages.lean_graph import lean  # torch: imported only where a model is converted
+
         proto = onnx.load(str(path))
         self.metadata = {p.key: p.value for p in proto.metadata_props}
         self.output_names = [o.name for o in proto.graph.output]
@@ -104,7 +104,7 @@ class TorchModel:
         with _without_torchvision():
             from onnx2torch import convert
 
-            module = lean_graph.lean(convert(proto))
+            module = lean(convert(proto))
         self.device = torch.device(device)
         self.module = module.eval().to(self.device)
 
