@@ -176,7 +176,7 @@ def plan(
     rate = out / f"draft-rate-{tag}.json"
     drafts = (sys.executable, str(REPO / "benchmarks" / "draft_rate.py"), "--corpus", str(corpus), "--tasks", "2")
     drafts += ("--out-json", str(rate), *(("--dry-run",) if dry else ()))
-    steps.append(Step("draft rate", drafts, group="drafts", out=rate, estimate_s=120, optional=True))
+    steps.append(Step("draft rate", drafts, group="drafts", out=rate, estimate_s=150, optional=True))
     tests = (sys.executable, "-m", "pytest", "-q", *s.tests, *CUDA_TESTS)
     env = (("HSD_TEST_DEVICE", s.device),)
     steps.append(Step("CUDA tests", tests, env, "tests", out / f"cuda-tests-{tag}.json", estimate_s=150))
