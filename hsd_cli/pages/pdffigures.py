@@ -35,9 +35,10 @@ def with_figures(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Regio
     drawings = [c for c in clusters if not _holds_prose(page, c)]
     boxes = [b for b in _pictures(images, page.rect) + drawings if not _holds_text(b, text)]
     # A figure is ink besides type: a layout figure box over no image (of any size, a scan's
-    # included) and no drawing is type alone (a grid of formula cards), the page's text.
+    # included) and no drawing of its own is type alone (a grid of formula cards, each card
+    # framed: a frame around the box is no figure's ink), the page's text.
     layout = [pymupdf.Rect(r.bbox) * to_pt for r in regions if r.kind is RegionKind.FIGURE]
-    layout = [box for box in layout if any(abs(box & d) > 0 for d in images + clusters)]
+    layout = [box for box in layout if any(abs(box & i) > 0 for i in images) or _drawn_in(page, box)]
     page_lines = _lines(page)
     lines = [(box, t) for box, t in page_lines if not any(_share(box, x) > 0.5 for x in text)]
     figures = _grown(_merged(boxes + layout), lines)
@@ -66,6 +67,16 @@ def _clusters(page: pymupdf.Page) -> list[pymupdf.Rect]:
         return []
     boxes = [pymupdf.Rect(box) & page.rect for box in clusters]
     return [b for b in boxes if min(b.width, b.height) >= 2 * MIN_SIDE and abs(b) <= MAX_PAGE_SHARE * area]
+
+
+def _drawn_in(page: pymupdf.Page, box: pymupdf.Rect) -> bool:
+    """Whether drawings lying within `box` cluster into a chart's size (a frame around the box is
+    not within it; rules and a formula's fraction bars are too thin)."""
+    try:
+        clusters = page.cluster_drawings(clip=box)
+    except (AttributeError, ValueError):  # older PyMuPDF, or nothing drawn
+        return False
+    return any(min(c.width, c.height) >= 2 * MIN_SIDE for c in clusters)
 
 
 def _holds_prose(page: pymupdf.Page, box: pymupdf.Rect) -> bool:
