@@ -154,6 +154,11 @@ def line_columns(lines: list[TextSpan]) -> list[list[TextSpan]]:
     return columns if len(columns) > 1 else [lines]
 
 
+_HARD_HYPHEN = re.compile(r"[^\W_]-$")  # a letter or digit, then the hyphen, ending a line
+# A capitalised word (not a word in capitals, which a hyphenated heading's rest is, nor a number)
+_CAPITALISED = re.compile(r"[^\W\d_][^\W\d_]*[a-z]")
+
+
 def join_lines(lines: list[TextSpan]) -> str:
     """Text of a block: lines in reading order, hyphenated line ends rejoined, no spaces in CJK."""
     text = ""
@@ -162,6 +167,8 @@ def join_lines(lines: list[TextSpan]) -> str:
             text = line.text
         elif text.endswith("-") and line.text[:1].islower():
             text = text[:-1] + line.text
+        elif _HARD_HYPHEN.search(text) and _CAPITALISED.match(line.text):
+            text += line.text  # a compound broken at its own hyphen: Stefan-/Boltzmann, Om Al-/Haymann
         elif CJK.match(text[-1]) and CJK.match(line.text[0]):
             text += line.text
         else:

@@ -151,3 +151,19 @@ def test_a_justified_lines_pieces_join_where_the_next_line_crosses_their_spaces(
     assert len(geo.spanned_pieces_joined([*cells, span("12", 300, 320, 490)])) == 4
     heading = span("A wider heading in bold", 100, 700, 490, 14.0)  # another type runs across: no sign
     assert len(geo.spanned_pieces_joined([*cells[:2], heading])) == 3
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "joined"),
+    [
+        ("the distribu-", "tions of", "the distributions of"),  # a word hyphenated to fit: one word
+        ("8. Stefan-", "Boltzmann law", "8. Stefan-Boltzmann law"),  # a compound broken at its hyphen
+        ("in MEL-", "BOURNE", "in MEL- BOURNE"),  # capitals: a hyphenated heading's word, as before
+        ("as de-", "1We note", "as de- 1We note"),  # a footnote's number is no compound's rest
+        ("from 10 to 20 -", "Next", "from 10 to 20 - Next"),  # a spaced dash is no hyphen
+    ],
+)
+def test_lines_ending_in_a_hyphen_join_as_written(first: str, second: str, joined: str) -> None:
+    """A compound broken at its own hyphen before a capitalised word keeps it and takes no space
+    ("Stefan- Boltzmann" before)."""
+    assert geo.join_lines([line(100, 100, 300, first), line(100, 122, 300, second)]) == joined
