@@ -23,6 +23,7 @@ _CAPTION = re.compile(r"^\s*(fig(ure)?|table|tab|chart|plate|abb(ildung)?)\.?\s*
 _LABEL_CHARS = 40  # a text line this short beside a figure is one of its labels
 _NEAR = 12.0  # points: how far labels and legends stand from the plot
 MAX_TEXT_SHARE = 0.3  # a picture or drawing under the layout's text boxes is a background or a frame
+PARAGRAPH_WORDS = 15  # words of one text block that make it a paragraph (a chart's legend has fewer)
 
 
 def with_figures(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Region, ...]) -> tuple[Region, ...]:
@@ -35,10 +36,11 @@ def with_figures(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Regio
     drawings = [c for c in clusters if not _holds_prose(page, c)]
     boxes = [b for b in _pictures(images, page.rect) + drawings if not _holds_text(b, text)]
     # A figure is ink besides type: a layout figure box over no image (of any size, a scan's
-    # included) and no drawing of its own is type alone (a grid of formula cards, each card
-    # framed: a frame around the box is no figure's ink), the page's text.
+    # included) and no drawing but frames of text is type alone (a grid of formula cards, each
+    # card framed), the page's text; drawings within it count even where a frame of text holds
+    # them (a report's chart inside the page-wide cluster of its sidebar rules).
     layout = [pymupdf.Rect(r.bbox) * to_pt for r in regions if r.kind is RegionKind.FIGURE]
-    layout = [box for box in layout if any(abs(box & i) > 0 for i in images) or _drawn_in(page, box)]
+    layout = [box for box in layout if any(abs(box & d) > 0 for d in images + drawings) or _drawn_in(page, box)]
     page_lines = _lines(page)
     lines = [(box, t) for box, t in page_lines if not any(_share(box, x) > 0.5 for x in text)]
     figures = _grown(_merged(boxes + layout), lines)
@@ -70,19 +72,24 @@ def _clusters(page: pymupdf.Page) -> list[pymupdf.Rect]:
 
 
 def _drawn_in(page: pymupdf.Page, box: pymupdf.Rect) -> bool:
-    """Whether drawings lying within `box` cluster into a chart's size (a frame around the box is
-    not within it; rules and a formula's fraction bars are too thin)."""
+    """Whether drawings lying within `box`, give or take MIN_SIDE (a chart's axes may reach past
+    the layout's box), cluster into a chart's size; a frame around the box is not within it, and
+    rules and a formula's fraction bars are too thin."""
     try:
-        clusters = page.cluster_drawings(clip=box)
+        clusters = page.cluster_drawings(clip=box + (-MIN_SIDE, -MIN_SIDE, MIN_SIDE, MIN_SIDE))
     except (AttributeError, ValueError):  # older PyMuPDF, or nothing drawn
         return False
     return any(min(c.width, c.height) >= 2 * MIN_SIDE for c in clusters)
 
 
 def _holds_prose(page: pymupdf.Page, box: pymupdf.Rect) -> bool:
-    """A drawing framing paragraphs (a shaded note, a ruled table) is no figure."""
-    text = page.get_text("text", clip=box)
-    return sum(geo.is_prose(line) for line in text.splitlines()) >= 2
+    """A drawing framing paragraphs (a shaded note, a ruled table, a card of text) is no figure:
+    two of its lines are prose, or one of its blocks is a paragraph set narrow (a card's lines of
+    two or three words each are prose only read together)."""
+    blocks = [b[4] for b in page.get_text("blocks", clip=box)]
+    if sum(geo.is_prose(line) for text in blocks for line in text.splitlines()) >= 2:
+        return True
+    return any(len(words := text.split()) >= PARAGRAPH_WORDS and geo.is_prose(" ".join(words)) for text in blocks)
 
 
 def _lines(page: pymupdf.Page) -> list[tuple[pymupdf.Rect, str]]:
