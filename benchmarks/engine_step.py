@@ -150,13 +150,14 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as e:  # noqa: BLE001 - one engine's failure keeps the others' figures
             errors[name] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
         setup[name] = round(time.perf_counter() - t0, 1)
-        text = json.dumps(report(head, times, setup, errors), indent=1)
+        result = report(head, times, setup, errors)
+        text = json.dumps(result, indent=1)
         # After each engine, so a run stopped early keeps the engines it timed; --inductor's run
         # replaces a complete JSON (gpu.py's last step) and so writes only once it is complete.
         if path is not None and (not args.inductor or len(times) + len(errors) == len(engines)):
             path.write_text(text + "\n", encoding="utf-8")
     print(text)
-    print(engine_table(json.loads(text)), file=sys.stderr)
+    print(engine_table(result), file=sys.stderr)
     return 0
 
 

@@ -171,8 +171,8 @@ def plan(
     s = replace(s, tokens=tokens or s.tokens, batch_sizes=batch_sizes or s.batch_sizes)
     engine = (sys.executable, str(REPO / "benchmarks" / "engine_step.py"), "--out", str(out))
     engine += ("--dry-run",) if dry else ()
-    first = Step("engine step", engine, group="engine", out=out / "gpu-engine.json", estimate_s=150)
-    steps = [replace(first, optional=True, partial=True)]  # its JSON is rewritten after each engine
+    engine_json = out / "gpu-engine.json"  # rewritten after each engine: partial
+    steps = [Step("engine step", engine, group="engine", out=engine_json, estimate_s=150, partial=True, optional=True)]
     rate = out / f"draft-rate-{tag}.json"
     drafts = (sys.executable, str(REPO / "benchmarks" / "draft_rate.py"), "--corpus", str(corpus), "--tasks", "2")
     drafts += ("--out-json", str(rate), *(("--dry-run",) if dry else ()))
@@ -205,7 +205,7 @@ def plan(
     steps.append(Step("transformers generate, static cache", _hsd("bench", *external), s.env, "oracle", path, 240))
     steps += _qwen_throughput(dry, s, out, tag, work or out, pages, corpus)
     # The engine step again with the inductor-compiled step's graphs beside: its JSON replaces the first's.
-    compiled = Step("engine step, compiled", (*engine, "--inductor"), group="compiled", out=out / "gpu-engine.json")
+    compiled = Step("engine step, compiled", (*engine, "--inductor"), group="compiled", out=engine_json)
     steps.append(replace(compiled, estimate_s=300, optional=True))
     return steps
 

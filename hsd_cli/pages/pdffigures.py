@@ -32,7 +32,8 @@ def with_figures(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Regio
     to_pt = ~to_px
     text = [pymupdf.Rect(r.bbox) * to_pt for r in regions if r.kind is not RegionKind.FIGURE]
     images = [pymupdf.Rect(info["bbox"]) for info in page.get_image_info()]
-    clusters = _clusters(page)
+    paths = page.get_drawings()  # read once: the page's clusters and each layout box's own
+    clusters = _clusters(page, paths)
     drawings = [c for c in clusters if not _holds_prose(page, c)]
     boxes = [b for b in _pictures(images, page.rect) + drawings if not _holds_text(b, text)]
     # A figure is ink besides type: a layout figure box over no image (of any size, a scan's
@@ -40,7 +41,7 @@ def with_figures(page: pymupdf.Page, to_px: pymupdf.Matrix, regions: tuple[Regio
     # card framed), the page's text; drawings within it count even where a frame of text holds
     # them (a report's chart inside the page-wide cluster of its sidebar rules).
     layout = [pymupdf.Rect(r.bbox) * to_pt for r in regions if r.kind is RegionKind.FIGURE]
-    layout = [box for box in layout if any(abs(box & d) > 0 for d in images + drawings) or _drawn_in(page, box)]
+    layout = [box for box in layout if any(abs(box & d) > 0 for d in images + drawings) or _drawn_in(page, box, paths)]
     page_lines = _lines(page)
     lines = [(box, t) for box, t in page_lines if not any(_share(box, x) > 0.5 for x in text)]
     figures = _grown(_merged(boxes + layout), lines)
@@ -59,24 +60,24 @@ def _pictures(images: list[pymupdf.Rect], page: pymupdf.Rect) -> list[pymupdf.Re
     return [b for b in boxes if min(b.width, b.height) >= MIN_SIDE and abs(b) <= MAX_PAGE_SHARE * area]
 
 
-def _clusters(page: pymupdf.Page) -> list[pymupdf.Rect]:
+def _clusters(page: pymupdf.Page, paths: list[dict]) -> list[pymupdf.Rect]:
     """Clusters of vector drawings big enough to be a chart or diagram (not rules, not type's
     fraction bars or radicals)."""
     area = abs(page.rect)
     try:
-        clusters = page.cluster_drawings()
+        clusters = page.cluster_drawings(drawings=paths)
     except (AttributeError, ValueError):  # older PyMuPDF, or nothing drawn
         return []
     boxes = [pymupdf.Rect(box) & page.rect for box in clusters]
     return [b for b in boxes if min(b.width, b.height) >= 2 * MIN_SIDE and abs(b) <= MAX_PAGE_SHARE * area]
 
 
-def _drawn_in(page: pymupdf.Page, box: pymupdf.Rect) -> bool:
+def _drawn_in(page: pymupdf.Page, box: pymupdf.Rect, paths: list[dict]) -> bool:
     """Whether drawings lying within `box`, give or take MIN_SIDE (a chart's axes may reach past
     the layout's box), cluster into a chart's size; a frame around the box is not within it, and
     rules and a formula's fraction bars are too thin."""
     try:
-        clusters = page.cluster_drawings(clip=box + (-MIN_SIDE, -MIN_SIDE, MIN_SIDE, MIN_SIDE))
+        clusters = page.cluster_drawings(clip=box + (-MIN_SIDE, -MIN_SIDE, MIN_SIDE, MIN_SIDE), drawings=paths)
     except (AttributeError, ValueError):  # older PyMuPDF, or nothing drawn
         return False
     return any(min(c.width, c.height) >= 2 * MIN_SIDE for c in clusters)
