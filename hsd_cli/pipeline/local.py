@@ -88,9 +88,7 @@ def run(
         workers, overlap = prepare_workers(cfg, converter), getattr(converter, "starts_before_drafts", False)
         # Beside a GPU the loop would wait for each page's rendering (--workers 0: no processes at all).
         ahead = beside and workers > 0 and on_accelerator(cfg.device)
-        queue = PrepareQueue(
-            prepare_config(cfg, converter, workers), workers, beside_model=beside, overlap=overlap, render_ahead=ahead
-        )
+        queue = PrepareQueue(prepare_config(cfg, converter, workers), workers, None, beside, overlap, ahead)
         prepared = queue.run((p.doc.path, page) for p in plans for page in p.todo)
         verified = _VerifiedPages(verify_stream(converter, _pages(plans, prepared, interrupt), _InPage(interrupt)))
         try:
