@@ -14,6 +14,7 @@ from PIL import Image
 from hsd_cli.datatypes import BBox, PageImage, Region, RegionKind, TextSpan
 from hsd_cli.drafts import (
     blank_gutters,
+    commas,
     eqtags,
     figure_body,
     furniture,
@@ -126,6 +127,7 @@ class RapidOcrSource:
             return [], 0.0
         found = [(b, t, s) for b, t, s in zip(result.boxes, result.txts, result.scores, strict=False) if t.strip()]
         lines = [TextSpan(ocr_columns.quad_box(box), text.strip(), score=float(score)) for box, text, score in found]
+        lines = commas.close_line_ends(lines)  # a closing stop read for a comma, by the line below
         quads = [tuple((float(p[0]), float(p[1])) for p in box) for box, _, _ in found]
         # Lines stay in their column: cut where the page shows a gutter blank, or the lines around do.
         lines, quads = blank_gutters.split_at_blank_gutters(lines, quads, np.asarray(image.convert("L")))

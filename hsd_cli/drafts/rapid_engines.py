@@ -5,10 +5,13 @@ host their models run in torch on the GPU instead (drafts/torch_engines.py)."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 
-from hsd_cli.drafts import torch_engines
+import numpy as np
+
+from hsd_cli.drafts import commas, torch_engines
 from hsd_cli.pages.onnx_models import flushed
 
 
@@ -24,8 +27,45 @@ def load_engines(layout_conf: float, threads: int | None, device: str | None = N
         engines = RapidOCR(params=params), RapidLayout(**layout)
     finally:
         logging.disable(logging.NOTSET)
+    recognizer = engines[0]._load_rec_model()  # full stops read for commas mended (commas.py)
+    recognizer.postprocess_op = commas.Commas(recognizer.postprocess_op)
+    table_normalize(engines[0]._load_det_model())
     device = torch_engines.draft_device(device)
     return engines if device == "cpu" else in_torch(engines, device)
+
+
+def table_normalize(detector) -> None:
+    """Has `detector` (rapidocr's TextDetector) normalise a page's pixels through a table of the
+    256 values a channel: the library's own arithmetic (a float32 product, then float64 with its
+    mean and std) on each value once, so the detector's float32 input is bit for bit the same, in
+    a seventh of the time (0.03 s against 0.18 s a 1280 x 896 page: some 5% of drafting a page
+    image, spent in NumPy's float64 passes over every pixel)."""
+    build = detector.get_preprocess
+
+    def preprocess():
+        op = build()
+        table = _pixel_table(op.scale, tuple(op.mean), tuple(op.std))
+        op.normalize = functools.partial(_normalized, table, op.normalize)
+        return op
+
+    detector.get_preprocess = preprocess
+
+
+@functools.lru_cache(maxsize=4)
+def _pixel_table(scale: float, mean: tuple, std: tuple) -> np.ndarray:
+    """[256, channels]: each 8-bit value normalised as DetPreProcess.normalize does, as float32
+    (which its float64 result becomes before the model sees it)."""
+    values = np.arange(256, dtype=np.uint8)[:, None].astype("float32")
+    return ((values * scale - np.array(mean)) / np.array(std)).astype(np.float32)
+
+
+def _normalized(table: np.ndarray, plain, img: np.ndarray) -> np.ndarray:
+    if img.dtype != np.uint8 or img.ndim != 3 or img.shape[2] != table.shape[1]:
+        return plain(img)
+    out = np.empty(img.shape, np.float32)
+    for c in range(img.shape[2]):
+        np.take(table[:, c], img[..., c], out=out[..., c])
+    return out
 
 
 def in_torch(engines, device: str):
