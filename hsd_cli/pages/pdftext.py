@@ -15,7 +15,7 @@ from dataclasses import replace
 import pymupdf
 
 from hsd_cli.datatypes import Region, RegionKind, TableCell, TextSpan
-from hsd_cli.pages import glyphs, layout_model, misread, table_check
+from hsd_cli.pages import glyphs, layout_model, misread, table_check, table_gutters
 from hsd_cli.pages.bands import BAND, BandLine
 
 # Text drawn with render mode 3 (OCR layers over scans) is neither filled nor stroked.
@@ -150,6 +150,7 @@ def table_parts(page: pymupdf.Page, clip: pymupdf.Rect) -> list[tuple[pymupdf.Re
         return [(clip, ())]
     words = page.get_text("words", clip=clip)
     cells, boxes = _cells(table, words)
+    cells, boxes = table_gutters.split_columns(cells, boxes, words, lambda box: glyphs.clean(_words_in(words, box)))
     if table_check.misses_rows_or_columns(cells, boxes, words):
         return [(clip, ())]  # rules only between groups: the drafts grid the box's lines instead
     parts = split_repeated_headers(cells)
