@@ -29,6 +29,10 @@
 # (the engine step with the inductor-compiled step, minutes of compiles) only with time to spare.
 # The engine step now also times ragged attention (graphs+ragged, mixed_step_ms: 32 rows, one 4x
 # as long); if it beats graphs there, HSD_ATTENTION=ragged on `--only throughput` (another --out).
+# The lent host's CPU has been an Intel Xeon (AVX-512), where the detector's denormal weights cost
+# what issue 44's draft CPU bar was set against; with siteA and siteB on PYTHONPATH and a minute
+# to spare, the bar's same-machine figures (the code before the flush, 9fa4383, against HEAD):
+#   python3 benchmarks/draft_speed.py --corpus SCRATCH/corpus --repeats 1 --out-json OUT/draft-speed-xeon.json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HY=${1:?usage: bash benchmarks/gpu_pack.sh HY_TOK_DIR (the HunyuanOCR tokenizer directory)}
