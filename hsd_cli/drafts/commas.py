@@ -53,7 +53,8 @@ class Commas:
 
 def mend(text: str, probs: np.ndarray, comma: int, stop: int) -> str:
     """`text` (the greedy CTC reading of `probs`, [frames, classes]) with each full stop between a
-    word and a lowercase word made a comma where the comma has 1/ODDS of its odds or more."""
+    word and a lowercase word made a comma where the comma has at least 1/ODDS of the full stop's
+    probability at its frame, and a closing one left OPEN where it has."""
     stops = [m.start() for m in _STOP_BEFORE_WORD.finditer(text) if text[m.start() + 2].islower()]
     closing = _CLOSING_STOP.search(text)
     if not stops and not closing:
