@@ -113,8 +113,11 @@ def _below(path: Path) -> str:
 
 
 def child_env(code: Path, cache: Path) -> dict[str, str]:
+    """The arm's environment: its code first on the path, then what the path held (a lent GPU
+    machine's packages come on PYTHONPATH); hsd's own settings left out."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HSD_")}
-    return {**env, "PYTHONPATH": str(code), "HSD_CACHE_DIR": str(cache)}
+    path = os.pathsep.join(p for p in (str(code), env.get("PYTHONPATH", "")) if p)
+    return {**env, "PYTHONPATH": path, "HSD_CACHE_DIR": str(cache)}
 
 
 def run_arm(code: Path, files: list[Path], threads: int, cache: Path, work: Path) -> dict:
