@@ -114,10 +114,11 @@ def _below(path: Path) -> str:
 
 def child_env(code: Path, cache: Path) -> dict[str, str]:
     """The arm's environment: its code first on the path, then what the path held (a lent GPU
-    machine's packages come on PYTHONPATH); hsd's own settings left out."""
+    machine's packages come on PYTHONPATH); hsd's own settings left out, but drafting on the CPU
+    in ONNX Runtime, as the baseline drafts (a CUDA host would otherwise draft in torch there)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HSD_")}
     path = os.pathsep.join(p for p in (str(code), env.get("PYTHONPATH", "")) if p)
-    return {**env, "PYTHONPATH": path, "HSD_CACHE_DIR": str(cache)}
+    return {**env, "PYTHONPATH": path, "HSD_CACHE_DIR": str(cache), "HSD_DRAFT_DEVICE": "cpu"}
 
 
 def run_arm(code: Path, files: list[Path], threads: int, cache: Path, work: Path) -> dict:

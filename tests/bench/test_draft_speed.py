@@ -1,5 +1,6 @@
 """benchmarks/draft_speed.py: each arm runs its own code, with the packages the path already held
-(a lent GPU machine's come on PYTHONPATH); a page's drafting CPU is its least over the repeats."""
+(a lent GPU machine's come on PYTHONPATH), drafting on the CPU; a page's drafting CPU is its least
+over the repeats."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ def test_an_arm_puts_its_code_first_and_keeps_the_path(monkeypatch):
     env = script.child_env(Path("/arm"), Path("/cache"))
     assert env["PYTHONPATH"].split(os.pathsep) == ["/arm", "/site"]
     assert env["HSD_CACHE_DIR"] == "/cache" and "HSD_MODEL" not in env
+    assert env["HSD_DRAFT_DEVICE"] == "cpu"  # ONNX Runtime on the CPU, as the baseline drafts, on a CUDA host too
     monkeypatch.delenv("PYTHONPATH")
     assert script.child_env(Path("/arm"), Path("/cache"))["PYTHONPATH"] == "/arm"
 
