@@ -15,8 +15,8 @@ lowercase word 6 times (vs., i.e., al.). Of 779 full stops that end a sentence o
 pages, 21 gave the comma that share: an abbreviation's stop read on a scan turns into a comma about
 as rarely. On nine generated sets and the dev corpus 23 full stops moved, all on scans: 21 are
 commas in the truth, one a speck the truth has no mark for, one a page's first line.
-A colon before a lowercase word is common ("as follows: the"), so a colon read for a semicolon
-stays.
+A colon read for a semicolon stays: before a lowercase word the ground truth holds 8 of each, odds
+of 1, which the recogniser's share for the semicolon (0.03-0.35 on the scans' misreads) never meets.
 """
 
 from __future__ import annotations
