@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
 import itertools
 import warnings
 from collections import Counter
@@ -150,7 +151,7 @@ def table_parts(page: pymupdf.Page, clip: pymupdf.Rect) -> list[tuple[pymupdf.Re
         return [(clip, ())]
     words = page.get_text("words", clip=clip)
     cells, boxes = _cells(table, words)
-    cells, boxes = table_gutters.split_columns(cells, boxes, words, lambda box: glyphs.clean(_words_in(words, box)))
+    cells, boxes = table_gutters.split_columns(cells, boxes, words, functools.partial(_cell_text, words))
     if table_check.misses_rows_or_columns(cells, boxes, words):
         return [(clip, ())]  # rules only between groups: the drafts grid the box's lines instead
     parts = split_repeated_headers(cells)
@@ -218,8 +219,7 @@ def _cells(table, words: list) -> tuple[tuple[TableCell, ...], list[pymupdf.Rect
             col = bisect.bisect_left(xs, round(box[0], 1) - 0.5)
             col_span = max(1, bisect.bisect_left(xs, box[2] - 1) - col)
             row_span = max(1, bisect.bisect_left(ys, box[3] - 1) - r)
-            text = glyphs.clean(_words_in(words, box))
-            cells.append(TableCell(r, col, text, row_span, col_span, r == header))
+            cells.append(TableCell(r, col, _cell_text(words, box), row_span, col_span, r == header))
             boxes.append(pymupdf.Rect(box))
     return _drop_empty_columns(cells, boxes)
 
@@ -241,6 +241,11 @@ def _union(rects) -> pymupdf.Rect:
     for r in rects:
         out |= r
     return out
+
+
+def _cell_text(words: list, box) -> str:
+    """A cell's text as the grid has it: its words, cleaned (glyphs.clean)."""
+    return glyphs.clean(_words_in(words, box))
 
 
 def _words_in(words: list, box) -> str:

@@ -49,7 +49,7 @@ def misses_rows_or_columns(cells: tuple[TableCell, ...], boxes: list, words: lis
     mids = [_mid_y(w) for w in by_height]
     for cell, box in zip(cells, boxes, strict=False):
         band = by_height[bisect.bisect_left(mids, box[1]) : bisect.bisect_right(mids, box[3])]
-        rows = text_rows(_words_in(band, box))
+        rows = text_rows(words_in(band, box))
         held[cell.row, cell.col] = rows
         if any(_side_by_side(row) for row in rows):
             return True
@@ -117,7 +117,7 @@ def _mid_y(word) -> float:
     return (word[1] + word[3]) / 2
 
 
-def _words_in(words: list, box) -> list[Line]:
+def words_in(words: list, box) -> list[Line]:
     """The words whose centre is in `box`, as (box, text)."""
     x0, y0, x1, y1 = box
     return [(tuple(w[:4]), w[4]) for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]

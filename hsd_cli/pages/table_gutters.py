@@ -16,6 +16,7 @@ from dataclasses import replace
 from statistics import median
 
 from hsd_cli.datatypes import TableCell
+from hsd_cli.pages import table_check
 
 GUTTER = 0.5  # line heights: wider than a word space (~0.25), narrower than a column gap (>= 0.6)
 MIN_CELLS = 3  # non-empty cells a grid column needs before a clear band counts as a gutter
@@ -45,12 +46,12 @@ def _gutter(cells, boxes, words, col: int) -> float | None:
     inked = []
     for cell, box in zip(cells, boxes, strict=True):
         if cell.col == col and cell.col_span == 1 and cell.text.strip():
-            inside = [w for w in words if _centre_in(w, box)]
+            inside = [line_box for line_box, _ in table_check.words_in(words, box)]
             if inside:
                 inked.append(inside)
     if len(inked) < MIN_CELLS:
         return None
-    least = GUTTER * median(w[3] - w[1] for ws in inked for w in ws)
+    least = GUTTER * median(b[3] - b[1] for boxes_in in inked for b in boxes_in)
     clear = _gaps(inked[0])
     for ws in inked[1:]:
         clear = _intersect(clear, _gaps(ws))
@@ -61,9 +62,9 @@ def _gutter(cells, boxes, words, col: int) -> float | None:
     return (x0 + x1) / 2
 
 
-def _gaps(words: list) -> list[Interval]:
+def _gaps(word_boxes: list[Box]) -> list[Interval]:
     """The x intervals between a cell's first and last ink that no word covers."""
-    spans = sorted((w[0], w[2]) for w in words)
+    spans = sorted((b[0], b[2]) for b in word_boxes)
     out, reach = [], spans[0][1]
     for x0, x1 in spans[1:]:
         if x0 > reach:
@@ -98,8 +99,3 @@ def _cut(cells, boxes, col: int, x: float, text_of) -> tuple[tuple[TableCell, ..
 def _like(box, corners: Box):
     """`corners` as a box of `box`'s type (a pymupdf.Rect stays one)."""
     return type(box)(*corners) if not isinstance(box, tuple) else corners
-
-
-def _centre_in(word, box) -> bool:
-    x0, y0, x1, y1 = box[0], box[1], box[2], box[3]
-    return x0 <= (word[0] + word[2]) / 2 <= x1 and y0 <= (word[1] + word[3]) / 2 <= y1
